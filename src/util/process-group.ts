@@ -1,0 +1,207 @@
+/**
+ * Task attempts run in their own process group (their own session, in fact: Node's
+ * `detached` calls setsid), and write straight into their log file: stdout and stderr are
+ * the same append-mode descriptor, so the log holds every byte in write order and no task
+ * output ever passes through the driver's memory.
+ *
+ * Stopping signals the whole group (TERM, grace, KILL) and waits until no member runs any
+ * more: the leader exiting is not enough, background children and grandchildren count too.
+ * A module-level registry lets a last-resort `process.on('exit')` hook SIGKILL every group
+ * still alive, so a crashing driver leaves nothing behind.
+ */
+
+import { spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import { groupState } from './group-liveness.js';
+
+export interface SpawnGroupOptions {
+  /** argv[0] is the program (looked up on PATH), the rest its arguments; no shell. */
+  argv: string[];
+  cwd?: string;
+  /** the complete environment of the task (not merged with the driver's); default: the driver's */
+  env?: NodeJS.ProcessEnv;
+  /** stdout and stderr are appended here, byte for byte */
+  logPath: string;
+}
+
+export interface GroupExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface StopOutcome {
+  /** the group had no running member when stop() was called */
+  alreadyGone: boolean;
+  /** signals actually sent to the group, in order */
+  signals: Array<'SIGTERM' | 'SIGKILL'>;
+  /** no member runs any more (false only if the bounded wait after SIGKILL ran out) */
+  gone: boolean;
+  elapsedMs: number;
+}
+
+export interface GroupHandle {
+  readonly pid: number;
+  readonly pgid: number;
+  readonly startedAt: number;
+  /** resolves when the leader exits (its children may still run: see isRunning) */
+  readonly exited: Promise<GroupExit>;
+  /** the leader's exit, once known */
+  exitInfo(): GroupExit | undefined;
+  /** some member of the group still runs (zombies do not count) */
+  isRunning(): boolean;
+  /** SIGTERM the group, wait up to graceMs for it to empty, then SIGKILL it. Idempotent. */
+  stop(graceMs?: number): Promise<StopOutcome>;
+  /** SIGKILL the group now (a second Ctrl-C); a stop() in progress finishes promptly. */
+  killGroupNow(): void;
+}
+
+export class SpawnError extends Error {
+  readonly code: string | undefined;
+  readonly argv: string[];
+  constructor(argv: string[], cause: NodeJS.ErrnoException) {
+    const what = cause.code === 'ENOENT' ? 'program or working directory not found' : cause.message;
+    super(`cannot start '${argv[0]}': ${what}${cause.code ? ` (${cause.code})` : ''}`);
+    this.name = 'SpawnError';
+    this.code = cause.code;
+    this.argv = argv;
+  }
+}
+
+export const DEFAULT_GRACE_MS = 5_000;
+/** how long to wait for the kernel to tear a group down after SIGKILL */
+const KILL_WAIT_MS = 2_000;
+
+const live = new Map<number, { argv0: string }>();
+let exitHookInstalled = false;
+
+/** Process groups spawned here and not yet known to be gone. */
+export function liveGroups(): number[] {
+  return [...live.keys()];
+}
+
+/**
+ * SIGKILL every registered group, synchronously (safe inside `process.on('exit')`).
+ * Returns how many groups were signalled.
+ */
+export function killAllGroupsSync(): number {
+  let n = 0;
+  for (const pgid of live.keys()) {
+    if (sendToGroup(pgid, 'SIGKILL')) n++;
+  }
+  live.clear();
+  return n;
+}
+
+/** Installs the last-resort exit hook once; spawnGroup calls it for you. */
+export function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    killAllGroupsSync();
+  });
+}
+
+function sendToGroup(pgid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false; // ESRCH: nobody left
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * Polls until no member of the group runs, `deadline` passes or `interrupt()` says so.
+ * The cheap signal-0 probe runs every few ms; the /proc scan that tells zombies from
+ * running members only every few polls.
+ */
+async function waitUntilGone(pgid: number, deadline: number, interrupt: () => boolean): Promise<boolean> {
+  let delay = 2;
+  for (let i = 0; ; i++) {
+    const state = groupState(pgid, i % 4 === 3);
+    if (state !== 'alive') return true;
+    if (Date.now() >= deadline || interrupt()) return groupState(pgid) !== 'alive';
+    await sleep(Math.min(delay, Math.max(1, deadline - Date.now())));
+    delay = Math.min(delay * 2, 25);
+  }
+}
+
+export async function spawnGroup(opts: SpawnGroupOptions): Promise<GroupHandle> {
+  if (opts.argv.length === 0) throw new Error('spawnGroup: empty argv');
+  installExitHook();
+  const fd = openSync(opts.logPath, 'a');
+  let child;
+  try {
+    child = spawn(opts.argv[0], opts.argv.slice(1), {
+      cwd: opts.cwd,
+      env: opts.env ?? process.env,
+      detached: true,
+      stdio: ['ignore', fd, fd],
+      windowsHide: true,
+    });
+  } finally {
+    closeSync(fd); // the child holds its own copy
+  }
+  const spawned = await new Promise<boolean | NodeJS.ErrnoException>((resolve) => {
+    child.once('spawn', () => resolve(true));
+    child.once('error', (err) => resolve(err));
+  });
+  if (spawned !== true) throw new SpawnError(opts.argv, spawned);
+
+  const pid = child.pid as number;
+  const pgid = pid;
+  live.set(pgid, { argv0: opts.argv[0] });
+  const startedAt = Date.now();
+  let exit: GroupExit | undefined;
+  const exited = new Promise<GroupExit>((resolve) => {
+    child.once('exit', (code, signal) => {
+      exit = { code, signal };
+      // The leader is gone; keep the group registered while children still run.
+      if (groupState(pgid) !== 'alive') live.delete(pgid);
+      resolve(exit);
+    });
+  });
+
+  let forced = false;
+  let stopping: Promise<StopOutcome> | undefined;
+
+  const doStop = async (graceMs: number): Promise<StopOutcome> => {
+    const t0 = Date.now();
+    const signals: StopOutcome['signals'] = [];
+    const done = async (alreadyGone: boolean, gone: boolean): Promise<StopOutcome> => {
+      if (gone) {
+        live.delete(pgid);
+        // Let the leader's exit status land so callers can read it right after stop().
+        if (!exit) await Promise.race([exited, sleep(200)]);
+      }
+      return { alreadyGone, signals, gone, elapsedMs: Date.now() - t0 };
+    };
+    if (groupState(pgid) !== 'alive') return done(true, true);
+    if (!forced && sendToGroup(pgid, 'SIGTERM')) signals.push('SIGTERM');
+    let gone = forced ? false : await waitUntilGone(pgid, t0 + Math.max(0, graceMs), () => forced);
+    if (!gone) {
+      if (sendToGroup(pgid, 'SIGKILL')) signals.push('SIGKILL');
+      gone = await waitUntilGone(pgid, Date.now() + KILL_WAIT_MS, () => false);
+    }
+    return done(false, gone);
+  };
+
+  return {
+    pid,
+    pgid,
+    startedAt,
+    exited,
+    exitInfo: () => exit,
+    isRunning: () => groupState(pgid) === 'alive',
+    stop(graceMs = DEFAULT_GRACE_MS) {
+      stopping ??= doStop(graceMs);
+      return stopping;
+    },
+    killGroupNow() {
+      forced = true;
+      sendToGroup(pgid, 'SIGKILL');
+    },
+  };
+}
