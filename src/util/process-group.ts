@@ -144,11 +144,12 @@ export async function spawnGroup(opts: SpawnGroupOptions): Promise<GroupHandle> 
   } finally {
     closeSync(fd); // the child holds its own copy
   }
-  const spawned = await new Promise<boolean | NodeJS.ErrnoException>((resolve) => {
-    child.once('spawn', () => resolve(true));
+  const failure = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
+    child.once('spawn', () => resolve(undefined));
     child.once('error', (err) => resolve(err));
   });
-  if (spawned !== true) throw new SpawnError(opts.argv, spawned);
+  if (failure) throw new SpawnError(opts.argv, failure);
+  child.on('error', () => {}); // later errors (a failed kill) must not crash the driver
 
   const pid = child.pid as number;
   const pgid = pid;
