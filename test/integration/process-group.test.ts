@@ -103,7 +103,10 @@ describe('stop', () => {
       echo started
       wait`;
     const { h, log } = await run(script, m);
-    await until('children', () => readFileSync(log, 'utf8').includes('started') && processesWith(m).length >= 4);
+    await until(
+      'children',
+      () => readFileSync(log, 'utf8').includes('started') && processesWith(m).length >= 4,
+    );
     expect(liveGroupMembers(h.pgid).length).toBeGreaterThanOrEqual(6);
     const t0 = Date.now();
     const out = await h.stop(2000);
