@@ -1,0 +1,12 @@
+/** One place that prints errors: user errors without a stack, bugs with one. */
+import { formatSflowError, isSflowError } from '../config/errors.js';
+
+export function reportError(e: unknown, prefix = 'Configuration error'): number {
+  if (isSflowError(e)) {
+    const label = e.phase === 'run' ? 'Workflow failed' : e.phase === 'usage' ? 'Usage error' : prefix;
+    process.stderr.write(`✗ ${label}: ${formatSflowError(e)}\n`);
+    return e.exitCode;
+  }
+  process.stderr.write(`✗ Internal error (this is a bug in sflow, please report it):\n${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  return 1;
+}

@@ -1,0 +1,107 @@
+/**
+ * Entry point. Only commander is loaded eagerly; each command's module is imported when that
+ * command runs, so `sflow --help` starts fast.
+ */
+import { Command, CommanderError, Option } from 'commander';
+import { VERSION, versionText } from './version.js';
+
+const DOCS = 'Docs: README.md in the sflow repository (recipe language: docs/recipes.md)';
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+function fileOptions(cmd: Command, defaultFile = true): Command {
+  return cmd
+    .argument('[files...]', 'recipe files (merged in order, before -f files)')
+    .option('-f, --file <path>', `recipe file, repeatable${defaultFile ? ' (default: sflow.yaml)' : ''}`, collect, [])
+    .option('-s, --set <NAME=VALUE>', 'override a declared top-level variable (a JSON list sweeps its domain)', collect, [])
+    .option('-a, --artifact <NAME=URI>', 'override a declared artifact URI', collect, [])
+    .option('-M, --missable-tasks <pattern>', 'tolerate references to tasks absent from the composition (name or glob)', collect, []);
+}
+
+export function buildProgram(): Command {
+  const program = new Command('sflow');
+  program
+    .description('Run one YAML GPU workflow on a workstation, Docker, Slurm or Kubernetes')
+    .addHelpText('after', `\n${DOCS}`)
+    .option('-V, --version', 'print the version and runtime details')
+    .exitOverride()
+    .configureOutput({ outputError: (str, write) => write(str) });
+  program.action((opts: { version?: boolean }) => {
+    if (opts.version) {
+      process.stdout.write(versionText() + '\n');
+      return;
+    }
+    program.outputHelp();
+  });
+
+  fileOptions(program.command('run').description('run a workflow (or plan it with --dry-run)'))
+    .option('--dry-run', 'plan only: print the plan (placement, GPUs, exact commands) and create nothing')
+    .option('--tui', 'full-screen live view (ignored with --dry-run)')
+    .option('--workspace-dir <dir>', 'base for relative artifact paths and the default output root')
+    .option('--output-dir <dir>', 'output root (default: <workspace>/sflow_output)')
+    .addOption(new Option('--log-level <level>', 'driver log level').choices(['debug', 'info', 'warning', 'error', 'critical']).default('info'))
+    .option('--skip-artifact-check', 'missing fs:// artifact paths warn instead of failing')
+    .option('--wait-for-gpus <seconds>', 'wait for free GPUs (0 = forever) instead of failing fast')
+    .option('--enable-workflow-monitor', 'add a default workflow monitor')
+    .option('--enable-task-monitor <tasks>', 'add a default monitor to these tasks (comma separated, repeatable)', collect, [])
+    .option('-e, --extra-args <arg>', 'appended to every slurm backend extra_args', collect, [])
+    .option('-v, --verbose', 'accepted for compatibility (no effect)')
+    .addHelpText('after', `\n${DOCS}`)
+    .action(async (files: string[], opts: Record<string, unknown>) => {
+      const { runCommand } = await import('./run.js');
+      process.exitCode = await runCommand(files, opts);
+    });
+
+  fileOptions(program.command('compose').description('merge several recipe files into one'), false)
+    .option('-o, --output <path>', 'write the composed YAML here (default: stdout)')
+    .option('-r, --resolve', 'inline resolvable variables')
+    .addHelpText('after', `\n${DOCS}`)
+    .action(async (files: string[], opts: Record<string, unknown>) => {
+      const { composeCommand } = await import('./compose.js');
+      process.exitCode = await composeCommand(files, opts);
+    });
+
+  fileOptions(program.command('visualize').description('render the task DAG'))
+    .addOption(new Option('--format <fmt>', 'output format').choices(['mermaid', 'dot', 'svg', 'png']).default('svg'))
+    .option('-o, --output <path>', 'output file (default: <output-dir>/<run id>/<workflow>.<ext>)')
+    .option('--show-variables', 'include resolved variables')
+    .option('--workspace-dir <dir>', 'workspace dir')
+    .option('--output-dir <dir>', 'output root')
+    .addHelpText('after', `\n${DOCS}`)
+    .action(async (files: string[], opts: Record<string, unknown>) => {
+      const { visualizeCommand } = await import('./visualize.js');
+      process.exitCode = await visualizeCommand(files, opts);
+    });
+
+  program
+    .command('schema')
+    .description('print the JSON Schema of recipes (for editor completion)')
+    .option('-o, --output <path>', 'write to a file instead of stdout')
+    .action(async (opts: Record<string, unknown>) => {
+      const { schemaCommand } = await import('./schema.js');
+      process.exitCode = await schemaCommand(opts);
+    });
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') {
+        process.exitCode = 0;
+        return;
+      }
+      process.exitCode = e.exitCode === 0 ? 0 : 2;
+      return;
+    }
+    const { reportError } = await import('./errors.js');
+    process.exitCode = reportError(e);
+  }
+}
+
+export { VERSION };

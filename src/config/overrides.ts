@@ -1,0 +1,117 @@
+/** `--set NAME=VALUE` and `--artifact NAME=URI` (spec config.md §2.5, §1.6.4). */
+import { didYouMean, SflowError } from './errors.js';
+import { isPlainObject } from './collections.js';
+import { getOrigin, setOrigin } from './source.js';
+
+type Obj = Record<string, unknown>;
+
+export interface SetOverride {
+  key: string;
+  raw: string;
+  value: unknown;
+  /** the value was inferred as a float (Python float, renders with a decimal point) */
+  isFloat: boolean;
+  /** a list value became the variable's domain (sweep re-targeting) */
+  isDomain: boolean;
+}
+
+export function parseSetValue(raw: string): { value: unknown; isFloat: boolean } {
+  const t = raw.trim();
+  if (t.startsWith('[') || t.startsWith('{')) {
+    try {
+      return { value: JSON.parse(t) as unknown, isFloat: false };
+    } catch {
+      /* not JSON: fall through */
+    }
+  }
+  if (/^[-+]?\d+$/.test(t)) return { value: parseInt(t, 10), isFloat: false };
+  if (/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(t) || /^[-+]?(inf|infinity|nan)$/i.test(t)) {
+    const n = /inf/i.test(t) ? (t.startsWith('-') ? -Infinity : Infinity) : /nan/i.test(t) ? NaN : Number(t);
+    return { value: n, isFloat: true };
+  }
+  const low = t.toLowerCase();
+  if (low === 'true' || low === 'yes' || low === 'on') return { value: true, isFloat: false };
+  if (low === 'false' || low === 'no' || low === 'off') return { value: false, isFloat: false };
+  return { value: raw, isFloat: false };
+}
+
+function splitAssignment(arg: string, flag: string, what: string): [string, string] {
+  const i = arg.indexOf('=');
+  if (i <= 0) {
+    throw new SflowError(
+      'cli.bad_override',
+      `Invalid ${what} override format '${arg}'. Expected ${flag === '--set' ? 'KEY=VALUE' : 'NAME=URI'}.`,
+      { phase: 'load', hint: `write it as ${flag} ${flag === '--set' ? 'NAME=value' : 'NAME=fs:///path'}` },
+    );
+  }
+  return [arg.slice(0, i).trim(), arg.slice(i + 1)];
+}
+
+function namedItems(list: unknown): Obj[] {
+  return Array.isArray(list) ? list.filter(isPlainObject) : [];
+}
+
+export function applySetOverrides(doc: Obj, args: string[]): SetOverride[] {
+  const applied: SetOverride[] = [];
+  for (const arg of args) {
+    const [key, raw] = splitAssignment(arg, '--set', 'variable');
+    const vars = namedItems(doc.variables);
+    const v = vars.find((x) => x.name === key);
+    if (!v) {
+      const names = vars.map((x) => String(x.name));
+      const dym = didYouMean(key, names);
+      const wfVar = isPlainObject(doc.workflow) && namedItems(doc.workflow.variables).some((x) => x.name === key);
+      throw new SflowError(
+        'cli.set_unknown_variable',
+        `Variable '${key}' specified in overrides is not defined in the configuration.`,
+        {
+          phase: 'load',
+          hint: wfVar
+            ? `'${key}' is a workflow variable; --set only overrides top-level \`variables:\``
+            : (dym ?? (names.length ? `declared variables: ${names.join(', ')}` : 'the recipe declares no top-level variables')),
+        },
+      );
+    }
+    const { value, isFloat } = parseSetValue(raw);
+    const origin = getOrigin(v) ?? { entries: new Map() };
+    setOrigin(v, origin);
+    const prevValue = origin.entries.get('value');
+    const at = { file: '--set', line: 1, col: arg.indexOf('=') + 2 };
+    if (Array.isArray(value)) {
+      v.domain = value;
+      origin.entries.set('domain', { key: at, value: at });
+      if (value.length > 0) {
+        v.value = value[0];
+        origin.entries.set('value', { key: prevValue?.key ?? at, value: at, float: false });
+      }
+      applied.push({ key, raw, value, isFloat: false, isDomain: true });
+    } else {
+      v.value = value;
+      origin.entries.set('value', { key: prevValue?.key ?? at, value: at, float: isFloat });
+      applied.push({ key, raw, value, isFloat, isDomain: false });
+    }
+  }
+  return applied;
+}
+
+export function applyArtifactOverrides(doc: Obj, args: string[]): { name: string; uri: string }[] {
+  const applied: { name: string; uri: string }[] = [];
+  for (const arg of args) {
+    const [name, uri] = splitAssignment(arg, '--artifact', 'artifact');
+    const arts = namedItems(doc.artifacts);
+    const a = arts.find((x) => x.name === name);
+    if (!a) {
+      const names = arts.map((x) => String(x.name));
+      throw new SflowError(
+        'cli.artifact_unknown',
+        `Artifact '${name}' specified in overrides is not defined in the configuration.`,
+        { phase: 'load', hint: didYouMean(name, names) ?? (names.length ? `declared artifacts: ${names.join(', ')}` : 'the recipe declares no artifacts') },
+      );
+    }
+    const wasFile = typeof a.uri === 'string' && a.uri.startsWith('file://');
+    a.uri = uri;
+    if (wasFile && !uri.startsWith('file://')) delete a.content;
+    applied.push({ name, uri });
+  }
+  return applied;
+}

@@ -1,0 +1,140 @@
+/**
+ * YAML text → plain JS values, registering the source position of every key and value
+ * (see source.ts). YAML 1.1 scalars like PyYAML (`yes`/`on` are booleans, as recipes written for
+ * the original tool expect), except that `H:MM:SS` stays a string (nv-sflow 0.3.2 behaviour).
+ */
+import { readFileSync } from 'node:fs';
+import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
+import { SflowError, type SourceLocation } from './errors.js';
+import { setOrigin, type EntryOrigin, type Origin } from './source.js';
+
+const SEXAGESIMAL = /^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?$/;
+const FLOAT_SOURCE = /[.eE]|inf|nan/i;
+
+export interface ParsedFile {
+  file: string;
+  value: unknown;
+  warnings: { message: string; location?: SourceLocation }[];
+}
+
+export function readYamlFile(file: string): ParsedFile {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new SflowError(
+      'config.file_not_found',
+      code === 'ENOENT' ? `configuration file not found: ${file}` : `cannot read ${file}: ${(e as Error).message}`,
+      { phase: 'load', hint: 'check the path given with -f/--file', exitCode: code === 'ENOENT' ? 2 : 1 },
+    );
+  }
+  return parseYamlText(text, file);
+}
+
+export function parseYamlText(text: string, file: string): ParsedFile {
+  const lc = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lc, version: '1.1', uniqueKeys: false, prettyErrors: false });
+  const loc = (offset: number | undefined): SourceLocation | undefined => {
+    if (offset === undefined) return undefined;
+    const p = lc.linePos(offset);
+    return { file, line: p.line, col: p.col };
+  };
+  if (doc.errors.length > 0) {
+    const err = doc.errors[0];
+    const first = err.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+    throw new SflowError('config.yaml_syntax', `invalid YAML: ${first}`, {
+      phase: 'load',
+      location: loc(err.pos[0]),
+      hint: yamlHint(err.code),
+      details: doc.errors.slice(1, 5).map((e) => ({
+        message: e.message.split('\n')[0],
+        location: loc(e.pos[0]),
+      })),
+    });
+  }
+  const warnings: ParsedFile['warnings'] = [];
+  const convert = (node: Node | null | undefined, depth: number): unknown => {
+    if (node === null || node === undefined) return null;
+    if (depth > 200) throw new SflowError('config.yaml_depth', 'YAML nesting is too deep', { location: loc(node.range?.[0]) });
+    if (isAlias(node)) return convert(node.resolve(doc) as Node | undefined, depth + 1);
+    if (isScalar(node)) {
+      const v = node.value;
+      if (typeof v === 'number' && typeof node.source === 'string' && SEXAGESIMAL.test(node.source)) return node.source;
+      if (typeof v === 'bigint') return Number(v);
+      return v;
+    }
+    if (isMap(node)) {
+      const out: Record<string, unknown> = {};
+      const origin: Origin = { self: loc(node.range?.[0]), entries: new Map() };
+      for (const pair of node.items) {
+        if (!isPair(pair)) continue;
+        const keyNode = pair.key as Node | null;
+        const rawKey = isScalar(keyNode) ? keyNode.value : convert(keyNode, depth + 1);
+        const key = rawKey === null ? 'null' : String(rawKey as string);
+        if (key === '<<') continue; // merge keys are not part of the recipe language
+        if (Object.hasOwn(out, key)) {
+          warnings.push({ message: `duplicate key '${key}': the later value wins`, location: loc(keyNode?.range?.[0]) });
+        }
+        const valueNode = pair.value as Node | null;
+        const value = convert(valueNode, depth + 1);
+        Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+        const entry: EntryOrigin = { key: loc(keyNode?.range?.[0]), value: loc(valueNode?.range?.[0] ?? keyNode?.range?.[1]) };
+        if (isScalar(valueNode) && typeof value === 'number' && FLOAT_SOURCE.test(String(valueNode.source ?? ''))) {
+          entry.float = true;
+        }
+        origin.entries.set(key, entry);
+      }
+      setOrigin(out, origin);
+      return out;
+    }
+    if (isSeq(node)) {
+      const out: unknown[] = [];
+      const origin: Origin = { self: loc(node.range?.[0]), entries: new Map() };
+      node.items.forEach((item, i) => {
+        const n = item as Node | null;
+        const value = convert(n, depth + 1);
+        out.push(value);
+        const entry: EntryOrigin = { value: loc(n?.range?.[0]) };
+        if (isScalar(n) && typeof value === 'number' && FLOAT_SOURCE.test(String(n.source ?? ''))) entry.float = true;
+        origin.entries.set(i, entry);
+      });
+      setOrigin(out, origin);
+      return out;
+    }
+    return null;
+  };
+  const value = convert(doc.contents as Node | null, 0);
+  if (value === null || value === undefined) {
+    throw new SflowError('config.empty', `configuration file is empty: ${file}`, {
+      phase: 'load',
+      location: { file, line: 1, col: 1 },
+      hint: 'a recipe needs at least a `workflow:` with a name and tasks',
+    });
+  }
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw new SflowError('config.not_mapping', 'a recipe must be a YAML mapping (keys such as version, variables, workflow)', {
+      phase: 'load',
+      location: loc(doc.contents?.range?.[0]) ?? { file, line: 1, col: 1 },
+      hint: 'start the file with `workflow:` (and optionally `version: "0.1"`, `variables:` …)',
+    });
+  }
+  return { file, value, warnings };
+}
+
+function yamlHint(code: string): string {
+  switch (code) {
+    case 'BAD_INDENT':
+    case 'MISSING_CHAR':
+      return 'check the indentation and that every [ { has its closing ] }';
+    case 'TAB_AS_INDENT':
+      return 'YAML indentation must use spaces, not tabs';
+    case 'BLOCK_AS_IMPLICIT_KEY':
+    case 'MULTILINE_IMPLICIT_KEY':
+      return 'a line with ": " inside a list item is read as a key; quote the whole line';
+    case 'DUPLICATE_KEY':
+      return 'remove one of the duplicated keys';
+    default:
+      return 'quote strings that contain ": ", "#", "{" or start with special characters';
+  }
+}

@@ -1,0 +1,15 @@
+/** `docker run` argv (backends.md §6.4, §3.4–3.6): one container per assigned host. */
+import type { ArgvBuilder } from './types.js';
+
+export const dockerRunArgv: ArgvBuilder = ({ task, config, script, gpus, env, backendConfig }) => {
+  const argv = ['docker', 'run', '--rm', '--name', `sflow-${task.replace(/[^A-Za-z0-9_.-]/g, '_')}`];
+  if (gpus && gpus.length) argv.push('--gpus', `"device=${gpus.join(',')}"`);
+  else if (config.gpus) argv.push('--gpus', String(config.gpus));
+  const workdir = config.workdir ?? backendConfig.workdir;
+  if (workdir) argv.push('-w', String(workdir));
+  for (const m of [...((backendConfig.mounts as unknown[]) ?? []), ...((config.mounts as unknown[]) ?? [])]) argv.push('-v', String(m));
+  if (config.pass_envs !== false) for (const k of Object.keys(env)) argv.push('-e', k);
+  argv.push(...[...((backendConfig.extra_args as unknown[]) ?? []), ...((config.extra_args as unknown[]) ?? [])].map(String));
+  argv.push(String(config.image ?? backendConfig.image ?? '<image>'), 'bash', '-lc', script);
+  return argv;
+};

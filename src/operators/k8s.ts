@@ -1,0 +1,11 @@
+/**
+ * Kubernetes operators run the script inside the pod's container (`bash -lc <script>`); the pod
+ * spec itself (image, resources, volumes) is built by the Kubernetes backend from the operator
+ * config, which the plan keeps.
+ */
+import type { ArgvBuilder } from './types.js';
+
+export const k8sArgv: ArgvBuilder = ({ script, config }) => [
+  ...((config.command as string[] | undefined) ?? ['bash', '-lc']).map(String),
+  script,
+];

@@ -1,0 +1,73 @@
+/**
+ * Artifacts → paths (spec artifacts-batch.md A2–A3, config.md §1.6). Pure: nothing is created,
+ * downloaded or checked here; preflight.ts checks fs:// paths and the runtime materialises
+ * inline content.
+ */
+import { createHash } from 'node:crypto';
+import { isAbsolute, join, normalize, relative, resolve } from 'node:path';
+import type { Scope } from '../config/expr/index.js';
+import type { PlannedArtifact } from './types.js';
+import { planError, renderField, type Where } from './resolve.js';
+
+export function artifactScheme(uri: string): string {
+  const m = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(uri);
+  return m ? m[1].toLowerCase() : '';
+}
+
+/** Path text of an fs:// or file:// URI: authority + path, percent-decoded; `file://localhost/x` → `/x`. */
+export function uriPathText(uri: string): string {
+  let rest = uri.replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\//, '');
+  if (rest.startsWith('localhost/')) rest = rest.slice('localhost'.length);
+  try {
+    return decodeURIComponent(rest);
+  } catch {
+    return rest;
+  }
+}
+
+export function planArtifact(
+  item: { name: string; uri: string; content?: string | null },
+  scope: Scope,
+  where: Where,
+  dirs: { workspaceDir: string; runDir: string },
+): PlannedArtifact {
+  const uri = renderField(item.uri, scope, { doc: where.doc, path: [...where.path, 'uri'] });
+  const scheme = artifactScheme(uri);
+  if (!scheme) {
+    throw planError(where, 'plan.artifact_scheme', `Artifact '${item.name}' URI must have a scheme (e.g. fs://, file://, https://), got '${uri}'`);
+  }
+  const content =
+    item.content === undefined || item.content === null
+      ? undefined
+      : renderField(item.content, scope, { doc: where.doc, path: [...where.path, 'content'] });
+  let path: string;
+  if (scheme === 'fs' || scheme === 'file') {
+    const text = uriPathText(uri);
+    if (scheme === 'file' && content !== undefined && !isAbsolute(text)) {
+      path = resolve(dirs.runDir, normalize(text));
+      const rel = relative(dirs.runDir, path);
+      if (rel.startsWith('..') || isAbsolute(rel)) {
+        throw planError(
+          { doc: where.doc, path: [...where.path, 'uri'] },
+          'plan.artifact_escape',
+          `Artifact '${item.name}': inline file '${text}' escapes the run directory`,
+          'relative file:// paths with content are written inside the run directory; use a path without ".." or an absolute path',
+        );
+      }
+    } else {
+      path = isAbsolute(text) ? normalize(text) : resolve(dirs.workspaceDir, text);
+    }
+  } else if (scheme === 'http' || scheme === 'https') {
+    const h = createHash('sha256').update(uri).digest('hex').slice(0, 16);
+    path = join(dirs.workspaceDir, '.sflow_cache', 'artifacts', `http_${h}`);
+  } else {
+    path = uri;
+  }
+  return { name: item.name, uri, scheme, path, ...(content !== undefined ? { content } : {}) };
+}
+
+export function artifactsNamespace(arts: PlannedArtifact[]): Record<string, { uri: string; path: string }> {
+  const ns: Record<string, { uri: string; path: string }> = Object.create(null);
+  for (const a of arts) ns[a.name] = { uri: a.uri, path: a.path };
+  return ns;
+}

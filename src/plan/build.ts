@@ -1,0 +1,370 @@
+/**
+ * Recipe → Plan. Pure apart from the inputs it is given (run id, paths, topology): resolution
+ * order as in spec config.md §3.4 — global variables → backends → artifacts → workflow variables →
+ * tasks (operators, replicas, resources, retries, probes, scripts) → placement → scripts that read
+ * `task.*` → environment and exact commands.
+ */
+import { join, resolve } from 'node:path';
+import type { LoadedRecipe } from '../config/load.js';
+import { didYouMean } from '../config/errors.js';
+import { locate } from '../config/source.js';
+import { hasExpression, renderValue, type Scope } from '../config/expr/index.js';
+import { OPERATORS, SHELL_OPERATORS } from '../operators/index.js';
+import { planPlacement } from './placement/index.js';
+import type { GpuRequest, NodeRequest, PlacementRequest } from './placement/types.js';
+import { artifactsNamespace, planArtifact } from './artifacts.js';
+import { backendsNamespace, planBackends } from './backends.js';
+import { concreteDependencies, cycleError, findCycle, topologicalOrder, type BaseTask } from './dag.js';
+import { selectOperator } from './operators.js';
+import { draftProbes, finaliseProbe, type ProbeDraft } from './probes.js';
+import { expandReplicas, type Expansion } from './replicas.js';
+import { planError, renderField, resolveInt, resolveIntList, resolveOptionalInt, type Where } from './resolve.js';
+import { taskExpressionHint, taskNamespace, type TaskFacts } from './task-namespace.js';
+import type { Plan, PlannedBackend, PlannedNode, PlannedOperator, PlannedTask, ReleaseAfter } from './types.js';
+import { resolveVariables, variableScope, type RawVariable, type ResolvedVariable } from './variables.js';
+
+type Obj = Record<string, any>;
+
+export interface BuildOptions {
+  dryRun: boolean;
+  runId: string;
+  workspaceDir: string;
+  outputDir?: string;
+  /** real nodes per backend (after allocation); placeholders when absent */
+  topology?: Record<string, PlannedNode[]>;
+}
+
+interface Draft {
+  base: string;
+  where: Where;
+  item: Obj;
+  backend: PlannedBackend;
+  operator: PlannedOperator;
+  expansion: Expansion;
+  resources: { nodes?: NodeRequest; gpus?: GpuRequest };
+  hasResources: boolean;
+  retries: PlannedTask['retries'];
+  probes: ProbeDraft[];
+  failFast: boolean;
+  lines: string[];
+  /** indices of lines that read `task.` and resolve after placement */
+  pass2: number[];
+}
+
+export function buildPlan(loaded: LoadedRecipe, opts: BuildOptions): Plan {
+  const { recipe, doc } = loaded as { recipe: Obj; doc: Obj };
+  const wf = recipe.workflow as Obj;
+  const workflowName = String(wf.name);
+  const workspaceDir = resolve(opts.workspaceDir);
+  const outputDir = resolve(workspaceDir, opts.outputDir ?? 'sflow_output');
+  const runDir = opts.dryRun ? join(outputDir, '_dry_run', workflowName) : join(outputDir, opts.runId);
+  const warnings: string[] = [];
+
+  // 1. global variables
+  const rawGlobals = rawVariables((recipe.variables as Obj[]) ?? [], doc, ['variables']);
+  const globals = resolveVariables(rawGlobals, new Map(), {});
+  const globalScope = variableScope(globals);
+
+  // 2. backends
+  const backendItems = ((recipe.backends as Obj[]) ?? []).map((item, i) => ({ item, where: { doc, path: ['backends', i] } }));
+  const backends = planBackends(backendItems, globalScope, opts.topology);
+  const workflowNs = { name: workflowName };
+
+  // 3. artifacts
+  const artScope = variableScope(globals, { backends: backendsNamespace(backends), workflow: workflowNs });
+  const artifacts = ((recipe.artifacts as Obj[]) ?? []).map((a, i) =>
+    planArtifact(a as { name: string; uri: string; content?: string }, artScope, { doc, path: ['artifacts', i] }, { workspaceDir, runDir }),
+  );
+
+  // 4. workflow variables
+  const extras: Scope = { backends: backendsNamespace(backends), artifacts: artifactsNamespace(artifacts), workflow: workflowNs };
+  const rawWf = rawVariables((wf.variables as Obj[]) ?? [], doc, ['workflow', 'variables']);
+  const vars = resolveVariables(rawWf, globals, extras);
+  const scope = variableScope(vars, extras);
+
+  // 5. tasks (pre-placement)
+  const tasks = wf.tasks as Obj[];
+  const drafts = tasks.map((item, i) => draftTask(item, { doc, path: ['workflow', 'tasks', i] }, backends, (recipe.operators as Obj[]) ?? [], vars, scope));
+
+  const baseTasks: BaseTask[] = drafts.map((d) => ({
+    name: d.base,
+    dependsOn: ((d.item.depends_on as string[]) ?? []).filter((x) => x !== undefined),
+    policy: d.expansion.policy,
+    instances: d.expansion.instances.map((x) => x.name),
+  }));
+  const cycle = findCycle(baseTasks);
+  if (cycle) {
+    const i = drafts.findIndex((d) => d.base === cycle[0]);
+    throw cycleError(baseTasks, cycle, locate(doc, ['workflow', 'tasks', i, 'depends_on']));
+  }
+  const deps = concreteDependencies(baseTasks);
+
+  // 6. placement
+  const requests: PlacementRequest[] = [];
+  for (const d of drafts) {
+    for (const inst of d.expansion.instances) {
+      requests.push({
+        task: inst.name,
+        base: d.base,
+        backend: d.backend.name,
+        backendType: d.backend.type,
+        replicaIndex: inst.replicaIndex,
+        policy: d.expansion.policy,
+        ...(d.resources.nodes ? { nodes: d.resources.nodes } : {}),
+        ...(d.resources.gpus ? { gpus: d.resources.gpus } : {}),
+        hasReadiness: d.probes.some((p) => p.role === 'readiness'),
+        dependsOn: deps.get(inst.name) ?? [],
+      });
+    }
+  }
+  const topology = Object.fromEntries(backends.map((b) => [b.name, b.nodes]));
+  const placements = new Map(planPlacement(requests, topology).map((p) => [p.task, p]));
+  for (const p of placements.values()) for (const w of p.warnings) warnings.push(`${p.task}: ${w}`);
+
+  // 7. scripts reading task.*, environment, commands
+  const facts: TaskFacts[] = [];
+  for (const d of drafts) {
+    for (const inst of d.expansion.instances) {
+      const p = placements.get(inst.name)!;
+      facts.push({ name: inst.name, base: d.base, replicated: d.expansion.replicated, nodes: p.nodes, gpus: p.gpus, backend: d.backend.name, operator: d.operator.name });
+    }
+  }
+  const taskScope: Scope = { ...scope, task: taskNamespace(facts) };
+  const instancesOf = new Map(drafts.map((d) => [d.base, d.expansion.instances.map((x) => x.name)]));
+  const baseEnv = baseEnvironment(vars, artifacts, { workspaceDir, outputDir, runDir });
+  const planned: PlannedTask[] = [];
+  for (const d of drafts) {
+    const script = finishScript(d, taskScope, facts);
+    for (const inst of d.expansion.instances) {
+      const p = placements.get(inst.name)!;
+      const outputDirTask = join(runDir, inst.name);
+      const env: Record<string, string> = { ...baseEnv };
+      for (const [k, v] of Object.entries(inst.sweep)) env[k] = renderValue(v);
+      Object.assign(env, {
+        SFLOW_TASK_OUTPUT_DIR: outputDirTask,
+        SFLOW_TASK_NAME: inst.name,
+        SFLOW_REPLICA_INDEX: String(inst.replicaIndex),
+        SFLOW_TASK_ASSIGNED_NODE_NAMES: p.nodes.map((n) => n.name).join(','),
+        SFLOW_TASK_ASSIGNED_NODE_IPS: p.nodes.map((n) => n.ip).join(','),
+        SFLOW_TASK_NUM_NODES: String(p.nodes.length),
+        SFLOW_TASK_NODE_INDEX: '0',
+        SFLOW_LEADER_ADDRESS: p.nodes[0]?.ip ?? '127.0.0.1',
+        SFLOW_TASK_RESULT_FILE: join(outputDirTask, 'result.json'),
+      });
+      if (p.gpus && p.gpus.length) env.CUDA_VISIBLE_DEVICES = p.gpus.join(',');
+      const instances = instancesOf;
+      const loggerInstance = (base: string): string => {
+        const list = instances.get(base) ?? [base];
+        return list[Math.min(inst.replicaIndex, list.length - 1)];
+      };
+      const argv = OPERATORS[d.operator.type]?.({
+        task: inst.name,
+        type: d.operator.type,
+        config: d.operator.config,
+        script,
+        nodes: p.nodes,
+        gpus: p.gpus,
+        env,
+        allocationId: d.backend.placeholder ? '0' : String(d.backend.config.job_id ?? d.backend.name),
+        backendConfig: d.backend.config,
+      }) ?? ['bash', '-c', script];
+      planned.push({
+        name: inst.name,
+        base: d.base,
+        replicaIndex: inst.replicaIndex,
+        replicaCount: d.expansion.instances.length,
+        policy: d.expansion.policy,
+        sweep: Object.fromEntries(Object.entries(inst.sweep).map(([k, v]) => [k, renderValue(v)])),
+        backend: d.backend.name,
+        backendType: d.backend.type,
+        operator: d.operator,
+        dependsOn: deps.get(inst.name) ?? [],
+        script,
+        argv,
+        env,
+        nodes: p.nodes,
+        gpus: p.gpus,
+        resources: d.hasResources ? d.resources : null,
+        releaseAfter: p.releaseAfter,
+        retries: d.retries,
+        probes: {
+          readiness: d.probes.filter((x) => x.role === 'readiness').map((x) => finaliseProbe(x, p.nodes, inst.name, loggerInstance)),
+          failure: d.probes.filter((x) => x.role === 'failure').map((x) => finaliseProbe(x, p.nodes, inst.name, loggerInstance)),
+        },
+        result: plannedResult(d.item.result),
+        outputs: Array.isArray(d.item.outputs) ? (d.item.outputs as Obj[]).map((o) => ({ pattern: String(o.pattern), source: String(o.source ?? 'stdout') })) : null,
+        uploads: (d.item.uploads as unknown[]) ?? null,
+        monitor: d.item.monitor ?? null,
+        failFast: d.failFast,
+        outputDir: outputDirTask,
+        logPath: join(outputDirTask, `${inst.name}.log`),
+      });
+    }
+  }
+  const order = topologicalOrder(planned.map((t) => t.name), deps);
+  return {
+    workflow: workflowName,
+    runId: opts.runId,
+    dryRun: opts.dryRun,
+    paths: { workspaceDir, outputDir, runDir },
+    variables: [...vars.values()].map((v) => ({
+      name: v.name,
+      rendered: renderValue(v.value),
+      type: v.type,
+      domain: v.domain ? v.domain.map((x) => renderValue(x)) : null,
+      scope: globals.get(v.name) === v ? 'global' : 'workflow',
+      ...(v.description ? { description: v.description } : {}),
+    })),
+    backends,
+    artifacts,
+    tasks: planned,
+    order,
+    warnings,
+    storage: (recipe.storage as unknown[]) ?? [],
+    uploadAll: wf.upload_all ?? null,
+    workflowMonitor: wf.monitor ?? null,
+  };
+}
+
+function rawVariables(list: Obj[], doc: Obj, prefix: (string | number)[]): RawVariable[] {
+  let container: any = doc;
+  for (const seg of prefix) container = container?.[seg];
+  return list.map((v, i) => ({
+    name: String(v.name),
+    value: v.value,
+    type: v.type ?? null,
+    domain: v.domain ?? null,
+    description: v.description ?? null,
+    where: { doc, path: [...prefix, i] },
+    docItem: Array.isArray(container) ? container[i] : undefined,
+  }));
+}
+
+function baseEnvironment(
+  vars: Map<string, ResolvedVariable>,
+  artifacts: { name: string; path: string }[],
+  dirs: { workspaceDir: string; outputDir: string; runDir: string },
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const a of artifacts) if (!vars.has(a.name)) env[a.name] = a.path;
+  for (const v of vars.values()) env[v.name] = v.value === null ? 'None' : renderValue(v.value);
+  env.SFLOW_WORKSPACE_DIR = dirs.workspaceDir;
+  env.SFLOW_OUTPUT_DIR = dirs.outputDir;
+  env.SFLOW_WORKFLOW_OUTPUT_DIR = dirs.runDir;
+  env.SFLOW_WORKFLOW_RESULT_FILE = join(dirs.runDir, 'results.json');
+  return env;
+}
+
+function draftTask(
+  item: Obj,
+  where: Where,
+  backends: PlannedBackend[],
+  operators: Obj[],
+  vars: Map<string, ResolvedVariable>,
+  scope: Scope,
+): Draft {
+  const base = String(item.name);
+  const at = (...p: (string | number)[]): Where => ({ doc: where.doc, path: [...where.path, ...p] });
+  // backend
+  let backend: PlannedBackend;
+  if (item.backend !== undefined && item.backend !== null && typeof item.backend !== 'string') {
+    throw planError(at('backend'), 'plan.inline_backend', `Inline backend overrides are not supported yet (task '${base}')`, 'declare the backend under `backends:` and reference it by name');
+  }
+  if (typeof item.backend === 'string') {
+    const b = backends.find((x) => x.name === item.backend);
+    if (!b) {
+      const names = backends.map((x) => x.name);
+      throw planError(at('backend'), 'plan.unknown_backend', `task '${base}' references unknown backend '${item.backend}'`, didYouMean(item.backend, names) ?? `declared backends: ${names.join(', ')}`);
+    }
+    backend = b;
+  } else backend = backends.find((b) => b.isDefault) ?? backends[0];
+  const operator = selectOperator(base, item.operator, backend, operators, scope, where);
+  const expansion = expandReplicas(base, item.replicas as Obj, vars, scope, at('replicas'));
+  // resources
+  const res = (item.resources ?? {}) as Obj;
+  const resources: Draft['resources'] = {};
+  if (res.nodes) {
+    const n = res.nodes as Obj;
+    const nw = at('resources', 'nodes');
+    const indices = resolveIntList(n.indices, scope, { doc: nw.doc, path: [...nw.path, 'indices'] }, `resources.nodes.indices of task '${base}'`);
+    const count = resolveOptionalInt(n.count, scope, { doc: nw.doc, path: [...nw.path, 'count'] }, `resources.nodes.count of task '${base}'`);
+    const exclude = resolveIntList(n.exclude, scope, { doc: nw.doc, path: [...nw.path, 'exclude'] }, `resources.nodes.exclude of task '${base}'`);
+    resources.nodes = {
+      ...(indices ? { indices } : {}),
+      ...(count !== undefined ? { count } : {}),
+      ...(exclude ? { exclude } : {}),
+      ...(n.release_after ? { releaseAfter: n.release_after as ReleaseAfter } : {}),
+    };
+  }
+  if (res.gpus) {
+    const g = res.gpus as Obj;
+    const gw = at('resources', 'gpus');
+    const indices = resolveIntList(g.indices, scope, { doc: gw.doc, path: [...gw.path, 'indices'] }, `resources.gpus.indices of task '${base}'`);
+    const count = resolveOptionalInt(g.count, scope, { doc: gw.doc, path: [...gw.path, 'count'] }, `resources.gpus.count of task '${base}'`);
+    resources.gpus = {
+      ...(indices ? { indices } : {}),
+      ...(count !== undefined ? { count } : {}),
+      ...(g.release_after ? { releaseAfter: g.release_after as ReleaseAfter } : {}),
+    };
+  }
+  // retries
+  let retries: Draft['retries'] = null;
+  if (item.retries) {
+    const r = item.retries as Obj;
+    const count = resolveInt(r.count, scope, at('retries', 'count'), `retries.count of task '${base}'`);
+    const intervalS = resolveInt(r.interval, scope, at('retries', 'interval'), `retries.interval of task '${base}'`);
+    const backoff = r.backoff === undefined || r.backoff === null ? 1 : resolveInt(r.backoff, scope, at('retries', 'backoff'), `retries.backoff of task '${base}'`);
+    if (count < 0) throw planError(at('retries', 'count'), 'plan.retries', `retries.count of task '${base}' must be >= 0, got ${count}`);
+    if (intervalS < 0) throw planError(at('retries', 'interval'), 'plan.retries', `retries.interval of task '${base}' must be >= 0, got ${intervalS}`);
+    if (backoff < 1) throw planError(at('retries', 'backoff'), 'plan.retries', `retries.backoff of task '${base}' must be >= 1, got ${backoff}`);
+    retries = { count, intervalS, backoff };
+  }
+  const probes = draftProbes(base, item.probes as Obj, scope, where);
+  const failFast = typeof item.fail_fast === 'boolean' ? item.fail_fast : backend.type === 'kubernetes';
+  // scripts, pass 1
+  const raw = (item.script as unknown[]).map(String);
+  const pass2: number[] = [];
+  const lines = raw.map((line, i) => {
+    if (hasExpression(line) && line.includes('task.')) {
+      pass2.push(i);
+      return line;
+    }
+    return renderField(line, scope, at('script', i));
+  });
+  return { base, where, item, backend, operator, expansion, resources, hasResources: Boolean(res.nodes || res.gpus), retries, probes, failFast, lines, pass2 };
+}
+
+function finishScript(d: Draft, taskScope: Scope, facts: TaskFacts[]): string {
+  const lines = [...d.lines];
+  for (const i of d.pass2) {
+    try {
+      lines[i] = renderField(lines[i], taskScope, { doc: d.where.doc, path: [...d.where.path, 'script', i] });
+    } catch (e) {
+      const expr = /\$\{\{(.*?)\}\}/.exec(lines[i])?.[0] ?? lines[i];
+      throw planError(
+        { doc: d.where.doc, path: [...d.where.path, 'script', i] },
+        'plan.task_expression',
+        `Failed to resolve task expression in '${d.base}' script: ${expr}${e instanceof Error ? ` (${e.message.split('\n')[0]})` : ''}`,
+        taskExpressionHint(lines[i], facts),
+      );
+    }
+  }
+  let script = lines.join('\n');
+  if (d.failFast && SHELL_OPERATORS.has(d.operator.type)) script = `set -e\n${script}`;
+  return script;
+}
+
+function plannedResult(r: unknown): PlannedTask['result'] {
+  if (!r || typeof r !== 'object') return null;
+  const o = r as Obj;
+  const patterns = ((o.patterns as Obj[]) ?? []).map((p) => ({
+    name: String(p.name),
+    regex: String(p.regex),
+    type: (p.type ?? 'auto') as 'auto',
+    unit: p.unit ?? null,
+    aggregate: (p.aggregate ?? 'last') as 'last',
+    required: p.required === true,
+    ...(p.group !== undefined && p.group !== null ? { group: p.group as string | number } : {}),
+  }));
+  return { patterns, ...(o.file ? { file: String(o.file) } : {}) };
+}

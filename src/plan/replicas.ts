@@ -1,0 +1,91 @@
+/**
+ * Replica expansion (spec config.md §5.7): `count` → `<base>_0…`; `variables` → one replica per
+ * element of the Cartesian product of the domains (first variable outermost), named from the
+ * rendered values with `.`, `-` and spaces turned into `_`.
+ */
+import { renderValue, toNative, type Scope, type Value } from '../config/expr/index.js';
+import type { ResolvedVariable } from './variables.js';
+import { evaluateField, planError, resolveInt, type Where } from './resolve.js';
+
+export interface ReplicaInstance {
+  name: string;
+  replicaIndex: number;
+  /** swept variable → this replica's value (raw domain value, not cast) */
+  sweep: Record<string, Value>;
+}
+
+export interface Expansion {
+  policy: 'parallel' | 'sequential';
+  replicated: boolean;
+  instances: ReplicaInstance[];
+}
+
+export function sanitiseReplicaPart(v: Value): string {
+  return renderValue(v).replace(/[.\- ]/g, '_');
+}
+
+export function expandReplicas(
+  base: string,
+  replicas: { count?: unknown; policy?: unknown; variables?: string[] | null } | null | undefined,
+  vars: Map<string, ResolvedVariable>,
+  scope: Scope,
+  where: Where,
+): Expansion {
+  if (!replicas) return { policy: 'parallel', replicated: false, instances: [{ name: base, replicaIndex: 0, sweep: {} }] };
+  const at = (k: string): Where => ({ doc: where.doc, path: [...where.path, k] });
+  let policy: 'parallel' | 'sequential' = 'parallel';
+  if (replicas.policy !== undefined && replicas.policy !== null) {
+    const p = String(toNative(evaluateField(replicas.policy, scope, at('policy')))).trim().toLowerCase();
+    if (p !== 'parallel' && p !== 'sequential') {
+      throw planError(at('policy'), 'plan.replicas_policy', `replicas.policy of task '${base}' must be 'parallel' or 'sequential', got '${p}'`);
+    }
+    policy = p;
+  }
+  let count: number | undefined;
+  if (replicas.count !== undefined && replicas.count !== null) {
+    count = resolveInt(replicas.count, scope, at('count'), `replicas.count of task '${base}'`);
+    if (count <= 0) throw planError(at('count'), 'plan.replicas_count', `replicas.count must be > 0 (task '${base}', got ${count})`);
+  }
+  const sweepVars = replicas.variables ?? [];
+  if (sweepVars.length === 0) {
+    const n = count ?? 1;
+    return {
+      policy,
+      replicated: true,
+      instances: Array.from({ length: n }, (_, i) => ({ name: `${base}_${i}`, replicaIndex: i, sweep: {} })),
+    };
+  }
+  const domains: { name: string; values: Value[] }[] = sweepVars.map((name, i) => {
+    const v = vars.get(name);
+    const w: Where = { doc: where.doc, path: [...where.path, 'variables', i] };
+    if (!v) {
+      throw planError(w, 'plan.replicas_unknown_variable', `replicas of task '${base}' references unknown variable '${name}'`, `declared variables: ${[...vars.keys()].join(', ')}`);
+    }
+    if (!v.domain || v.domain.length === 0) {
+      throw planError(w, 'plan.replicas_no_domain', `replicas of task '${base}' requires variable '${name}' to define a non-empty domain`, `add \`domain: [...]\` to '${name}' or sweep it with --set '${name}=[a,b]'`);
+    }
+    return { name, values: v.domain };
+  });
+  const combos: Value[][] = [[]];
+  for (const d of domains) {
+    const next: Value[][] = [];
+    for (const c of combos) for (const v of d.values) next.push([...c, v]);
+    combos.splice(0, combos.length, ...next);
+  }
+  if (count !== undefined && count !== combos.length) {
+    throw planError(at('count'), 'plan.replicas_sweep_size', `replicas.count=${count} does not match sweep size ${combos.length} (task '${base}')`, `drop replicas.count or set it to ${combos.length}`);
+  }
+  const seen = new Map<string, number>();
+  const instances = combos.map((combo, i) => {
+    const name = [base, ...combo.map(sanitiseReplicaPart)].join('_');
+    const prev = seen.get(name);
+    if (prev !== undefined) {
+      throw planError(where, 'plan.replicas_name_clash', `sweep replicas ${prev} and ${i} of task '${base}' both get the name '${name}'`, 'use domain values that differ after replacing ".", "-" and spaces with "_"');
+    }
+    seen.set(name, i);
+    const sweep: Record<string, Value> = {};
+    domains.forEach((d, j) => (sweep[d.name] = combo[j]));
+    return { name, replicaIndex: i, sweep };
+  });
+  return { policy, replicated: true, instances };
+}

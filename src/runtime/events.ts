@@ -1,0 +1,81 @@
+/**
+ * Everything observable about a run is one of these events, on one stream. The console printer,
+ * summary log, events.jsonl, monitor markers and reports are consumers; none of them is fed
+ * any other way. Events are plain JSON.
+ */
+
+export type TaskStatus = 'PENDING' | 'RUNNING' | 'READY' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
+
+interface Base {
+  /** ms since epoch */
+  t: number;
+}
+
+export type RunEvent = Base &
+  (
+    | { type: 'run_started'; workflow: string; runId: string; runDir: string; tasks: string[] }
+    | { type: 'task_submitted'; task: string; attempt: number; gatedOn?: string[] }
+    | { type: 'task_started'; task: string; attempt: number; pid?: number; handle?: unknown }
+    | { type: 'task_ready'; task: string; attempt: number; probe: string }
+    | {
+        type: 'task_finished';
+        task: string;
+        attempt: number;
+        status: 'COMPLETED' | 'FAILED' | 'CANCELLED';
+        exitCode: number | null;
+        signal?: string | null;
+        reason?: string;
+      }
+    | { type: 'task_retry'; task: string; attempt: number; exitCode: number | null; delayS: number; nextAttempt: number; total: number }
+    | { type: 'probe_result'; task: string; role: 'readiness' | 'failure'; kind: string; ok: boolean; detail: string }
+    | { type: 'task_log_line'; task: string; line: string }
+    | { type: 'result_parsed'; task: string; ok: boolean; values: Record<string, unknown>; errors: string[] }
+    | { type: 'external_call'; tool: string; args: string[]; exitCode: number | null; durationMs: number; timedOut: boolean; ok: boolean }
+    | { type: 'log'; level: 'debug' | 'info' | 'warning' | 'error'; message: string }
+    | { type: 'fail_fast'; message: string }
+    | { type: 'signal'; signal: string; count: number }
+    | { type: 'run_finished'; status: 'COMPLETED' | 'FAILED' | 'CANCELLED'; exitCode: number; message: string }
+    /** the static shape of the run (emitted right after run_started), so sinks need nothing but events */
+    | { type: 'run_plan'; tasks: PlanTaskInfo[]; backends: PlanBackendInfo[] }
+    /** a task's process group was stopped (cancel, teardown of a service, failure probe) */
+    | {
+        type: 'task_stopped';
+        task: string;
+        attempt: number;
+        why: 'teardown' | 'cancel' | 'fail_fast' | 'signal' | 'forced';
+        signals: string[];
+        elapsedMs: number;
+      }
+    /** teardown of every live process group: start and end */
+    | { type: 'teardown'; phase: 'start' | 'end'; groups: number; elapsedMs?: number }
+  );
+
+/** One task as the plan describes it (for summaries and reports). */
+export interface PlanTaskInfo {
+  name: string;
+  base: string;
+  backend: string;
+  dependsOn: string[];
+  /** has a readiness probe */
+  service: boolean;
+  probes: Array<{ role: 'readiness' | 'failure'; kind: string; target: string }>;
+  retries: { count: number; intervalS: number; backoff: number } | null;
+  nodes: string[];
+  gpus: number[] | null;
+  logPath: string;
+  outputDir: string;
+}
+
+export interface PlanBackendInfo {
+  name: string;
+  type: string;
+  nodes: Array<{ name: string; ip: string; numGpus: number | null }>;
+}
+
+export type RunEventType = RunEvent['type'];
+
+export interface RunEventSink {
+  emit(event: RunEvent): void;
+  /** flush and close (files); awaited at the very end of a run */
+  close?(): Promise<void>;
+}
