@@ -17,7 +17,7 @@ export async function runCommand(positional: string[], opts: Record<string, unkn
       if (opts.tui) process.stderr.write('ℹ --tui is ignored with --dry-run\n');
       printWarnings(loaded.warnings);
       const plan = buildPlan(loaded, { ...common, dryRun: true, runId: makeRunId(workflow) });
-      for (const w of checkArtifactPaths(plan.artifacts, Boolean(opts.skipArtifactCheck))) plan.warnings.push(w);
+      for (const w of checkArtifactPaths(plan.artifacts, Boolean(opts.skipArtifactCheck), loaded.doc)) plan.warnings.push(w);
       const { renderDryRun } = await import('../plan/render.js');
       process.stdout.write(renderDryRun(plan, { ...loaded, warnings: [] }) + '\n');
       process.stdout.write('✓ Configuration is valid\n');
@@ -27,7 +27,7 @@ export async function runCommand(positional: string[], opts: Record<string, unkn
     const runId = makeRunId(workflow);
     // trial plan against placeholders: every plan error fires before anything is allocated
     const trial = buildPlan(loaded, { ...common, dryRun: false, runId });
-    for (const w of checkArtifactPaths(trial.artifacts, Boolean(opts.skipArtifactCheck))) process.stderr.write(`⚠ ${w}\n`);
+    for (const w of checkArtifactPaths(trial.artifacts, Boolean(opts.skipArtifactCheck), loaded.doc)) process.stderr.write(`⚠ ${w}\n`);
     const { executeRecipe } = await import('./run-execute.js');
     return await executeRecipe(loaded, trial, { ...common, runId, logLevel: String(opts.logLevel ?? 'info'), opts });
   } catch (e) {
