@@ -1,0 +1,1 @@
+export { LocalBackend, LOCAL_CAPABILITIES, localNodes } from './local-backend.js';

@@ -1,0 +1,22 @@
+/** Driver messages worth keeping identical everywhere (runtime.md 6.4, cli.md 9.10). */
+import type { FailKind } from './task-state.js';
+
+const KIND_TEXT: Record<FailKind, string> = {
+  failure_probe: 'failure probe terminated',
+  exit: 'process exited with error',
+  launch: 'process could not start',
+  not_ready_exit: 'service exited before readiness',
+  readiness_timeout: 'readiness deadline exceeded',
+};
+
+const ORDER: FailKind[] = ['failure_probe', 'exit', 'launch', 'not_ready_exit', 'readiness_timeout'];
+
+/** `Fail-fast: failure probe terminated: A; process exited with error: B. Cancelling remaining tasks.` */
+export function failFastMessage(failed: Array<{ name: string; kind: FailKind }>): string {
+  const parts: string[] = [];
+  for (const kind of ORDER) {
+    const names = failed.filter((f) => f.kind === kind).map((f) => f.name);
+    if (names.length > 0) parts.push(`${KIND_TEXT[kind]}: ${names.join(', ')}`);
+  }
+  return `Fail-fast: ${parts.join('; ')}. Cancelling remaining tasks.`;
+}

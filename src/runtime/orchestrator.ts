@@ -1,0 +1,394 @@
+/**
+ * The run engine (runtime.md 6.2–6.7): an event-driven task state machine. There is no tick:
+ * a task is submitted the moment its last dependency becomes COMPLETED or READY, and every
+ * transition is announced on the event stream.
+ *
+ *   PENDING → RUNNING → (READY) → COMPLETED | FAILED | CANCELLED, RUNNING/READY → PENDING on
+ *   a retry. The first FAILED task triggers workflow-level fail-fast (everything not finished
+ *   becomes CANCELLED, READY included); when every task is settled (READY counts) the
+ *   services are stopped and their status stays READY.
+ */
+import type { Backend, ExitStatus } from '../backends/backend.js';
+import type { Plan, PlannedProbe, PlannedTask } from '../plan/types.js';
+import type { RunEvent, TaskStatus } from './events.js';
+import { describeProbe, type ProbeCheck, type ProbeContext, type ProbeDriver } from './probe-driver.js';
+import { canRetry, retryDelayS, totalAttempts } from './retry.js';
+import { isDone, isSettled, linkTasks, newTaskRt, type FailKind, type TaskRt } from './task-state.js';
+import { killAll, mayBeAlive, stopAll, type StopTarget } from './teardown.js';
+import { failFastMessage } from './messages.js';
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+export type RunEventInput = DistributiveOmit<RunEvent, 't'>;
+
+export interface OrchestratorOptions {
+  plan: Plan;
+  /** backend instance per planned backend name */
+  backends: Map<string, Backend>;
+  probes: ProbeDriver;
+  emit: (e: RunEventInput) => void;
+  /** task working directory (where sflow was started) */
+  cwd: string;
+  /** inherited environment (default: process.env) */
+  baseEnv?: NodeJS.ProcessEnv;
+  /** result parsing etc. after exit 0, before COMPLETED */
+  finalize?: (task: PlannedTask) => Promise<void>;
+  /** TERM → KILL grace per process group (default 5 s) */
+  graceMs?: number;
+}
+
+export interface OrchestratorOutcome {
+  statuses: Array<[string, TaskStatus]>;
+  /** the signal that cancelled the run, if any */
+  signal?: string;
+}
+
+type StopCause = 'end' | 'fail_fast' | 'signal';
+
+export class Orchestrator {
+  private readonly tasks = new Map<string, TaskRt>();
+  private readonly order: TaskRt[] = [];
+  private readonly launches = new Set<Promise<void>>();
+  private unsettled = 0;
+  private stopCause: StopCause | undefined;
+  private signalName: string | undefined;
+  private signalCount = 0;
+  private teardownP: Promise<void> | undefined;
+  private resolveDone!: () => void;
+  private readonly done = new Promise<void>((r) => (this.resolveDone = r));
+  private readonly graceMs: number;
+  private readonly baseEnv: Record<string, string>;
+
+  constructor(private readonly o: OrchestratorOptions) {
+    this.graceMs = o.graceMs ?? 5_000;
+    this.baseEnv = {};
+    for (const [k, v] of Object.entries(o.baseEnv ?? process.env)) if (v !== undefined) this.baseEnv[k] = v;
+    for (const p of o.plan.tasks) {
+      const backend = o.backends.get(p.backend);
+      if (!backend) throw new Error(`no backend instance for '${p.backend}' (task '${p.name}')`);
+      const t = newTaskRt(p, backend);
+      this.tasks.set(p.name, t);
+      this.order.push(t);
+    }
+    linkTasks(this.tasks);
+    this.unsettled = this.order.length;
+  }
+
+  /** Runs to the end (including teardown). */
+  async run(): Promise<OrchestratorOutcome> {
+    for (const t of this.order) if (t.unmet === 0) this.submit(t);
+    this.maybeFinish();
+    await this.done;
+    return { statuses: this.order.map((t) => [t.plan.name, t.status]), signal: this.signalName };
+  }
+
+  status(name: string): TaskStatus | undefined {
+    return this.tasks.get(name)?.status;
+  }
+
+  /** SIGINT/SIGTERM: the first cancels everything, a second one kills at once. */
+  requestStop(signal: string): void {
+    this.signalCount++;
+    this.o.emit({ type: 'signal', signal, count: this.signalCount });
+    if (this.signalCount === 1 && !this.stopCause) {
+      this.stopCause = 'signal';
+      this.signalName = signal;
+      this.cancelAll(`cancelled by ${signal}`);
+      void this.teardown('signal');
+      return;
+    }
+    // second signal, or a signal while already tearing down: no more grace
+    this.signalName ??= this.stopCause === 'end' ? undefined : signal;
+    void killAll(this.stopTargets());
+  }
+
+  // ---------------------------------------------------------------- transitions
+
+  private setStatus(t: TaskRt, s: TaskStatus): void {
+    const was = isSettled(t.status);
+    t.status = s;
+    const now = isSettled(s);
+    if (was && !now) this.unsettled++;
+    else if (!was && now) this.unsettled--;
+  }
+
+  private submit(t: TaskRt): void {
+    if (this.stopCause || t.status !== 'PENDING' || t.launching) return;
+    t.attempt++;
+    t.launching = true;
+    const attempt = t.attempt;
+    this.o.emit({ type: 'task_submitted', task: t.plan.name, attempt });
+    const p = this.launch(t, attempt).finally(() => this.launches.delete(p));
+    this.launches.add(p);
+  }
+
+  private envFor(t: TaskRt): Record<string, string> {
+    return { ...this.baseEnv, ...t.plan.env };
+  }
+
+  private async launch(t: TaskRt, attempt: number): Promise<void> {
+    let handle;
+    try {
+      handle = await t.backend.launch(t.plan, {
+        runDir: this.o.plan.paths.runDir,
+        attempt,
+        env: this.envFor(t),
+        cwd: this.o.cwd,
+      });
+    } catch (e) {
+      t.launching = false;
+      if (t.status === 'PENDING' && !this.stopCause) this.fail(t, 'launch', `could not start: ${(e as Error).message}`);
+      return;
+    }
+    t.launching = false;
+    t.handles.push(handle);
+    if (this.stopCause || t.status !== 'PENDING') return; // cancelled meanwhile: teardown stops it
+    t.handle = handle;
+    t.startedAt = Date.now();
+    this.setStatus(t, 'RUNNING');
+    const pid = typeof handle.ids.pid === 'number' ? handle.ids.pid : undefined;
+    this.o.emit({ type: 'task_started', task: t.plan.name, attempt, pid, handle });
+    this.startProbes(t, attempt);
+    t.backend.wait(handle).then(
+      (st) => this.onExit(t, attempt, st),
+      () => this.onExit(t, attempt, { code: null, signal: null }),
+    );
+  }
+
+  private probeCtx(t: TaskRt, p: PlannedProbe): ProbeContext {
+    const watched = p.logTask ? this.tasks.get(p.logTask)?.plan.logPath : undefined;
+    return { task: t.plan, logPath: watched ?? t.plan.logPath, startedAt: t.startedAt ?? Date.now() };
+  }
+
+  private startProbes(t: TaskRt, attempt: number): void {
+    t.readyPassed = new Set();
+    t.loops = [];
+    const live = () => t.attempt === attempt && (t.status === 'RUNNING' || t.status === 'READY') && !this.stopCause;
+    const report = (p: PlannedProbe, r: ProbeCheck) =>
+      this.o.emit({
+        type: 'probe_result',
+        task: t.plan.name,
+        role: p.role,
+        kind: p.kind,
+        // ok = healthy: a met readiness check, or a failure check that found nothing
+        ok: p.role === 'readiness' ? r.ok : !r.ok,
+        detail: r.detail,
+      });
+    const readiness = t.plan.probes.readiness;
+    readiness.forEach((p, i) => {
+      const loop = this.o.probes.start(p, this.probeCtx(t, p), {
+        onCheck: (r) => live() && report(p, r),
+        onTrigger: (r) => {
+          if (!live() || t.status !== 'RUNNING') return;
+          report(p, r);
+          t.readyPassed.add(i);
+          if (t.readyPassed.size === readiness.length) {
+            this.setReady(t, readiness.map(describeProbe).join(' + '));
+            this.maybeFinish();
+          }
+        },
+        onDeadline: (waitedMs, last) => {
+          if (!live() || t.status !== 'RUNNING') return;
+          const why = last ? ` (last check: ${last.detail})` : '';
+          this.fail(t, 'readiness_timeout', `readiness probe ${describeProbe(p)} not ready after ${(waitedMs / 1000).toFixed(1)}s${why}`);
+        },
+      });
+      t.loops.push(loop);
+    });
+    for (const p of t.plan.probes.failure) {
+      const loop = this.o.probes.start(p, this.probeCtx(t, p), {
+        onCheck: (r) => live() && report(p, r),
+        onTrigger: (r) => {
+          if (!live()) return;
+          report(p, r);
+          this.fail(t, 'failure_probe', `failure probe terminated: ${describeProbe(p)} fired (${r.detail}); the process was still running`);
+        },
+        onDeadline: () => undefined, // failure probes have no deadline
+      });
+      t.loops.push(loop);
+    }
+  }
+
+  private stopLoops(t: TaskRt): void {
+    for (const l of t.loops) l.stop();
+    t.loops = [];
+  }
+
+  private setReady(t: TaskRt, probe: string): void {
+    this.setStatus(t, 'READY');
+    this.o.emit({ type: 'task_ready', task: t.plan.name, attempt: t.attempt, probe });
+    this.satisfy(t);
+  }
+
+  /** The task's dependents may no longer wait for it. */
+  private satisfy(t: TaskRt): void {
+    if (t.satisfied) return;
+    t.satisfied = true;
+    for (const d of t.dependents) {
+      d.unmet--;
+      if (d.unmet === 0 && d.attempt === 0) this.submit(d);
+    }
+  }
+
+  private async finalReadinessCheck(t: TaskRt): Promise<boolean> {
+    const probes = t.plan.probes.readiness;
+    const checks = await Promise.all(
+      probes.map((p, i) =>
+        t.readyPassed.has(i)
+          ? Promise.resolve(true)
+          : this.o.probes.checkOnce(p, this.probeCtx(t, p)).then(
+              (r) => r.ok,
+              () => false,
+            ),
+      ),
+    );
+    return checks.every(Boolean);
+  }
+
+  private async onExit(t: TaskRt, attempt: number, st: ExitStatus): Promise<void> {
+    if (t.attempt !== attempt) return;
+    t.exitCode = st.code;
+    t.signal = st.signal;
+    if (this.stopCause || (t.status !== 'RUNNING' && t.status !== 'READY')) return;
+    const failed = st.code !== 0;
+    const code = st.code ?? (st.signal ? `signal ${st.signal}` : 'unknown');
+    if (t.service && t.status === 'RUNNING') {
+      const ready = await this.finalReadinessCheck(t);
+      if (t.attempt !== attempt || this.stopCause || t.status !== 'RUNNING') return;
+      this.stopLoops(t);
+      if (ready) this.setReady(t, 'final readiness check');
+      else {
+        if (failed && canRetry(t.plan.retries, attempt)) this.retry(t, attempt, st);
+        else this.fail(t, 'not_ready_exit', `service exited before readiness (exit=${code})`);
+        this.maybeFinish();
+        return;
+      }
+    }
+    this.stopLoops(t);
+    if (!failed) {
+      if (this.o.finalize) {
+        try {
+          await this.o.finalize(t.plan);
+        } catch (e) {
+          this.o.emit({ type: 'log', level: 'warning', message: `Task '${t.plan.name}': finalisation failed: ${(e as Error).message}` });
+        }
+        if (t.attempt !== attempt || (t.status !== 'RUNNING' && t.status !== 'READY')) return;
+        if (this.stopCause && this.stopCause !== 'end') return;
+      }
+      this.complete(t);
+    } else if (canRetry(t.plan.retries, attempt)) this.retry(t, attempt, st);
+    else this.fail(t, 'exit', `process exited with error (exit=${code})`);
+    this.maybeFinish();
+  }
+
+  private complete(t: TaskRt): void {
+    this.setStatus(t, 'COMPLETED');
+    t.endedAt = Date.now();
+    this.o.emit({ type: 'task_finished', task: t.plan.name, attempt: t.attempt, status: 'COMPLETED', exitCode: 0, signal: null });
+    this.satisfy(t);
+  }
+
+  private retry(t: TaskRt, attempt: number, st: ExitStatus): void {
+    const retries = t.plan.retries!;
+    const delayS = retryDelayS(retries, attempt);
+    this.setStatus(t, 'PENDING');
+    t.handle = undefined;
+    this.o.emit({
+      type: 'task_retry',
+      task: t.plan.name,
+      attempt,
+      exitCode: st.code,
+      delayS,
+      nextAttempt: attempt + 1,
+      total: totalAttempts(retries),
+    });
+    t.retryTimer = setTimeout(() => {
+      t.retryTimer = undefined;
+      this.submit(t);
+    }, delayS * 1000);
+  }
+
+  private fail(t: TaskRt, kind: FailKind, reason: string): void {
+    if (isDone(t.status)) return;
+    this.stopLoops(t);
+    if (t.retryTimer) clearTimeout(t.retryTimer);
+    this.setStatus(t, 'FAILED');
+    t.failKind = kind;
+    t.reason = reason;
+    t.endedAt = Date.now();
+    const stillRunning = kind === 'failure_probe' || kind === 'readiness_timeout';
+    this.o.emit({
+      type: 'task_finished',
+      task: t.plan.name,
+      attempt: t.attempt,
+      status: 'FAILED',
+      exitCode: stillRunning ? null : t.exitCode,
+      signal: stillRunning ? null : t.signal,
+      reason,
+    });
+    this.failFast(t);
+  }
+
+  private failFast(trigger: TaskRt): void {
+    if (this.stopCause) return;
+    this.stopCause = 'fail_fast';
+    const failed = this.order.filter((t) => t.status === 'FAILED').map((t) => ({ name: t.plan.name, kind: t.failKind! }));
+    this.o.emit({ type: 'fail_fast', message: failFastMessage(failed) });
+    this.cancelAll(`cancelled by fail-fast (${trigger.plan.name} failed)`);
+    void this.teardown('fail_fast');
+  }
+
+  private cancelAll(reason: string): void {
+    for (const t of this.order) {
+      if (isDone(t.status)) continue;
+      this.stopLoops(t);
+      if (t.retryTimer) clearTimeout(t.retryTimer);
+      t.retryTimer = undefined;
+      this.setStatus(t, 'CANCELLED');
+      t.endedAt = Date.now();
+      this.o.emit({ type: 'task_finished', task: t.plan.name, attempt: t.attempt, status: 'CANCELLED', exitCode: null, signal: null, reason });
+    }
+  }
+
+  private maybeFinish(): void {
+    if (this.stopCause || this.unsettled > 0) return;
+    this.stopCause = 'end';
+    void this.teardown('teardown');
+  }
+
+  // ---------------------------------------------------------------- teardown
+
+  private stopTargets(): StopTarget[] {
+    const out: StopTarget[] = [];
+    for (const t of this.order) {
+      for (const h of t.handles) out.push({ task: t.plan.name, attempt: h.attempt, backend: t.backend, handle: h });
+    }
+    return out;
+  }
+
+  private teardown(why: 'teardown' | 'fail_fast' | 'signal'): Promise<void> {
+    this.teardownP ??= (async () => {
+      for (const t of this.order) {
+        this.stopLoops(t);
+        if (t.retryTimer) clearTimeout(t.retryTimer);
+      }
+      while (this.launches.size > 0) await Promise.all([...this.launches]);
+      const targets = this.stopTargets().filter(mayBeAlive);
+      const t0 = Date.now();
+      this.o.emit({ type: 'teardown', phase: 'start', groups: targets.length });
+      await stopAll(targets, this.graceMs, this.graceMs + 3_000, (r) => {
+        if (r.alreadyGone) return;
+        this.o.emit({
+          type: 'task_stopped',
+          task: r.target.task,
+          attempt: r.target.attempt,
+          why: this.signalCount > 1 ? 'forced' : why,
+          signals: r.signals,
+          elapsedMs: r.elapsedMs,
+        });
+      });
+      this.o.emit({ type: 'teardown', phase: 'end', groups: targets.length, elapsedMs: Date.now() - t0 });
+      this.resolveDone();
+    })();
+    return this.teardownP;
+  }
+}
