@@ -3,12 +3,18 @@
  * dependents → `stop`, edges labelled Ready/Completed, replicas in `cluster_<base>` subgraphs (their
  * internal, e.g. sequential-chain, edges drawn inside), optional variables note cluster.
  */
+import { collapseReplicaGroups } from './collapse.js';
 import { type DagView, freeId, indexDag, nodeText, variableLines } from './dag-view.js';
 
 export interface DotOptions {
   /** resolved variables, drawn as a note in a `cluster_variables` subgraph (`--show-variables`) */
   variables?: Record<string, string>;
+  /** draw each replica group of more than this many tasks as one `base[0..N-1]` node (default: never) */
+  collapseGroupsOver?: number;
 }
+
+/** Above this many nodes the layout gets iteration limits: `dot` is superlinear on wide graphs. */
+const LARGE_GRAPH = 150;
 
 /** A DOT double-quoted string: backslashes and quotes escaped, newlines as `\n`. */
 export function dotQuote(s: string): string {
@@ -25,12 +31,20 @@ export function dotQuote(s: string): string {
 export const DOT_FONT = 'DejaVu Sans';
 const FONT = DOT_FONT;
 
-export function toDot(view: DagView, opts: DotOptions = {}): string {
+export function toDot(fullView: DagView, opts: DotOptions = {}): string {
+  const view =
+    opts.collapseGroupsOver !== undefined
+      ? collapseReplicaGroups(fullView, opts.collapseGroupsOver)
+      : fullView;
   const idx = indexDag(view);
   const q = dotQuote;
   const out: string[] = [];
   out.push(`digraph ${q(view.workflow)} {`);
-  out.push(`  graph [rankdir=TB, fontname=${q(FONT)}, label=${q(view.workflow)}, labelloc=t];`);
+  out.push(
+    `  graph [rankdir=TB, fontname=${q(FONT)}, label=${q(view.workflow)}, labelloc=t${
+      view.nodes.length > LARGE_GRAPH ? ', newrank=true, nslimit=2, mclimit=0.5' : ''
+    }];`,
+  );
   out.push(`  node [fontname=${q(FONT)}, shape=box, style="rounded,filled", fillcolor="#eef3fb"];`);
   out.push(`  edge [fontname=${q(FONT)}, fontsize=10];`);
 

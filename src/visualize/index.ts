@@ -4,3 +4,4 @@ export { toMermaid, type MermaidOptions } from './mermaid.js';
 export { toAscii, type AsciiOptions } from './ascii.js';
 export { renderSvg, renderPng, type PngOptions } from './render.js';
 export { resolveFontFiles } from './fonts.js';
+export { collapseReplicaGroups } from './collapse.js';

@@ -2,11 +2,14 @@
  * Mermaid `flowchart TD` export: the same content as the DOT export (start/stop nodes, labelled
  * edges, one `subgraph` per replica group) with ids made safe for Mermaid and variables as `%%` comments.
  */
+import { collapseReplicaGroups } from './collapse.js';
 import { type DagView, indexDag, nodeText, variableLines } from './dag-view.js';
 
 export interface MermaidOptions {
   /** resolved variables, written as `%%` comment lines (`--show-variables`) */
   variables?: Record<string, string>;
+  /** draw each replica group of more than this many tasks as one `base[0..N-1]` node (default: never) */
+  collapseGroupsOver?: number;
 }
 
 /** Text inside a Mermaid `"…"` label: entity codes for the characters Mermaid would interpret. */
@@ -32,7 +35,11 @@ class IdAllocator {
   }
 }
 
-export function toMermaid(view: DagView, opts: MermaidOptions = {}): string {
+export function toMermaid(fullView: DagView, opts: MermaidOptions = {}): string {
+  const view =
+    opts.collapseGroupsOver !== undefined
+      ? collapseReplicaGroups(fullView, opts.collapseGroupsOver)
+      : fullView;
   const idx = indexDag(view);
   const ids = new IdAllocator();
   const nodeId = view.nodes.map((n, i) => (idx.indexOf.get(n.id) === i ? ids.take('t_', n.id) : ''));
