@@ -26,7 +26,8 @@ export async function visualizeCommand(positional: string[], opts: Record<string
     let data: string | Buffer;
     if (format === 'mermaid') data = viz.toMermaid(view, { variables });
     else {
-      const dot = viz.toDot(view, { variables });
+      // wide replica groups are drawn as one node in images (Graphviz layout time grows steeply with width)
+      const dot = viz.toDot(view, { variables, ...(format === 'dot' ? {} : { collapseGroupsOver: 50 }) });
       if (format === 'dot') data = dot;
       else {
         const svg = await viz.renderSvg(dot);
