@@ -36,7 +36,7 @@ export type RunEvent = Base &
     | { type: 'signal'; signal: string; count: number }
     | { type: 'run_finished'; status: 'COMPLETED' | 'FAILED' | 'CANCELLED'; exitCode: number; message: string }
     /** the static shape of the run (emitted right after run_started), so sinks need nothing but events */
-    | { type: 'run_plan'; tasks: PlanTaskInfo[]; backends: PlanBackendInfo[] }
+    | { type: 'run_plan'; tasks: PlanTaskInfo[]; backends: PlanBackendInfo[]; commandLogs?: Array<{ family: string; path: string }> }
     /** a task's process group was stopped (cancel, teardown of a service, failure probe) */
     | {
         type: 'task_stopped';

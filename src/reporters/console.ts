@@ -1,0 +1,150 @@
+/**
+ * The plain live console (no TUI): task state changes as they happen and, when enabled, task
+ * output lines prefixed `[task] ` (read from the task logs by a tailer; capped at 2,000
+ * characters a line, `\r`-aware). Task output goes to stdout, the final failure to stderr.
+ *
+ * A task's closing line (`✓ t completed (1.2s)`) is printed after its remaining output has
+ * been read, so its output appears above it.
+ */
+import type { RunEvent, RunEventSink } from '../runtime/events.js';
+import { tailLog, type LogTailer } from '../outputs/task-log.js';
+import { shortDuration } from './format.js';
+
+export interface ConsoleOptions {
+  /** echo task output lines (default true) */
+  taskOutput?: boolean;
+  /** print the final verdict lines (default true) */
+  verdict?: boolean;
+  out?: (text: string) => void;
+  err?: (text: string) => void;
+  /** per-task log paths (from run_plan otherwise) */
+  logPaths?: Map<string, string>;
+  maxLineChars?: number;
+}
+
+export class ConsoleReporter implements RunEventSink {
+  private readonly out: (s: string) => void;
+  private readonly err: (s: string) => void;
+  private readonly tailers = new Map<string, LogTailer>();
+  private readonly pending = new Set<Promise<void>>();
+  private readonly started = new Map<string, number>();
+  private readonly attemptsTotal = new Map<string, number>();
+  private logPaths: Map<string, string>;
+  private runDir = '';
+  private final: Promise<void> | undefined;
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly opts: ConsoleOptions = {}) {
+    this.out = opts.out ?? ((s) => void process.stdout.write(s));
+    this.err = opts.err ?? ((s) => void process.stderr.write(s));
+    this.logPaths = opts.logPaths ?? new Map();
+  }
+
+  private follow(task: string): void {
+    if (this.opts.taskOutput === false || this.tailers.has(task)) return;
+    const path = this.logPaths.get(task);
+    if (!path) return;
+    this.tailers.set(
+      task,
+      tailLog({ path, task, console: { maxChars: this.opts.maxLineChars ?? 2000 }, onLine: (l) => this.out(`[${l.task}] ${l.line}\n`) }),
+    );
+  }
+
+  /**
+   * Prints `text` once the task's output so far has been shown. Status lines keep the order
+   * of their events: each waits for the one before it.
+   */
+  private after(task: string, text: string, toErr = false): void {
+    const t = this.tailers.get(task);
+    this.tailers.delete(task);
+    const print = () => (toErr ? this.err(text) : this.out(text));
+    const closing = t ? t.close().catch(() => undefined) : undefined;
+    if (!closing && this.pending.size === 0) return print();
+    const p = Promise.all([this.chain, closing]).then(print, print);
+    this.chain = p;
+    this.pending.add(p);
+    void p.finally(() => this.pending.delete(p));
+  }
+
+  /** Prints now, or after pending status lines when there are any. */
+  private say(text: string, toErr = false): void {
+    this.after('', text, toErr);
+  }
+
+  emit(e: RunEvent): void {
+    switch (e.type) {
+      case 'run_started':
+        this.runDir = e.runDir;
+        this.out(`▶ Workflow '${e.workflow}' (${e.tasks.length} task(s))\n  Output folder: ${e.runDir}\n`);
+        break;
+      case 'run_plan':
+        for (const t of e.tasks) {
+          if (!this.logPaths.has(t.name)) this.logPaths.set(t.name, t.logPath);
+          this.attemptsTotal.set(t.name, 1 + (t.retries?.count ?? 0));
+        }
+        break;
+      case 'task_started': {
+        this.started.set(e.task, e.t);
+        this.follow(e.task);
+        const total = this.attemptsTotal.get(e.task) ?? 1;
+        this.say(`▶ ${e.task} started${e.attempt > 1 ? ` (attempt ${e.attempt}/${total})` : ''}\n`);
+        break;
+      }
+      case 'task_ready':
+        this.say(`● ${e.task} ready (${shortDuration(e.t - (this.started.get(e.task) ?? e.t))})\n`);
+        break;
+      case 'task_retry':
+        this.say(`↻ ${e.task} exited with code ${e.exitCode ?? 'n/a'}; retrying in ${e.delayS}s (attempt ${e.nextAttempt}/${e.total})\n`);
+        break;
+      case 'task_finished': {
+        const took = this.started.has(e.task) ? ` (${shortDuration(e.t - (this.started.get(e.task) as number))})` : '';
+        if (e.status === 'COMPLETED') this.after(e.task, `✓ ${e.task} completed${took}\n`);
+        else if (e.status === 'FAILED') {
+          const code = e.exitCode !== null ? `exit ${e.exitCode}` : e.signal ? `signal ${e.signal}` : 'still running';
+          this.after(e.task, `✗ ${e.task} failed (${code})${e.reason ? `: ${e.reason}` : ''}\n`);
+        } else this.after(e.task, `⊘ ${e.task} cancelled\n`);
+        break;
+      }
+      case 'fail_fast':
+        this.say(`✗ ${e.message}\n`);
+        break;
+      case 'signal':
+        this.err(e.count === 1 ? `⚠ Received ${e.signal}; cancelling the workflow (press Ctrl-C again to kill at once)\n` : `⚠ Received ${e.signal} again; killing every task now\n`);
+        break;
+      case 'log':
+        if (e.level === 'warning' || e.level === 'error') this.err(`⚠ ${e.message}\n`);
+        break;
+      case 'result_parsed':
+        if (!e.ok) this.err(`⚠ ${e.task}: result incomplete: ${e.errors.join('; ')}\n`);
+        break;
+      case 'run_finished':
+        this.finish(e);
+        break;
+      default:
+        break;
+    }
+  }
+
+  private finish(e: Extract<RunEvent, { type: 'run_finished' }>): void {
+    if (this.opts.verdict === false) return;
+    const print = () => {
+      if (e.status === 'COMPLETED') this.out(`✓ Workflow completed\n  Output folder: ${this.runDir}\n`);
+      else if (e.exitCode === 130 || e.exitCode === 143) this.err(`⚠ Workflow cancelled\n  ${e.message}\n  Output folder: ${this.runDir}\n`);
+      else this.err(`✗ Workflow failed: ${e.message}\n  Output folder: ${this.runDir}\n`);
+    };
+    this.final = this.drain().then(print);
+  }
+
+  private async drain(): Promise<void> {
+    const tails = [...this.tailers.values()];
+    this.tailers.clear();
+    await Promise.all(tails.map((t) => t.close().catch(() => undefined)));
+    while (this.pending.size > 0) await Promise.all([...this.pending]);
+  }
+
+  /** Reads the rest of every followed log, prints what is pending (verdict last). */
+  async close(): Promise<void> {
+    await this.drain();
+    await this.final;
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * `events.jsonl`: every event of the run, one JSON object per line, written synchronously so
+ * the ledger survives a crash. Task output lines are not events of the ledger (the task log
+ * holds them), so `task_log_line` is skipped.
+ */
+import { closeSync, openSync, writeSync } from 'node:fs';
+import type { RunEvent, RunEventSink } from '../runtime/events.js';
+
+export class EventsJsonlSink implements RunEventSink {
+  private fd: number | undefined;
+
+  constructor(readonly path: string) {
+    this.fd = openSync(path, 'a');
+  }
+
+  emit(e: RunEvent): void {
+    if (this.fd === undefined || e.type === 'task_log_line') return;
+    writeSync(this.fd, JSON.stringify(e) + '\n');
+  }
+
+  async close(): Promise<void> {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+}
+
+/** Reads a ledger back (for reports, resume and tests). */
+export function parseEventsJsonl(text: string): RunEvent[] {
+  return text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as RunEvent);
+}

@@ -1,0 +1,161 @@
+/**
+ * The run summary's data, rebuilt from the event stream alone (no plan, no log scraping):
+ * task rows, timeline, last-attempt probe traces, external command rows.
+ */
+import type { PlanBackendInfo, PlanTaskInfo, RunEvent, TaskStatus } from '../runtime/events.js';
+
+export interface TaskRow {
+  name: string;
+  status: TaskStatus;
+  attempts: number;
+  firstStart?: number;
+  lastStart?: number;
+  readyAt?: number;
+  endedAt?: number;
+  stoppedAt?: number;
+  exitCode: number | null;
+  signal: string | null;
+  reason?: string;
+}
+
+export interface TimelineRow {
+  t: number;
+  task: string;
+  event: string;
+  summary: string;
+}
+
+export interface ProbeTrace {
+  role: 'readiness' | 'failure';
+  kind: string;
+  ok: boolean;
+  detail: string;
+  t: number;
+  checks: number;
+  since: number;
+}
+
+export interface ExternalRow {
+  tool: string;
+  ok: boolean;
+  timedOut: boolean;
+  durationMs: number;
+}
+
+export class SummaryModel {
+  workflow = '';
+  runId = '';
+  runDir = '';
+  startedAt = Date.now();
+  endedAt: number | undefined;
+  status: string = 'RUNNING';
+  message = '';
+  exitCode: number | undefined;
+  plan: PlanTaskInfo[] = [];
+  backends: PlanBackendInfo[] = [];
+  commandLogs: Array<{ family: string; path: string }> = [];
+  readonly tasks = new Map<string, TaskRow>();
+  readonly timeline: TimelineRow[] = [];
+  readonly probes = new Map<string, Map<string, ProbeTrace>>();
+  readonly external: ExternalRow[] = [];
+  failFast: string | undefined;
+  signals: string[] = [];
+
+  private row(name: string): TaskRow {
+    let r = this.tasks.get(name);
+    if (!r) {
+      r = { name, status: 'PENDING', attempts: 0, exitCode: null, signal: null };
+      this.tasks.set(name, r);
+    }
+    return r;
+  }
+
+  apply(e: RunEvent): void {
+    switch (e.type) {
+      case 'run_started':
+        this.workflow = e.workflow;
+        this.runId = e.runId;
+        this.runDir = e.runDir;
+        this.startedAt = e.t;
+        for (const n of e.tasks) this.row(n);
+        break;
+      case 'run_plan':
+        this.plan = e.tasks;
+        this.backends = e.backends;
+        this.commandLogs = e.commandLogs ?? [];
+        break;
+      case 'task_submitted': {
+        const r = this.row(e.task);
+        r.attempts = Math.max(r.attempts, e.attempt);
+        this.probes.delete(e.task); // traces show the last attempt only
+        this.timeline.push({ t: e.t, task: e.task, event: 'SUBMITTED', summary: `attempt=${e.attempt}${e.gatedOn ? ` gated_on=${e.gatedOn.join(',')}` : ''}` });
+        break;
+      }
+      case 'task_started': {
+        const r = this.row(e.task);
+        r.status = 'RUNNING';
+        r.firstStart ??= e.t;
+        r.lastStart = e.t;
+        break;
+      }
+      case 'task_ready': {
+        const r = this.row(e.task);
+        r.status = 'READY';
+        r.readyAt = e.t;
+        this.timeline.push({ t: e.t, task: e.task, event: 'READY', summary: e.probe });
+        break;
+      }
+      case 'task_retry': {
+        const r = this.row(e.task);
+        r.status = 'PENDING';
+        r.exitCode = e.exitCode;
+        this.timeline.push({ t: e.t, task: e.task, event: 'RETRY', summary: `exit=${e.exitCode ?? 'n/a'} delay=${e.delayS}s next=${e.nextAttempt}/${e.total}` });
+        break;
+      }
+      case 'task_finished': {
+        const r = this.row(e.task);
+        r.status = e.status;
+        r.endedAt = e.t;
+        r.exitCode = e.exitCode;
+        r.signal = e.signal ?? null;
+        r.reason = e.reason;
+        const code = e.exitCode !== null ? `exit=${e.exitCode}` : e.signal ? `signal=${e.signal}` : '';
+        this.timeline.push({ t: e.t, task: e.task, event: e.status, summary: [code, e.reason].filter(Boolean).join(' ') });
+        break;
+      }
+      case 'task_stopped': {
+        const r = this.row(e.task);
+        r.stoppedAt = e.t;
+        this.timeline.push({ t: e.t, task: e.task, event: 'STOPPED', summary: `${e.why} ${e.signals.join('+') || '-'} ${(e.elapsedMs / 1000).toFixed(3)}s` });
+        break;
+      }
+      case 'probe_result': {
+        let m = this.probes.get(e.task);
+        if (!m) this.probes.set(e.task, (m = new Map()));
+        const key = `${e.role}/${e.kind}`;
+        const prev = m.get(key);
+        m.set(key, { role: e.role, kind: e.kind, ok: e.ok, detail: e.detail, t: e.t, checks: (prev?.checks ?? 0) + 1, since: prev?.since ?? e.t });
+        break;
+      }
+      case 'external_call':
+        this.external.push({ tool: e.tool, ok: e.ok, timedOut: e.timedOut, durationMs: e.durationMs });
+        break;
+      case 'fail_fast':
+        this.failFast = e.message;
+        this.timeline.push({ t: e.t, task: '-', event: 'FAIL_FAST', summary: e.message });
+        break;
+      case 'signal':
+        this.signals.push(e.signal);
+        this.timeline.push({ t: e.t, task: '-', event: 'SIGNAL', summary: `${e.signal} (#${e.count})` });
+        break;
+      case 'run_finished':
+        this.endedAt = e.t;
+        this.status = e.status;
+        this.message = e.message;
+        this.exitCode = e.exitCode;
+        break;
+      default:
+        break;
+    }
+  }
+}

@@ -1,0 +1,176 @@
+/**
+ * Renders `sflow_summary.log` (runtime.md 8.6) from a SummaryModel. Section titles are
+ * underlined with `=` (top) or `-`; the local backend still gets the GPU/topology headers
+ * with "n/a" so tools can parse the file.
+ */
+import type { SummaryModel, TaskRow } from './summary-model.js';
+import { clock, elapsed, isoLocal, seconds, table } from './format.js';
+
+const BAR = 30;
+const MAX_HINTS = 50;
+
+function section(title: string, ch = '-'): string[] {
+  return ['', title, ch.repeat(title.length)];
+}
+
+function taskEnd(r: TaskRow, m: SummaryModel, now: number): number | undefined {
+  if (r.status === 'READY') return r.stoppedAt ?? m.endedAt ?? now;
+  return r.endedAt ?? (r.lastStart !== undefined ? now : undefined);
+}
+
+function durationOf(r: TaskRow, m: SummaryModel, now: number): string {
+  const end = taskEnd(r, m, now);
+  return r.firstStart !== undefined && end !== undefined ? seconds(end - r.firstStart) : '-';
+}
+
+export interface RuntimeInfo {
+  version: string;
+  node: string;
+  bin: string;
+  packageDir: string;
+}
+
+export function renderSummary(m: SummaryModel, opts: { summaryPath: string; runtime?: RuntimeInfo; now?: number }): string {
+  const now = opts.now ?? Date.now();
+  const end = m.endedAt ?? now;
+  const rows = [...m.tasks.values()];
+  const counts = new Map<string, number>();
+  for (const r of rows) counts.set(r.status, (counts.get(r.status) ?? 0) + 1);
+  const out: string[] = ['Sflow Summary', '============='];
+  out.push(
+    ...table([
+      ['Workflow', ':', m.workflow],
+      ['Status', ':', m.status],
+      ['Started', ':', isoLocal(m.startedAt)],
+      ['Ended', ':', m.endedAt !== undefined ? isoLocal(m.endedAt) : '(running)'],
+      ['Duration', ':', seconds(end - m.startedAt)],
+      ['Output', ':', m.runDir],
+      ['Tasks', ':', String(rows.length)],
+      ['Summary', ':', opts.summaryPath],
+      ['Counts', ':', [...counts].sort().map(([s, n]) => `${s}=${n}`).join(' ') || '-'],
+      ...(m.message ? [['Message', ':', m.message]] : []),
+    ], ' '),
+  );
+
+  if (opts.runtime) {
+    out.push(...section('Runtime'));
+    out.push(...table([
+      ['version', ':', opts.runtime.version],
+      ['node', ':', opts.runtime.node],
+      ['bin', ':', opts.runtime.bin],
+      ['package', ':', opts.runtime.packageDir],
+    ], ' '));
+  }
+
+  out.push(...section('Tasks'));
+  out.push(
+    ...table([
+      ['TASK', 'STATUS', 'ATTEMPTS', 'DURATION', 'EXIT', 'REASON'],
+      ...rows.map((r) => [
+        r.name,
+        r.status,
+        String(r.attempts),
+        durationOf(r, m, now),
+        r.exitCode !== null ? String(r.exitCode) : r.signal ?? '-',
+        r.reason ?? '',
+      ]),
+    ]),
+  );
+
+  out.push(...section('Task Duration Chart'));
+  const span = Math.max(1, end - m.startedAt);
+  out.push(
+    ...table(
+      rows.map((r) => {
+        const stop = taskEnd(r, m, now);
+        let bar = '.'.repeat(BAR);
+        if (r.firstStart !== undefined && stop !== undefined) {
+          const a = Math.min(BAR - 1, Math.floor(((r.firstStart - m.startedAt) / span) * BAR));
+          const b = Math.max(a + 1, Math.min(BAR, Math.ceil(((stop - m.startedAt) / span) * BAR)));
+          bar = '.'.repeat(a) + '#'.repeat(b - a) + '.'.repeat(BAR - b);
+        }
+        return [r.name, `|${bar}|`, durationOf(r, m, now), r.status];
+      }),
+    ),
+  );
+
+  out.push(...section('Timeline'));
+  out.push(
+    ...table([
+      ['Time', 'Elapsed', 'Task', 'Event', 'Summary'],
+      ...m.timeline.map((e) => [clock(e.t), elapsed(e.t - m.startedAt), e.task, e.event, e.summary]),
+    ]),
+  );
+
+  if (m.probes.size > 0 || m.plan.some((t) => t.probes.length > 0)) {
+    out.push(...section('Probe Traces (last attempt)'));
+    const prow: string[][] = [['TASK', 'PHASE', 'KIND', 'STATE', 'RUNTIME', 'DETAIL']];
+    for (const t of m.plan) {
+      const seen = m.probes.get(t.name);
+      for (const p of t.probes) {
+        const tr = seen?.get(`${p.role}/${p.kind}`);
+        const state = tr ? (tr.ok ? '[OK]' : '[FAIL]') : '[-]';
+        const runtime = tr ? `${seconds(tr.t - tr.since)} (${tr.checks} check${tr.checks === 1 ? '' : 's'})` : '-';
+        prow.push([t.name, p.role, p.kind, state, runtime, tr ? `${p.target}: ${tr.detail}` : `${p.target}: not checked`]);
+      }
+    }
+    out.push(...table(prow));
+  }
+
+  out.push(...section('GPU Assignment'));
+  const gpuTasks = m.plan.filter((t) => t.gpus && t.gpus.length > 0);
+  if (gpuTasks.length === 0) out.push('n/a (no task requested GPUs)');
+  else {
+    out.push(
+      ...table([
+        ['TASK', 'NODES', 'PLANNED GPUS', 'SEEN'],
+        ...gpuTasks.map((t) => [t.name, t.nodes.join(',') || '-', `CUDA_VISIBLE_DEVICES=${(t.gpus ?? []).join(',')}`, 'n/a (not probed on this backend)']),
+      ]),
+    );
+  }
+
+  out.push(...section('Node Topology'));
+  const remote = m.backends.filter((b) => b.type !== 'local');
+  if (remote.length === 0) out.push('n/a (local backend: synthetic nodes, no topology probe)');
+  for (const b of remote) {
+    out.push(`${b.name} (${b.type}): ` + b.nodes.map((n) => `${n.name}/${n.ip}${n.numGpus !== null ? ` gpus=${n.numGpus}` : ''}`).join(', '));
+  }
+
+  out.push(...section('External Command Health'));
+  out.push(...renderExternal(m));
+
+  out.push(...section('Command Logs'));
+  if (m.commandLogs.length === 0) out.push('n/a');
+  for (const c of m.commandLogs) out.push(`${c.family}: ${c.path}`);
+
+  out.push(...section('Dependencies'));
+  for (const t of m.plan) out.push(`${t.dependsOn.length ? [...t.dependsOn].sort().join(', ') : 'START'} -> ${t.name}`);
+
+  const bad = rows.filter((r) => r.status === 'FAILED' || r.status === 'CANCELLED');
+  if (bad.length > 0) {
+    out.push(...section('Failure Hints'));
+    const logs = new Map(m.plan.map((t) => [t.name, t.logPath]));
+    const ordered = [...bad.filter((r) => r.status === 'FAILED'), ...bad.filter((r) => r.status === 'CANCELLED')];
+    for (const r of ordered.slice(0, MAX_HINTS)) {
+      out.push(`${r.name}: ${r.status} after ${r.attempts} attempt(s)${r.reason ? ` - ${r.reason}` : ''}`);
+      out.push(`  log: ${logs.get(r.name) ?? '-'}`);
+    }
+    if (ordered.length > MAX_HINTS) out.push(`… and ${ordered.length - MAX_HINTS} more`);
+  }
+  return out.join('\n') + '\n';
+}
+
+function renderExternal(m: SummaryModel): string[] {
+  if (m.external.length === 0) return ['n/a (no external commands)'];
+  const by = new Map<string, typeof m.external>();
+  for (const r of m.external) by.set(r.tool, [...(by.get(r.tool) ?? []), r]);
+  const rows: string[][] = [['TOOL', 'CALLS', 'FAILED', 'TIMEOUTS', 'MEAN', 'MAX', 'VERDICT']];
+  for (const [tool, list] of [...by].sort(([a], [b]) => a.localeCompare(b))) {
+    const failed = list.filter((r) => !r.ok).length;
+    const timeouts = list.filter((r) => r.timedOut).length;
+    const total = list.reduce((a, r) => a + r.durationMs, 0);
+    const max = Math.max(...list.map((r) => r.durationMs));
+    rows.push([tool, String(list.length), String(failed), String(timeouts), seconds(total / list.length), seconds(max), failed || timeouts ? 'DEGRADED' : 'healthy']);
+  }
+  return table(rows);
+}

@@ -1,0 +1,27 @@
+/** The static shape of a run for the `run_plan` event (summaries need nothing else). */
+import type { Plan } from '../plan/types.js';
+import type { PlanBackendInfo, PlanTaskInfo } from './events.js';
+import { describeProbe } from './probe-driver.js';
+
+export function planInfo(plan: Plan): { tasks: PlanTaskInfo[]; backends: PlanBackendInfo[] } {
+  return {
+    tasks: plan.tasks.map((t) => ({
+      name: t.name,
+      base: t.base,
+      backend: t.backend,
+      dependsOn: [...new Set(t.dependsOn)],
+      service: t.probes.readiness.length > 0,
+      probes: [...t.probes.readiness, ...t.probes.failure].map((p) => ({ role: p.role, kind: p.kind, target: describeProbe(p) })),
+      retries: t.retries ? { ...t.retries } : null,
+      nodes: t.nodes.map((n) => n.name),
+      gpus: t.gpus,
+      logPath: t.logPath,
+      outputDir: t.outputDir,
+    })),
+    backends: plan.backends.map((b) => ({
+      name: b.name,
+      type: b.type,
+      nodes: b.nodes.map((n) => ({ name: n.name, ip: n.ip, numGpus: n.numGpus })),
+    })),
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * vitest globalSetup: make sure dist/ is a fresh build of src/ for tests that run the
+ * compiled driver in a child `node` (signal handling, CLI). Builds only when some file under
+ * src/ is newer than the last build's stamp; concurrent test runs wait on a lock instead of
+ * building twice. A type error elsewhere does not stop the emit (tsc emits anyway).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, rmdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const stamp = join(root, 'dist', '.build-stamp');
+const lockDir = join(root, 'dist.build-lock');
+
+function newestMtime(dir: string): number {
+  let max = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) max = Math.max(max, newestMtime(p));
+    else max = Math.max(max, statSync(p).mtimeMs);
+  }
+  return max;
+}
+
+function fresh(): boolean {
+  if (!existsSync(stamp)) return false;
+  const inputs = Math.max(newestMtime(join(root, 'src')), statSync(join(root, 'tsconfig.build.json')).mtimeMs);
+  return statSync(stamp).mtimeMs >= inputs;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function withLock<T>(fn: () => T): Promise<T> {
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    try {
+      mkdirSync(lockDir);
+      break;
+    } catch {
+      // a lock left by a killed run goes stale after 3 minutes
+      try {
+        if (Date.now() - statSync(lockDir).mtimeMs > 180_000) rmdirSync(lockDir);
+      } catch {
+        /* gone meanwhile */
+      }
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${lockDir}`);
+      await sleep(250);
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    rmdirSync(lockDir);
+  }
+}
+
+export default async function setup(): Promise<void> {
+  if (fresh()) return;
+  await withLock(() => {
+    if (fresh()) return; // another run built it while we waited
+    const started = Date.now();
+    try {
+      execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], {
+        cwd: root,
+        stdio: 'pipe',
+      });
+    } catch {
+      // type errors still emit JavaScript; only a missing output is fatal
+    }
+    if (!existsSync(join(root, 'dist', 'runtime', 'run.js'))) throw new Error('build produced no dist/runtime/run.js');
+    writeFileSync(stamp, new Date(started).toISOString() + '\n');
+    // dated at the build's start, so sources edited during the build count as newer
+    utimesSync(stamp, new Date(started), new Date(started));
+  });
+}

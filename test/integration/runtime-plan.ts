@@ -1,0 +1,91 @@
+/**
+ * Hand-built Plans for runtime integration tests and benchmarks: real `bash -c` tasks on the
+ * local backend, without the config loader or plan builder.
+ */
+import { join } from 'node:path';
+import type { Plan, PlannedProbe, PlannedTask } from '../../src/plan/types.js';
+
+export interface SimpleTask {
+  name: string;
+  script: string;
+  dependsOn?: string[];
+  retries?: PlannedTask['retries'];
+  readiness?: Partial<PlannedProbe>[];
+  failure?: Partial<PlannedProbe>[];
+  result?: PlannedTask['result'];
+  outputs?: PlannedTask['outputs'];
+  env?: Record<string, string>;
+}
+
+export function probeOf(role: 'readiness' | 'failure', p: Partial<PlannedProbe>): PlannedProbe {
+  return {
+    role,
+    kind: 'tcp_port',
+    host: '127.0.0.1',
+    delayS: 0,
+    timeoutS: 1200,
+    eachCheckTimeoutS: 2,
+    intervalS: 0.05,
+    successThreshold: 1,
+    failureThreshold: 1,
+    ...p,
+  };
+}
+
+export function buildPlan(runDir: string, tasks: SimpleTask[], workflow = 'wf'): Plan {
+  const node = { name: 'localhost', ip: '127.0.0.1', index: 0, numGpus: null };
+  const planned: PlannedTask[] = tasks.map((t) => {
+    const outputDir = join(runDir, t.name);
+    return {
+      name: t.name,
+      base: t.name,
+      replicaIndex: 0,
+      replicaCount: 1,
+      policy: 'parallel',
+      sweep: {},
+      backend: 'local',
+      backendType: 'local',
+      operator: { name: 'default_local', type: 'bash', config: {} },
+      dependsOn: t.dependsOn ?? [],
+      script: t.script,
+      argv: ['bash', '-c', t.script],
+      env: {
+        SFLOW_WORKFLOW_OUTPUT_DIR: runDir,
+        SFLOW_TASK_OUTPUT_DIR: outputDir,
+        SFLOW_REPLICA_INDEX: '0',
+        ...(t.env ?? {}),
+      },
+      nodes: [node],
+      gpus: null,
+      resources: null,
+      releaseAfter: { nodes: 'placement_only', gpus: null },
+      retries: t.retries ?? null,
+      probes: {
+        readiness: (t.readiness ?? []).map((p) => probeOf('readiness', p)),
+        failure: (t.failure ?? []).map((p) => probeOf('failure', p)),
+      },
+      result: t.result ?? null,
+      outputs: t.outputs ?? null,
+      uploads: null,
+      monitor: null,
+      failFast: false,
+      outputDir,
+      logPath: join(outputDir, `${t.name}.log`),
+    };
+  });
+  return {
+    workflow,
+    runId: runDir.split('/').pop() as string,
+    dryRun: false,
+    paths: { workspaceDir: runDir, outputDir: join(runDir, '..'), runDir },
+    variables: [],
+    backends: [{ name: 'local', type: 'local', isDefault: true, placeholder: false, nodes: [node], config: {} }],
+    artifacts: [],
+    tasks: planned,
+    order: planned.map((t) => t.name),
+    warnings: [],
+    storage: [],
+    uploadAll: null,
+    workflowMonitor: null,
+  };
+}
