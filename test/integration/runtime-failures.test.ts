@@ -1,0 +1,115 @@
+/**
+ * Failure paths with real processes: a task SIGKILLed mid-run, a service whose port never
+ * opens (readiness deadline), a failure probe firing while a benchmark runs.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { executePlan } from '../../src/runtime/run.js';
+import type { RunEvent } from '../../src/runtime/events.js';
+import { processesWith } from '../conformance/backend.conformance.js';
+import { buildPlan, type SimpleTask } from './runtime-plan.js';
+
+const root = mkdtempSync(join(tmpdir(), 'sflow-rtf-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let n = 0;
+const marker = () => `${process.pid}${++n}${Math.floor(Math.random() * 1e5)}`;
+
+async function run(tasks: SimpleTask[], onEvent?: (e: RunEvent) => void) {
+  const runDir = join(root, `wf-${++n}`);
+  const events: RunEvent[] = [];
+  const r = await executePlan(buildPlan(runDir, tasks), {
+    cwd: root,
+    graceMs: 1000,
+    onEvent: (e) => {
+      events.push(e);
+      onEvent?.(e);
+    },
+  });
+  const finished = (task: string) => events.find((e) => e.type === 'task_finished' && e.task === task) as Extract<RunEvent, { type: 'task_finished' }>;
+  return { r, runDir, events, finished, read: (p: string) => readFileSync(join(runDir, p), 'utf8') };
+}
+
+describe('runtime failures (real processes)', () => {
+  it('a task SIGKILLed mid-run fails with the signal; the rest is cancelled and nothing is left', async () => {
+    const m = marker();
+    const { r, finished, read } = await run([
+      { name: 'victim', script: 'echo $$ > "$SFLOW_TASK_OUTPUT_DIR/pid"; sleep 30' },
+      { name: 'killer', script: 'for i in $(seq 100); do test -s "$SFLOW_WORKFLOW_OUTPUT_DIR/victim/pid" && break; sleep 0.05; done; kill -9 $(cat "$SFLOW_WORKFLOW_OUTPUT_DIR/victim/pid")' },
+      { name: 'bystander', script: `sleep 9${m}` },
+      { name: 'after', dependsOn: ['victim'], script: 'echo never' },
+    ]);
+    expect(r.status).toBe('FAILED');
+    expect(Object.fromEntries(r.tasks)).toEqual({ victim: 'FAILED', killer: 'COMPLETED', bystander: 'CANCELLED', after: 'CANCELLED' });
+    expect(finished('victim')).toMatchObject({ exitCode: null, signal: 'SIGKILL', reason: 'process exited with error (exit=signal SIGKILL)' });
+    expect(read('sflow_summary.log')).toMatch(/victim +FAILED +1 +[\d.]+s +SIGKILL/);
+    expect(processesWith(`9${m}`)).toEqual([]);
+  });
+
+  it('a service whose port never opens fails at the readiness deadline; dependents are cancelled', async () => {
+    const m = marker();
+    const t0 = Date.now();
+    const { r, finished, events } = await run([
+      { name: 'api', script: `echo "binding elsewhere"; sleep 8${m}`, readiness: [{ kind: 'tcp_port', port: 1, host: '127.0.0.1', timeoutS: 1, intervalS: 0.1 }] },
+      { name: 'client', dependsOn: ['api'], script: 'echo never' },
+    ]);
+    expect(Date.now() - t0).toBeLessThan(5000);
+    expect(Object.fromEntries(r.tasks)).toEqual({ api: 'FAILED', client: 'CANCELLED' });
+    expect(finished('api').reason).toMatch(/^readiness probe tcp_port 127\.0\.0\.1:1 not ready after 1\.\ds \(last check: 127\.0\.0\.1:1 ECONNREFUSED\)/);
+    expect(events.some((e) => e.type === 'fail_fast' && e.message.includes('readiness deadline exceeded: api'))).toBe(true);
+    expect(r.message).toBe("Workflow 'wf' failed: 1 task(s) failed (api)");
+    expect(processesWith(`8${m}`)).toEqual([]);
+  });
+
+  it('a failure probe fires while a benchmark runs: server FAILED, bench and others CANCELLED, all stopped', async () => {
+    const m = marker();
+    const { r, finished, read } = await run([
+      {
+        name: 'server',
+        script: `echo "server starting"; sleep 0.5; echo "Traceback (most recent call last):"; sleep 7${m}`,
+        readiness: [{ kind: 'log_watch', pattern: 'server starting', intervalS: 0.1 }],
+        failure: [{ kind: 'log_watch', pattern: 'Traceback (most recent call last)', intervalS: 0.1 }],
+      },
+      { name: 'bench', dependsOn: ['server'], script: `sleep 7${m}` },
+      { name: 'independent', script: `sleep 7${m} & sleep 7${m}` },
+      { name: 'never_runs', dependsOn: ['bench'], script: 'echo must not print' },
+    ]);
+    expect(r.exitCode).toBe(1);
+    expect(Object.fromEntries(r.tasks)).toEqual({ server: 'FAILED', bench: 'CANCELLED', independent: 'CANCELLED', never_runs: 'CANCELLED' });
+    expect(finished('server').reason).toMatch(/^failure probe terminated: .*still running/);
+    expect(read('sflow.log')).toContain('Fail-fast: failure probe terminated: server. Cancelling remaining tasks.');
+    expect(read('never_runs/never_runs.log')).toBe('');
+    expect(processesWith(`7${m}`)).toEqual([]);
+  });
+
+  it('a readiness-probed task that exits 0 before READY is FAILED', async () => {
+    const { r, finished } = await run([
+      { name: 'svc', script: 'echo quitting', readiness: [{ kind: 'tcp_port', port: 1, intervalS: 0.1 }] },
+      { name: 'dep', dependsOn: ['svc'], script: 'echo never' },
+    ]);
+    expect(Object.fromEntries(r.tasks)).toEqual({ svc: 'FAILED', dep: 'CANCELLED' });
+    expect(finished('svc').reason).toBe('service exited before readiness (exit=0)');
+  });
+
+  it('services are stopped at the end and the run succeeds; the dependent starts right after READY', async () => {
+    const m = marker();
+    let readyAt = 0;
+    let clientAt = 0;
+    const { r, read } = await run(
+      [
+        { name: 'svc', script: `sleep 0.3; echo up; sleep 6${m}`, readiness: [{ kind: 'log_watch', pattern: 'up', intervalS: 0.05 }] },
+        { name: 'client', dependsOn: ['svc'], script: 'echo client ran' },
+      ],
+      (e) => {
+        if (e.type === 'task_ready') readyAt = e.t;
+        if (e.type === 'task_started' && e.task === 'client') clientAt = e.t;
+      },
+    );
+    expect(r).toMatchObject({ status: 'COMPLETED', exitCode: 0 });
+    expect(Object.fromEntries(r.tasks)).toEqual({ svc: 'READY', client: 'COMPLETED' });
+    expect(clientAt - readyAt).toBeLessThan(50);
+    expect(read('client/client.log')).toBe('client ran\n');
+    expect(processesWith(`6${m}`)).toEqual([]);
+  });
+});
