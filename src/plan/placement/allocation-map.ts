@@ -27,7 +27,9 @@ export function allocationMap<N extends TopologyNode>(
     if (nodes.length === 0 || mine.length === 0) continue;
     const rows = nodes.map((node) => ({
       node,
-      gpus: node.numGpus ? Array.from({ length: node.numGpus }, (_, index) => ({ index, owners: [] as string[] })) : null,
+      gpus: node.numGpus
+        ? Array.from({ length: node.numGpus }, (_, index) => ({ index, owners: [] as string[] }))
+        : null,
       tasks: [] as string[],
     }));
     const byName = new Map(nodes.map((n, i) => [n.name, i]));
@@ -62,7 +64,8 @@ export function renderAllocationMap(map: readonly AllocationMapBackend[]): strin
     for (const row of b.nodes) {
       lines.push(`    ├─ node ${row.node.name}`);
       if (row.gpus) {
-        for (const g of row.gpus) lines.push(`    │   GPU ${g.index}: ${g.owners.length ? shorten(g.owners.join('/')) : '.'}`);
+        for (const g of row.gpus)
+          lines.push(`    │   GPU ${g.index}: ${g.owners.length ? shorten(g.owners.join('/')) : '.'}`);
       } else {
         lines.push('    │   GPUs: n/a');
       }

@@ -1,8 +1,11 @@
 /**
  * Dependency structure for time-compatibility (placement.md §5.3): a stable topological processing
- * order and "is X an ancestor of T" answered in O(1) from per-task ancestor bitsets. Tasks whose
- * parent sets are identical (replicas of one task, the common case) share one bitset, so memory and
- * time stay proportional to the number of distinct parent sets, not to tasks².
+ * order and "is X an upstream dependency of T".
+ *
+ * Tasks with the same parent list (replicas of one task, the common case) form one *group*, so the
+ * work is proportional to distinct parent lists, not to expanded edges. Ancestor queries walk the
+ * groups upwards, pruned by depth (an ancestor is always shallower), and are memoised per
+ * (group, candidate) — the planner asks about few distinct candidates (the owners of slots it scans).
  */
 import type { PlacementRequest } from './types.js';
 import { placementError, quoteList } from './errors.js';
@@ -14,6 +17,13 @@ export interface Ancestry {
   isAncestor(x: number, t: number): boolean;
 }
 
+interface Group {
+  /** sorted unique parent request indices */
+  parents: number[];
+  members: number[];
+  lookup?: Set<number>;
+}
+
 export function buildAncestry(requests: readonly PlacementRequest[]): Ancestry {
   const n = requests.length;
   const byName = new Map<string, number>();
@@ -21,48 +31,67 @@ export function buildAncestry(requests: readonly PlacementRequest[]): Ancestry {
     if (byName.has(r.task)) throw placementError('DUPLICATE_TASK', `Task '${r.task}' is listed twice`);
     byName.set(r.task, i);
   });
-  const parents = collectParents(requests, byName);
-  const order = stableTopoOrder(parents, requests);
-  const words = (n + 31) >>> 5;
-  const anc: (Uint32Array | null)[] = new Array<Uint32Array | null>(n).fill(null);
-  const shared = new Map<string, Uint32Array>();
-  for (const t of order) {
-    const ps = parents[t];
-    if (ps.length === 0) continue;
-    const key = ps.join(',');
-    let bits = shared.get(key);
-    if (!bits) {
-      bits = new Uint32Array(words);
-      for (const p of ps) {
-        bits[p >>> 5] |= 1 << (p & 31);
-        const pa = anc[p];
-        if (pa) for (let w = 0; w < words; w++) bits[w] |= pa[w];
-      }
-      shared.set(key, bits);
-    }
-    anc[t] = bits;
-  }
+  const { groups, groupOf } = groupParents(requests, byName);
+  const { order, depth } = stableTopoOrder(groups, groupOf, requests);
+  const memo = new Map<number, boolean>();
+
+  const hasParent = (g: Group, x: number): boolean => {
+    if (g.parents.length <= 8) return g.parents.includes(x);
+    g.lookup ??= new Set(g.parents);
+    return g.lookup.has(x);
+  };
+
   return {
     order,
     isAncestor(x: number, t: number): boolean {
-      const bits = anc[t];
-      return bits !== null && (bits[x >>> 5] & (1 << (x & 31))) !== 0;
+      if (depth[x] >= depth[t]) return false;
+      const start = groupOf[t];
+      const key = start * n + x;
+      const known = memo.get(key);
+      if (known !== undefined) return known;
+      const seen = new Set<number>([start]);
+      const stack = [start];
+      let found = false;
+      while (stack.length > 0 && !found) {
+        const g = groups[stack.pop() as number];
+        if (hasParent(g, x)) found = true;
+        else {
+          for (const p of g.parents) {
+            const pg = groupOf[p];
+            if (depth[p] > depth[x] && !seen.has(pg)) {
+              seen.add(pg);
+              stack.push(pg);
+            }
+          }
+        }
+      }
+      memo.set(key, found);
+      return found;
     },
   };
 }
 
-/** sorted, de-duplicated parent indices of every request (explicit edges + sequential chaining) */
-function collectParents(requests: readonly PlacementRequest[], byName: Map<string, number>): number[][] {
-  const sets = requests.map((r) => {
-    const s = new Set<number>();
-    for (const d of r.dependsOn) {
-      const p = byName.get(d);
-      if (p === undefined) {
-        throw placementError('UNKNOWN_DEPENDENCY', `Task '${r.task}' depends on unknown task '${d}'`);
+/** parent lists (explicit edges + sequential chaining), de-duplicated into groups */
+function groupParents(
+  requests: readonly PlacementRequest[],
+  byName: Map<string, number>,
+): { groups: Group[]; groupOf: Int32Array } {
+  const byArray = new Map<readonly string[], number[]>();
+  const parents = requests.map((r) => {
+    let ps = byArray.get(r.dependsOn);
+    if (!ps) {
+      ps = [];
+      for (const d of r.dependsOn) {
+        const p = byName.get(d);
+        if (p === undefined) {
+          throw placementError('UNKNOWN_DEPENDENCY', `Task '${r.task}' depends on unknown task '${d}'`);
+        }
+        ps.push(p);
       }
-      if (p !== byName.get(r.task)) s.add(p);
+      ps = sortedUnique(ps);
+      byArray.set(r.dependsOn, ps);
     }
-    return s;
+    return ps;
   });
   const sequential = new Map<string, number[]>();
   requests.forEach((r, i) => {
@@ -72,36 +101,94 @@ function collectParents(requests: readonly PlacementRequest[], byName: Map<strin
     group.push(i);
     sequential.set(key, group);
   });
-  for (const group of sequential.values()) {
-    group.sort((a, b) => requests[a].replicaIndex - requests[b].replicaIndex || a - b);
-    for (let k = 1; k < group.length; k++) sets[group[k]].add(group[k - 1]);
+  for (const chain of sequential.values()) {
+    chain.sort((a, b) => requests[a].replicaIndex - requests[b].replicaIndex || a - b);
+    for (let k = 1; k < chain.length; k++) {
+      const t = chain[k];
+      if (!parents[t].includes(chain[k - 1])) parents[t] = sortedUnique([...parents[t], chain[k - 1]]);
+    }
   }
-  return sets.map((s) => [...s].sort((a, b) => a - b));
+  const groups: Group[] = [];
+  const groupOf = new Int32Array(requests.length);
+  const byContent = new Map<number, number[]>();
+  const byList = new Map<number[], number>();
+  parents.forEach((raw, t) => {
+    const ps = raw.includes(t) ? raw.filter((p) => p !== t) : raw;
+    let g = byList.get(ps);
+    if (g === undefined) {
+      const h = hash(ps);
+      const bucket = byContent.get(h) ?? [];
+      g = bucket.find((c) => sameList(groups[c].parents, ps));
+      if (g === undefined) {
+        g = groups.length;
+        groups.push({ parents: ps, members: [] });
+        bucket.push(g);
+        byContent.set(h, bucket);
+      }
+      byList.set(ps, g);
+    }
+    groups[g].members.push(t);
+    groupOf[t] = g;
+  });
+  return { groups, groupOf };
 }
 
-/** Kahn's algorithm always taking the lowest declaration index that is ready. */
-function stableTopoOrder(parents: number[][], requests: readonly PlacementRequest[]): number[] {
-  const n = parents.length;
-  const children: number[][] = Array.from({ length: n }, () => []);
-  const pending = new Int32Array(n);
-  parents.forEach((ps, t) => {
-    pending[t] = ps.length;
-    for (const p of ps) children[p].push(t);
-  });
+function hash(ps: number[]): number {
+  let h = ps.length;
+  for (const p of ps) h = (Math.imul(h, 31) + p) | 0;
+  return h;
+}
+
+function sameList(a: number[], b: number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function sortedUnique(ps: number[]): number[] {
+  for (let i = 1; i < ps.length; i++) {
+    if (ps[i] <= ps[i - 1]) return [...new Set(ps)].sort((a, b) => a - b);
+  }
+  return ps;
+}
+
+/** Kahn's algorithm over groups, always taking the lowest declaration index that is ready. */
+function stableTopoOrder(
+  groups: Group[],
+  groupOf: Int32Array,
+  requests: readonly PlacementRequest[],
+): { order: number[]; depth: Int32Array } {
+  const n = requests.length;
+  const pending = new Int32Array(groups.length);
+  const childGroups: number[][] = Array.from({ length: n }, () => []);
+  const depth = new Int32Array(n);
   const heap = new MinHeap();
-  for (let i = 0; i < n; i++) if (pending[i] === 0) heap.push(i);
+  groups.forEach((g, gi) => {
+    pending[gi] = g.parents.length;
+    for (const p of g.parents) childGroups[p].push(gi);
+    if (g.parents.length === 0) for (const m of g.members) heap.push(m);
+  });
   const order: number[] = [];
   while (heap.size > 0) {
     const t = heap.pop();
     order.push(t);
-    for (const c of children[t]) if (--pending[c] === 0) heap.push(c);
+    for (const gi of childGroups[t]) {
+      if (--pending[gi] !== 0) continue;
+      const g = groups[gi];
+      let d = 0;
+      for (const p of g.parents) d = Math.max(d, depth[p] + 1);
+      for (const m of g.members) {
+        depth[m] = d;
+        heap.push(m);
+      }
+    }
   }
   if (order.length !== n) {
-    const stuck = [];
-    for (let i = 0; i < n && stuck.length < 8; i++) if (pending[i] > 0) stuck.push(requests[i].task);
+    const stuck: string[] = [];
+    for (let i = 0; i < n && stuck.length < 8; i++) if (pending[groupOf[i]] > 0) stuck.push(requests[i].task);
     throw placementError('DEPENDENCY_CYCLE', `Tasks ${quoteList(stuck)} depend on each other in a cycle`);
   }
-  return order;
+  return { order, depth };
 }
 
 class MinHeap {

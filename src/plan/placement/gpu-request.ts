@@ -18,7 +18,10 @@ export function validateGpus(req: PlacementRequest): GpuWant | null {
     );
   }
   if (g.count !== undefined && (!Number.isInteger(g.count) || g.count <= 0)) {
-    throw placementError('GPU_COUNT', `Task '${req.task}' resources.gpus.count must be an integer > 0, got ${g.count}`);
+    throw placementError(
+      'GPU_COUNT',
+      `Task '${req.task}' resources.gpus.count must be an integer > 0, got ${g.count}`,
+    );
   }
   if (g.indices !== undefined) {
     if (req.backendType === 'kubernetes') {
@@ -66,13 +69,18 @@ function suggestionText(counts: number[]): string {
 }
 
 /** throws unless `count` splits evenly over `nodes` (v0.3.1 rule); returns the per-node share */
-export function perNodeShare(req: PlacementRequest, count: number, nodes: number, maxPerNode: number): number {
+export function perNodeShare(
+  req: PlacementRequest,
+  count: number,
+  nodes: number,
+  maxPerNode: number,
+): number {
   if (count % nodes !== 0) {
     throw placementError(
       'GPU_COUNT_NOT_DIVISIBLE',
       `Task '${req.task}' requests ${count} GPU(s) across ${nodes} node(s): resources.gpus.count must be a ` +
         `multiple of the task's node count (${nodes}).${suggestionText(suggestCounts(count, nodes, maxPerNode))}`,
-      'gpus.count is the total over all of the task\'s nodes; multiply the per-node number by the node count',
+      "gpus.count is the total over all of the task's nodes; multiply the per-node number by the node count",
     );
   }
   return count / nodes;

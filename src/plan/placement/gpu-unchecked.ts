@@ -9,14 +9,14 @@ import { checkShareFits, perNodeShare } from './gpu-request.js';
 import { placementError } from './errors.js';
 
 export interface UncheckedChoice {
-  nodes: number[];
+  nodes: readonly number[];
   gpus: number[] | null;
   perNode: number;
   warnings: string[];
 }
 
 /** pool nodes for a task that pins none: `need` nodes from the front of the pool */
-function front(req: PlacementRequest, pool: number[], need: number, what: string): number[] {
+function front(req: PlacementRequest, pool: readonly number[], need: number, what: string): number[] {
   if (need > pool.length) {
     throw placementError(
       'GPU_FANOUT_POOL',
@@ -30,15 +30,15 @@ function front(req: PlacementRequest, pool: number[], need: number, what: string
 export function placeUnknownCapacity(
   req: PlacementRequest,
   want: GpuWant,
-  pool: number[],
-  pinned: number[] | null,
+  pool: readonly number[],
+  pinned: readonly number[] | null,
 ): UncheckedChoice {
   const warning =
     `Backend '${req.backend}' does not declare gpus_per_node, so the GPUs of task '${req.task}' were assigned ` +
     `by replica offset without packing or conflict checks; set gpus_per_node on the backend to enable them`;
   if (want.indices) {
     const L = want.indices.length;
-    let nodes: number[];
+    let nodes: readonly number[];
     if (pinned) {
       nodes = pinned;
       if (want.count !== undefined && want.count !== L * nodes.length) {
@@ -75,8 +75,8 @@ export function placeKubernetes(
   req: PlacementRequest,
   want: GpuWant,
   st: BackendState,
-  pool: number[],
-  pinned: number[] | null,
+  pool: readonly number[],
+  pinned: readonly number[] | null,
 ): UncheckedChoice {
   const count = want.count as number;
   let nodes = pinned;
@@ -96,7 +96,12 @@ export function placeKubernetes(
   }
   const known = nodes.map((p) => ({ name: st.nodes[p].name, cap: st.cap(p) }));
   const caps = known.filter((k): k is { name: string; cap: number } => k.cap !== null);
-  const share = perNodeShare(req, count, nodes.length, caps.length ? Math.min(...caps.map((c) => c.cap)) : Infinity);
+  const share = perNodeShare(
+    req,
+    count,
+    nodes.length,
+    caps.length ? Math.min(...caps.map((c) => c.cap)) : Infinity,
+  );
   if (caps.length === known.length) checkShareFits(req, count, share, caps);
   return { nodes, gpus: null, perNode: share, warnings: [] };
 }

@@ -10,7 +10,7 @@ import { checkShareFits, perNodeShare } from './gpu-request.js';
 import { list, placementError } from './errors.js';
 
 export interface GpuChoice {
-  nodes: number[];
+  nodes: readonly number[];
   gpus: number[];
 }
 
@@ -22,7 +22,13 @@ const MAX_NODE_LINES = 8;
 const seq = (start: number, n: number): number[] => Array.from({ length: n }, (_, i) => start + i);
 
 /** GPUs on nodes pinned by `resources.nodes` */
-export function placeOnPinned(req: PlacementRequest, t: number, want: GpuWant, st: BackendState, sel: number[]): GpuChoice {
+export function placeOnPinned(
+  req: PlacementRequest,
+  t: number,
+  want: GpuWant,
+  st: BackendState,
+  sel: readonly number[],
+): GpuChoice {
   const N = sel.length;
   const infos = sel.map((pos) => ({ name: st.nodes[pos].name, cap: st.cap(pos) as number }));
   const minCap = Math.min(...infos.map((i) => i.cap));
@@ -67,10 +73,16 @@ export function placeOnPinned(req: PlacementRequest, t: number, want: GpuWant, s
 }
 
 /** GPUs when the task does not pin nodes: the node follows from where the GPUs fit */
-export function placeByScan(req: PlacementRequest, t: number, want: GpuWant, st: BackendState, pool: number[]): GpuChoice {
-  const known = pool.filter((pos) => (st.cap(pos) ?? 0) > 0);
-  const caps = known.map((pos) => st.cap(pos) as number);
-  const maxCap = caps.length > 0 ? Math.max(...caps) : 0;
+export function placeByScan(
+  req: PlacementRequest,
+  t: number,
+  want: GpuWant,
+  st: BackendState,
+  pool: readonly number[],
+): GpuChoice {
+  const known = st.gpuNodes(pool);
+  let maxCap = 0;
+  for (const pos of known) maxCap = Math.max(maxCap, st.cap(pos) as number);
   if (want.indices) return scanIndices(req, t, want, st, pool, known, maxCap);
   const count = want.count as number;
   if (count <= maxCap) {
@@ -81,7 +93,7 @@ export function placeByScan(req: PlacementRequest, t: number, want: GpuWant, st:
     }
     throw noNodeFits(req, t, st, pool, count);
   }
-  return expand(req, t, count, st, pool, known, caps);
+  return expand(req, t, count, st, pool, known);
 }
 
 function scanIndices(
@@ -89,8 +101,8 @@ function scanIndices(
   t: number,
   want: GpuWant,
   st: BackendState,
-  pool: number[],
-  known: number[],
+  pool: readonly number[],
+  known: readonly number[],
   maxCap: number,
 ): GpuChoice {
   const indices = want.indices as number[];
@@ -126,7 +138,13 @@ function scanIndices(
     if (st.allIdle(pos, indices, t)) chosen.push(pos);
     if (chosen.length === need) return { nodes: chosen, gpus: indices };
   }
-  const blockers = known.flatMap((pos) => st.describeBlockers(pos, t, indices.filter((g) => g < (st.cap(pos) ?? 0))));
+  const blockers = known.flatMap((pos) =>
+    st.describeBlockers(
+      pos,
+      t,
+      indices.filter((g) => g < (st.cap(pos) ?? 0)),
+    ),
+  );
   throw placementError(
     'GPU_INDICES_UNAVAILABLE',
     `Task '${req.task}' needs ${need} node(s) with GPU(s) ${list(indices)} idle, found ${chosen.length}` +
@@ -141,11 +159,10 @@ function expand(
   t: number,
   count: number,
   st: BackendState,
-  pool: number[],
-  known: number[],
-  caps: number[],
+  pool: readonly number[],
+  known: readonly number[],
 ): GpuChoice {
-  const per = caps.length > 0 ? Math.min(...caps) : 0;
+  const per = known.length > 0 ? Math.min(...known.map((pos) => st.cap(pos) as number)) : 0;
   if (per === 0 || count % per !== 0) {
     throw placementError(
       'GPU_EXPAND_MULTIPLE',
@@ -208,7 +225,14 @@ function nodeLine(st: BackendState, pos: number, t: number): string {
   return `node '${st.nodes[pos].name}': ${cap - used} of ${cap} GPU(s) remaining (already allocated ${used})`;
 }
 
-function doesNotFit(req: PlacementRequest, t: number, st: BackendState, pos: number, count: number, share: number) {
+function doesNotFit(
+  req: PlacementRequest,
+  t: number,
+  st: BackendState,
+  pos: number,
+  count: number,
+  share: number,
+) {
   const cap = st.cap(pos) ?? 0;
   const used = st.blocked(pos, t).length;
   const remaining = cap - used;
@@ -225,9 +249,18 @@ function doesNotFit(req: PlacementRequest, t: number, st: BackendState, pos: num
   );
 }
 
-function noNodeFits(req: PlacementRequest, t: number, st: BackendState, pool: number[], count: number, shape?: string) {
+function noNodeFits(
+  req: PlacementRequest,
+  t: number,
+  st: BackendState,
+  pool: readonly number[],
+  count: number,
+  shape?: string,
+) {
   if (pool.length === 1 && !shape) return doesNotFit(req, t, st, pool[0], count, count);
-  const lines = pool.slice(0, MAX_NODE_LINES).flatMap((pos) => [nodeLine(st, pos, t), ...st.describeBlockers(pos, t)]);
+  const lines = pool
+    .slice(0, MAX_NODE_LINES)
+    .flatMap((pos) => [nodeLine(st, pos, t), ...st.describeBlockers(pos, t)]);
   if (pool.length > MAX_NODE_LINES) lines.push(`… and ${pool.length - MAX_NODE_LINES} more node(s)`);
   return placementError(
     'GPU_NO_FIT',

@@ -7,9 +7,9 @@ import type { BackendState } from './state.js';
 import { placementError } from './errors.js';
 
 /** allocation positions left after `exclude`, in allocation order */
-export function resolvePool(req: PlacementRequest, state: BackendState): number[] {
+export function resolvePool(req: PlacementRequest, state: BackendState): readonly number[] {
   const n = state.nodes.length;
-  const all = Array.from({ length: n }, (_, i) => i);
+  const all = state.allPositions;
   const exclude = req.nodes?.exclude;
   if (!exclude || exclude.length === 0) return all;
   const bad = exclude.filter((v) => !Number.isInteger(v) || v < -n || v >= n);
@@ -36,7 +36,12 @@ export function resolvePool(req: PlacementRequest, state: BackendState): number[
  * Nodes chosen by `nodes.indices` / `nodes.count` (allocation positions, in assignment order), or null
  * when the task does not pin nodes. Throws on every §6 node error and on reservation conflicts.
  */
-export function explicitNodes(req: PlacementRequest, t: number, pool: number[], state: BackendState): number[] | null {
+export function explicitNodes(
+  req: PlacementRequest,
+  t: number,
+  pool: readonly number[],
+  state: BackendState,
+): number[] | null {
   const spec = req.nodes;
   if (!spec || (spec.indices === undefined && spec.count === undefined)) return null;
   if (spec.indices !== undefined && spec.count !== undefined) {
@@ -50,7 +55,13 @@ export function explicitNodes(req: PlacementRequest, t: number, pool: number[], 
   return byCount(req, t, spec.count as number, pool, state);
 }
 
-function byIndices(req: PlacementRequest, t: number, indices: number[], pool: number[], state: BackendState): number[] {
+function byIndices(
+  req: PlacementRequest,
+  t: number,
+  indices: number[],
+  pool: readonly number[],
+  state: BackendState,
+): number[] {
   const n = pool.length;
   if (indices.length === 0) {
     throw placementError('NODE_INDICES_EMPTY', `Task '${req.task}' resources.nodes.indices is empty`);
@@ -87,9 +98,18 @@ function byIndices(req: PlacementRequest, t: number, indices: number[], pool: nu
   return chosen;
 }
 
-function byCount(req: PlacementRequest, t: number, count: number, pool: number[], state: BackendState): number[] {
+function byCount(
+  req: PlacementRequest,
+  t: number,
+  count: number,
+  pool: readonly number[],
+  state: BackendState,
+): number[] {
   if (!Number.isInteger(count) || count <= 0) {
-    throw placementError('NODE_COUNT', `Task '${req.task}' resources.nodes.count must be an integer > 0, got ${count}`);
+    throw placementError(
+      'NODE_COUNT',
+      `Task '${req.task}' resources.nodes.count must be an integer > 0, got ${count}`,
+    );
   }
   const where = `(replica_index=${req.replicaIndex}, policy=${req.policy})`;
   const reserving = req.nodes?.releaseAfter !== undefined;
@@ -98,7 +118,10 @@ function byCount(req: PlacementRequest, t: number, count: number, pool: number[]
     if (free.length >= count) return free.slice(0, count);
     const blockers = pool
       .filter((pos) => state.nodeBlocked(pos, t))
-      .map((pos) => `node '${state.nodes[pos].name}': ${state.life.blockReason('nodes', state.nodeOwner[pos], t)}`);
+      .map(
+        (pos) =>
+          `node '${state.nodes[pos].name}': ${state.life.blockReason('nodes', state.nodeOwner[pos], t)}`,
+      );
     throw placementError(
       'NODE_COUNT_UNAVAILABLE',
       `Task '${req.task}' needs ${count} node(s) ${where}, but only ${free.length} of the ${pool.length} node(s) ` +
@@ -118,7 +141,12 @@ function byCount(req: PlacementRequest, t: number, count: number, pool: number[]
 }
 
 /** every pool node (task without node pin); a task with a `nodes` block respects reservations */
-export function wholePool(req: PlacementRequest, t: number, pool: number[], state: BackendState): number[] {
+export function wholePool(
+  req: PlacementRequest,
+  t: number,
+  pool: readonly number[],
+  state: BackendState,
+): readonly number[] {
   if (req.nodes) {
     for (const pos of pool) {
       if (state.nodeBlocked(pos, t)) {

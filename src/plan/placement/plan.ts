@@ -46,16 +46,22 @@ export function planPlacement<N extends TopologyNode>(
     const req = requests[t];
     let st = states.get(req.backend);
     if (!st) {
-      const nodes = Object.prototype.hasOwnProperty.call(topology, req.backend) ? topology[req.backend] : undefined;
-      if (!nodes) throw placementError('UNKNOWN_BACKEND', `Task '${req.task}' uses unknown backend '${req.backend}'`);
+      const nodes = Object.prototype.hasOwnProperty.call(topology, req.backend)
+        ? topology[req.backend]
+        : undefined;
+      if (!nodes)
+        throw placementError('UNKNOWN_BACKEND', `Task '${req.task}' uses unknown backend '${req.backend}'`);
       if (nodes.length === 0) {
-        throw placementError('NO_NODES', `Task '${req.task}': backend '${req.backend}' has no nodes to place it on`);
+        throw placementError(
+          'NO_NODES',
+          `Task '${req.task}': backend '${req.backend}' has no nodes to place it on`,
+        );
       }
       st = new BackendState<N>(req.backend, nodes, life);
       states.set(req.backend, st);
     }
     const placed = placeOne(req, t, st);
-    if (gpu[t].warning) placed.warnings.unshift(gpu[t].warning as string);
+    if (gpu[t].warning) placed.warnings.unshift(gpu[t].warning);
     out[t] = {
       task: req.task,
       backend: req.backend,
@@ -70,7 +76,7 @@ export function planPlacement<N extends TopologyNode>(
 }
 
 interface Placed {
-  nodes: number[];
+  nodes: readonly number[];
   gpus: number[] | null;
   perNode: number | null;
   warnings: string[];
@@ -97,7 +103,12 @@ function placeOne(req: PlacementRequest, t: number, st: BackendState): Placed {
 }
 
 /** true when GPU capacity is unknown for the nodes in question (§4.4); mixed pinned nodes are an error */
-function capacityUnknown(req: PlacementRequest, st: BackendState, nodes: number[], pinned: boolean): boolean {
+function capacityUnknown(
+  req: PlacementRequest,
+  st: BackendState,
+  nodes: readonly number[],
+  pinned: boolean,
+): boolean {
   const unknown = nodes.filter((pos) => st.cap(pos) === null);
   if (unknown.length === 0) return false;
   if (unknown.length === nodes.length) return true;

@@ -24,7 +24,9 @@ export class Lifetimes {
   }
 
   nodeFreedBefore(x: number, t: number): boolean {
-    return releasesBefore(this.nodePolicy[x], this.requests[x].hasReadiness) && this.ancestry.isAncestor(x, t);
+    return (
+      releasesBefore(this.nodePolicy[x], this.requests[x].hasReadiness) && this.ancestry.isAncestor(x, t)
+    );
   }
 
   /** why owner X keeps T off a resource (for error messages) */
@@ -55,14 +57,27 @@ export class BackendState<N extends TopologyNode = TopologyNode> {
   readonly slots: (Int32Array | null)[];
   /** latest exclusive node owner, -1 when none */
   readonly nodeOwner: Int32Array;
+  /** every allocation position, in order (the pool of a task without `exclude`) */
+  readonly allPositions: readonly number[];
+  /** positions of nodes with a known, positive GPU capacity */
+  readonly gpuPositions: readonly number[];
 
   constructor(
     readonly name: string,
     readonly nodes: readonly N[],
     readonly life: Lifetimes,
   ) {
-    this.slots = nodes.map((n) => (n.numGpus === null ? null : new Int32Array(Math.max(0, n.numGpus)).fill(-1)));
+    this.slots = nodes.map((n) =>
+      n.numGpus === null ? null : new Int32Array(Math.max(0, n.numGpus)).fill(-1),
+    );
     this.nodeOwner = new Int32Array(nodes.length).fill(-1);
+    this.allPositions = nodes.map((_, i) => i);
+    this.gpuPositions = this.allPositions.filter((i) => (nodes[i].numGpus ?? 0) > 0);
+  }
+
+  /** pool positions whose GPU capacity is known and positive */
+  gpuNodes(pool: readonly number[]): readonly number[] {
+    return pool === this.allPositions ? this.gpuPositions : pool.filter((pos) => (this.cap(pos) ?? 0) > 0);
   }
 
   cap(pos: number): number | null {
@@ -132,7 +147,9 @@ export class BackendState<N extends TopologyNode = TopologyNode> {
     const total = caps.reduce((a, b) => a + b, 0);
     const allocated = known.reduce((a, { pos }) => a + this.blocked(pos, t).length, 0);
     const capText =
-      caps.length > 0 && caps.every((c) => c === caps[0]) ? `gpus_per_node=${caps[0]}` : `capacities=[${caps.join(', ')}]`;
+      caps.length > 0 && caps.every((c) => c === caps[0])
+        ? `gpus_per_node=${caps[0]}`
+        : `capacities=[${caps.join(', ')}]`;
     return (
       `backend '${this.name}': ${this.nodes.length} node(s), ${capText}, total capacity ${total}, ` +
       `allocated ${allocated}, remaining ${total - allocated}`
@@ -144,7 +161,7 @@ export class BackendState<N extends TopologyNode = TopologyNode> {
 export function ranges(values: readonly number[]): string {
   const sorted = [...values].sort((a, b) => a - b);
   const parts: string[] = [];
-  for (let i = 0; i < sorted.length; ) {
+  for (let i = 0; i < sorted.length;) {
     let j = i;
     while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++;
     parts.push(i === j ? `${sorted[i]}` : `${sorted[i]}-${sorted[j]}`);

@@ -46,7 +46,7 @@ describe('E4 divisibility on 2×8 with nodes.count 2', () => {
   it('rejects 1 and suggests 2', () => {
     const e = planError(board(2, 8), two(1));
     expect(e.message).toContain("Task 'T' requests 1 GPU(s) across 2 node(s)");
-    expect(e.message).toContain('multiple of the task\'s node count (2)');
+    expect(e.message).toContain("multiple of the task's node count (2)");
     expect(e.message).toContain('Use count 2.');
   });
   it('rejects 3 and suggests 2 or 4', () => {
@@ -56,7 +56,10 @@ describe('E4 divisibility on 2×8 with nodes.count 2', () => {
     expect(where(plan(board(2, 8), two(4)).T)).toEqual({ nodes: ['n0', 'n1'], gpus: [0, 1] });
   });
   it('gives 16 as 0..7 on both nodes', () => {
-    expect(where(plan(board(2, 8), two(16)).T)).toEqual({ nodes: ['n0', 'n1'], gpus: [0, 1, 2, 3, 4, 5, 6, 7] });
+    expect(where(plan(board(2, 8), two(16)).T)).toEqual({
+      nodes: ['n0', 'n1'],
+      gpus: [0, 1, 2, 3, 4, 5, 6, 7],
+    });
   });
   it('rejects 18 (9 per node > 8)', () => {
     const e = planError(board(2, 8), two(18));
@@ -86,7 +89,9 @@ describe('E6 replica packing across tasks', () => {
     );
     expect(where(p.t1_0)).toEqual({ nodes: ['n1'], gpus: [0, 1] });
     expect(where(p.t1_1)).toEqual({ nodes: ['n1'], gpus: [2, 3] });
-    expect([0, 1, 2, 3].map((i) => where(p[`t2_${i}`]))).toEqual([0, 1, 2, 3].map((g) => ({ nodes: ['n2'], gpus: [g] })));
+    expect([0, 1, 2, 3].map((i) => where(p[`t2_${i}`]))).toEqual(
+      [0, 1, 2, 3].map((g) => ({ nodes: ['n2'], gpus: [g] })),
+    );
   });
 });
 
@@ -108,7 +113,11 @@ describe('E7 sharing the remainder of a node', () => {
 describe('E8 multi-node auto-expansion', () => {
   const nodes = board(3, 4, ['n1', 'n2', 'n3']);
   it('expands count 8 over two whole nodes', () => {
-    const p = plan(nodes, task('prefill', { gpus: { count: 8 } }), task('decode', { replicas: 2, gpus: { count: 2 } }));
+    const p = plan(
+      nodes,
+      task('prefill', { gpus: { count: 8 } }),
+      task('decode', { replicas: 2, gpus: { count: 2 } }),
+    );
     expect(where(p.prefill)).toEqual({ nodes: ['n1', 'n2'], gpus: [0, 1, 2, 3] });
     expect(where(p.decode_0)).toEqual({ nodes: ['n3'], gpus: [0, 1] });
     expect(where(p.decode_1)).toEqual({ nodes: ['n3'], gpus: [2, 3] });
@@ -130,7 +139,11 @@ describe('E8 multi-node auto-expansion', () => {
 describe('E9 release at task completion', () => {
   const one = board(1, 4);
   it('lets a dependent reuse the GPUs of a probe-less producer', () => {
-    const p = plan(one, task('A', { gpus: { count: 4 } }), task('B', { gpus: { count: 4 }, dependsOn: ['A'] }));
+    const p = plan(
+      one,
+      task('A', { gpus: { count: 4 } }),
+      task('B', { gpus: { count: 4 }, dependsOn: ['A'] }),
+    );
     expect(where(p.B)).toEqual({ nodes: ['n0'], gpus: [0, 1, 2, 3] });
     expect(p.A.releaseAfter.gpus).toBe('task_completion');
   });
@@ -185,13 +198,21 @@ describe('E10 node selection on n1..n4', () => {
   });
   it('slices parallel replicas and shares the first slice for sequential ones', () => {
     const par = plan(nodes, task('T', { replicas: 2, nodes: { count: 2 } }));
-    expect([where(par.T_0).nodes, where(par.T_1).nodes]).toEqual([['n1', 'n2'], ['n3', 'n4']]);
+    expect([where(par.T_0).nodes, where(par.T_1).nodes]).toEqual([
+      ['n1', 'n2'],
+      ['n3', 'n4'],
+    ]);
     const seq = plan(nodes, task('T', { replicas: 2, policy: 'sequential', nodes: { count: 2 } }));
-    expect([where(seq.T_0).nodes, where(seq.T_1).nodes]).toEqual([['n1', 'n2'], ['n1', 'n2']]);
+    expect([where(seq.T_0).nodes, where(seq.T_1).nodes]).toEqual([
+      ['n1', 'n2'],
+      ['n1', 'n2'],
+    ]);
   });
   it('rejects the second parallel replica of count 3', () => {
     const e = planError(nodes, task('T', { replicas: 2, nodes: { count: 3 } }));
-    expect(e.message).toContain("Task 'T_1' needs 3 node(s) (replica_index=1, policy=parallel): pool positions 3..5");
+    expect(e.message).toContain(
+      "Task 'T_1' needs 3 node(s) (replica_index=1, policy=parallel): pool positions 3..5",
+    );
     expect(e.message).toContain('has only 4 node(s)');
   });
   it('spans every node without resources', () => {
@@ -220,7 +241,9 @@ describe('E11 explicit node + GPU count', () => {
     expect(e.message).toContain("Task 'C' requests 1 GPU(s) on node 'n1'");
     expect(e.message).toContain('only 0 GPU(s) remain available there');
     expect(e.message).toContain('node capacity 8, already allocated 8');
-    expect(e.message).toContain("backend 'b': 2 node(s), gpus_per_node=8, total capacity 16, allocated 8, remaining 8");
+    expect(e.message).toContain(
+      "backend 'b': 2 node(s), gpus_per_node=8, total capacity 16, allocated 8, remaining 8",
+    );
     expect(e.hint).toContain('add nodes');
   });
 });
