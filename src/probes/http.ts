@@ -1,0 +1,121 @@
+/**
+ * http_get / http_post: met when the endpoint answers with a status in 200–399 (redirects
+ * are followed) within the per-check limit. POST sends `body` with a text/plain content
+ * type unless the headers set one.
+ *
+ * Extensions (not in v0.2; for the schema owner to expose if wanted):
+ *  - `expectStatus`: the status, or list of statuses, that count as met instead of 200–399;
+ *  - `bodyMatch`: the response body must contain this literal text, or match the regex
+ *    after a `re:`/`regex:` prefix, with `^`/`$` matching at line ends (first 1 MiB of
+ *    the body only).
+ *
+ * fetch refuses the WHATWG "bad ports" (6000, 6665–6669, 5060, 10080, ...); a probe on one
+ * of them reports so instead of passing.
+ */
+
+import { compilePattern, type CompiledPattern } from './pattern.js';
+import type { ProbeCheck } from './types.js';
+
+export interface HttpCheckOptions {
+  method: 'GET' | 'POST';
+  url: string;
+  headers?: Record<string, string>;
+  /** POST only; default empty */
+  body?: string;
+  expectStatus?: number | number[];
+  bodyMatch?: string;
+}
+
+const BODY_LIMIT = 1024 * 1024;
+
+/** Reads at most `limit` bytes of the body as text, then cancels the rest. */
+async function readBodyPrefix(res: Response, limit: number): Promise<string> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < limit) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parts.push(value);
+      size += value.byteLength;
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  return Buffer.concat(parts).subarray(0, limit).toString('utf8');
+}
+
+/** In a body, `^` and `$` anchor at line ends (a body usually ends with a newline). */
+function multiline(p: CompiledPattern): CompiledPattern {
+  if (p.kind === 'literal' || p.re.multiline) return p;
+  return { ...p, re: new RegExp(p.re.source, p.re.flags + 'm') };
+}
+
+function matches(p: CompiledPattern, text: string): boolean {
+  if (p.kind === 'literal') return text.includes(p.text);
+  p.re.lastIndex = 0;
+  return p.re.test(text);
+}
+
+/** `ECONNREFUSED`, `timed out after 30000 ms`, ... out of fetch's nested errors. */
+function describeFetchError(e: unknown, timeoutMs: number, signal: AbortSignal): string {
+  const err = e as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+  if (err?.name === 'TimeoutError') return `no answer within ${timeoutMs} ms`;
+  if (err?.name === 'AbortError')
+    return signal.aborted ? 'check cut short' : `no answer within ${timeoutMs} ms`;
+  const cause = err?.cause;
+  if (cause?.code) return cause.code;
+  if (cause?.message === 'bad port') return 'port refused by fetch (a WHATWG "bad port"); use another port';
+  return cause?.message ?? err?.message ?? String(e);
+}
+
+export function httpCheck(opts: HttpCheckOptions): ProbeCheck {
+  const kind = opts.method === 'POST' ? 'http_post' : 'http_get';
+  const bodyPattern = opts.bodyMatch !== undefined ? multiline(compilePattern(opts.bodyMatch)) : undefined;
+  const expected =
+    opts.expectStatus === undefined
+      ? undefined
+      : Array.isArray(opts.expectStatus)
+        ? opts.expectStatus
+        : [opts.expectStatus];
+  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+  if (opts.method === 'POST' && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
+    headers['content-type'] = 'text/plain;charset=UTF-8';
+  }
+  return {
+    kind,
+    describe: () => `${kind} ${opts.url}`,
+    async check(signal, eachCheckTimeoutMs) {
+      const timeout = AbortSignal.timeout(Math.max(1, eachCheckTimeoutMs));
+      const both = AbortSignal.any([signal, timeout]);
+      try {
+        const res = await fetch(opts.url, {
+          method: opts.method,
+          headers,
+          body: opts.method === 'POST' ? (opts.body ?? '') : undefined,
+          redirect: 'follow',
+          signal: both,
+        });
+        const statusOk = expected ? expected.includes(res.status) : res.status >= 200 && res.status <= 399;
+        const head = `HTTP ${res.status}`;
+        if (!statusOk || !bodyPattern) {
+          await res.body?.cancel().catch(() => undefined);
+          return {
+            ok: statusOk,
+            detail: statusOk || !expected ? head : `${head} (expected ${expected.join('/')})`,
+          };
+        }
+        const text = await readBodyPrefix(res, BODY_LIMIT);
+        const found = matches(bodyPattern, text);
+        return {
+          ok: found,
+          detail: `${head}, body ${found ? 'matched' : 'did not match'} ${JSON.stringify(opts.bodyMatch)}`,
+        };
+      } catch (e) {
+        return { ok: false, detail: describeFetchError(e, eachCheckTimeoutMs, signal) };
+      }
+    },
+  };
+}
