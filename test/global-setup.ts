@@ -55,8 +55,19 @@ async function withLock<T>(fn: () => T): Promise<T> {
   }
 }
 
+/**
+ * Positional filters of `vitest run <filters…>`; when every one of them points into a folder
+ * whose tests never start the compiled driver, the build is skipped (keeps unit runs fast).
+ */
+function onlyInProcessTests(): boolean {
+  const i = process.argv.findIndex((a) => a === 'run' || a === 'watch' || a === 'dev');
+  const filters = process.argv.slice(i + 1).filter((a) => !a.startsWith('-'));
+  if (i < 0 || filters.length === 0) return false;
+  return filters.every((f) => /^(\.\/)?test\/(unit|conformance)(\/|$)/.test(f));
+}
+
 export default async function setup(): Promise<void> {
-  if (fresh()) return;
+  if (onlyInProcessTests() || fresh()) return;
   await withLock(() => {
     if (fresh()) return; // another run built it while we waited
     const started = Date.now();

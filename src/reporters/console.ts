@@ -20,6 +20,8 @@ export interface ConsoleOptions {
   /** per-task log paths (from run_plan otherwise) */
   logPaths?: Map<string, string>;
   maxLineChars?: number;
+  /** warning texts the caller already showed (load warnings): recorded elsewhere, not repeated here */
+  shownWarnings?: Iterable<string>;
 }
 
 export class ConsoleReporter implements RunEventSink {
@@ -31,6 +33,7 @@ export class ConsoleReporter implements RunEventSink {
   private readonly attemptsTotal = new Map<string, number>();
   private logPaths: Map<string, string>;
   private runDir = '';
+  private readonly shown: Set<string>;
   private final: Promise<void> | undefined;
   private chain: Promise<unknown> = Promise.resolve();
 
@@ -38,6 +41,7 @@ export class ConsoleReporter implements RunEventSink {
     this.out = opts.out ?? ((s) => void process.stdout.write(s));
     this.err = opts.err ?? ((s) => void process.stderr.write(s));
     this.logPaths = opts.logPaths ?? new Map();
+    this.shown = new Set(opts.shownWarnings ?? []);
   }
 
   private follow(task: string): void {
@@ -112,7 +116,7 @@ export class ConsoleReporter implements RunEventSink {
         this.err(e.count === 1 ? `⚠ Received ${e.signal}; cancelling the workflow (press Ctrl-C again to kill at once)\n` : `⚠ Received ${e.signal} again; killing every task now\n`);
         break;
       case 'log':
-        if (e.level === 'warning' || e.level === 'error') this.err(`⚠ ${e.message}\n`);
+        if ((e.level === 'warning' || e.level === 'error') && !this.shown.has(e.message)) this.err(`⚠ ${e.message}\n`);
         break;
       case 'result_parsed':
         if (!e.ok) this.err(`⚠ ${e.task}: result incomplete: ${e.errors.join('; ')}\n`);

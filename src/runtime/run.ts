@@ -40,7 +40,7 @@ export interface ExecuteOptions {
   taskOutput?: boolean;
   /** install SIGINT/SIGTERM handlers for the duration of the run */
   handleSignals?: boolean;
-  /** load/plan warnings to record in sflow.log */
+  /** load warnings the CLI already printed: recorded in sflow.log / events.jsonl, not printed again */
   warnings?: string[];
   onEvent?: (e: RunEvent) => void;
   /** backend constructors by type (default: local only) */
@@ -94,7 +94,7 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
   const cmdLog = new CommandLogSink(plan, opts.cwd);
   bus.add(cmdLog);
   if (opts.console) {
-    bus.add(new ConsoleReporter({ taskOutput: opts.taskOutput ?? true, out: opts.out, err: opts.err }));
+    bus.add(new ConsoleReporter({ taskOutput: opts.taskOutput ?? true, out: opts.out, err: opts.err, shownWarnings: opts.warnings }));
   }
   if (opts.onEvent) bus.add({ emit: opts.onEvent });
 
