@@ -8,7 +8,7 @@ function scripted(answers: Array<boolean | 'throw' | 'hang'>, describe = 'fake p
   const check: ProbeCheck = {
     kind: 'tcp_port',
     describe: () => describe,
-    check(signal): Promise<CheckResult> {
+    check(): Promise<CheckResult> {
       calls.push(Date.now());
       const a = answers[Math.min(calls.length - 1, answers.length - 1)];
       if (a === 'throw') return Promise.reject(new Error('boom'));
