@@ -1,0 +1,100 @@
+/** Helpers shared by the filters: Python iteration, attribute getters, conversions. */
+import { OpError } from './errors.js';
+import { NOT_FOUND, getItem } from './lookup.js';
+import { truthy } from './ops.js';
+import { parsePyFloat, parsePyInt } from './pyconv.js';
+import { renderValue } from './render.js';
+import {
+  Missing,
+  type Value,
+  dictKeys,
+  isDict,
+  isIntLike,
+  isNumeric,
+  num,
+  strChars,
+  strLen,
+  typeName,
+  unwrap,
+} from './values.js';
+
+/** A filter argument; undefined when not given. */
+export type Arg = Value | undefined;
+
+/** A filter result meaning "undefined" (e.g. `[] | first`). */
+export const missing = (reason: string): Missing => new Missing('', '', reason);
+
+/** Python iteration: str → characters, list/tuple → items, dict → keys. */
+export function iterate(v: Value): Value[] {
+  v = unwrap(v);
+  if (typeof v === 'string') return strChars(v);
+  if (Array.isArray(v)) return v;
+  if (isDict(v)) return dictKeys(v);
+  throw new OpError(`'${typeName(v)}' object is not iterable`);
+}
+
+/** Jinja2 `make_attrgetter`: dotted path, numeric parts index lists. */
+export function attrGetter(attribute: Arg, dflt?: Arg): (x: Value) => Value {
+  if (attribute === undefined || attribute === null) return (x) => x;
+  const parts = String(unwrap(attribute))
+    .split('.')
+    .map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+  return (x) => {
+    let cur: Value = x;
+    for (const p of parts) {
+      const r = getItem(cur, p);
+      if (r === NOT_FOUND) {
+        if (dflt !== undefined) return dflt;
+        throw new OpError(`${typeName(cur)} object has no attribute '${p}'`);
+      }
+      cur = r;
+    }
+    return cur;
+  };
+}
+
+export function keyFn(caseSensitive: Arg, attribute: Arg): (x: Value) => Value {
+  const get = attrGetter(attribute);
+  if (caseSensitive !== undefined && truthy(caseSensitive)) return get;
+  return (x) => {
+    const v = unwrap(get(x));
+    return typeof v === 'string' ? v.toLowerCase() : v;
+  };
+}
+
+export function toStr(v: Value): string {
+  return renderValue(v);
+}
+
+export function intArg(v: Arg, name: string, dflt: number): number {
+  if (v === undefined || v === null) return dflt;
+  if (!isIntLike(v)) throw new OpError(`'${name}' must be an integer, got ${typeName(v)}`);
+  return num(v);
+}
+
+export function pyInt(v: Value, dflt: Arg, base: number): Value {
+  v = unwrap(v);
+  const fallback = dflt === undefined ? 0 : dflt;
+  if (typeof v === 'string') {
+    const n = parsePyInt(v, base) ?? parsePyFloat(v);
+    if (n === null || Number.isNaN(n)) return fallback;
+    if (!Number.isFinite(n)) throw new OpError('cannot convert float infinity to integer');
+    return Math.trunc(n) || 0;
+  }
+  if (isNumeric(v)) {
+    const n = num(v);
+    if (Number.isNaN(n)) throw new OpError('cannot convert float NaN to integer');
+    if (!Number.isFinite(n)) throw new OpError('cannot convert float infinity to integer');
+    return Math.trunc(n) || 0;
+  }
+  return fallback;
+}
+
+/** Python `len()`. */
+export function length(v: Value): number {
+  v = unwrap(v);
+  if (typeof v === 'string') return strLen(v);
+  if (Array.isArray(v)) return v.length;
+  if (isDict(v)) return dictKeys(v).length;
+  throw new OpError(`object of type '${typeName(v)}' has no len()`);
+}

@@ -1,0 +1,264 @@
+/**
+ * The filter table (`x | name(args)`), with Jinja2's semantics. Required by recipes: max, min,
+ * join, map, length/count, list. Also: default/d, int, float, string, lower, upper, first, last,
+ * sum, abs, round, replace, trim, sort, unique, tojson. Anything else is an unknown filter.
+ */
+import { OpError } from './errors.js';
+import {
+  type Arg,
+  attrGetter,
+  intArg,
+  iterate,
+  keyFn,
+  length,
+  missing,
+  pyInt,
+  toStr,
+} from './filter-util.js';
+import { add, compare, eq, truthy } from './ops.js';
+import { percentFormat } from './pyformat.js';
+import { parsePyFloat, pyReplace, pyStrip, roundFloat, roundInt, toJson } from './pyconv.js';
+import { renderValue } from './render.js';
+import {
+  Missing,
+  type Value,
+  isNumeric,
+  kindOf,
+  makeTuple,
+  mkFloat,
+  num,
+  typeName,
+  unwrap,
+} from './values.js';
+
+export type { Arg } from './filter-util.js';
+export { iterate } from './filter-util.js';
+export type Result = Value | Missing;
+
+export interface FilterSpec {
+  /** parameter names in positional order (also the accepted keyword names) */
+  params: string[];
+  /** how many leading params are required */
+  required: number;
+  /** the input may be undefined (only `default`) */
+  acceptsUndefined?: boolean;
+  /** positional args / kwargs are passed through unchecked (only `map`) */
+  variadic?: boolean;
+  fn: (v: Value | Missing, args: Arg[], kwargs: Record<string, Value>) => Result;
+}
+
+function extreme(sign: 1 | -1): FilterSpec {
+  return {
+    params: ['case_sensitive', 'attribute'],
+    required: 0,
+    fn: (v, [cs, attr]) => {
+      const items = iterate(v as Value);
+      if (!items.length) return missing('No aggregated item, sequence was empty.');
+      const key = keyFn(cs, attr);
+      let best = items[0];
+      let bestKey = key(best);
+      for (const x of items.slice(1)) {
+        const k = key(x);
+        if (compare(k, bestKey, sign > 0 ? '>' : '<') * sign > 0) [best, bestKey] = [x, k];
+      }
+      return best;
+    },
+  };
+}
+
+export const FILTERS: Record<string, FilterSpec> = Object.assign(Object.create(null) as object, {
+  abs: {
+    params: [],
+    required: 0,
+    fn: (v) => {
+      if (!isNumeric(v as Value)) throw new OpError(`bad operand type for abs(): '${typeName(v as Value)}'`);
+      return kindOf(v as Value) === 'float' ? mkFloat(Math.abs(num(v as Value))) : Math.abs(num(v as Value));
+    },
+  },
+  default: {
+    params: ['default_value', 'boolean'],
+    required: 0,
+    acceptsUndefined: true,
+    fn: (v, [dflt, boolean]) => {
+      const useDefault = v instanceof Missing || (boolean !== undefined && truthy(boolean) && !truthy(v));
+      return useDefault ? (dflt === undefined ? '' : dflt) : v;
+    },
+  },
+  first: {
+    params: [],
+    required: 0,
+    fn: (v) => {
+      const items = iterate(v as Value);
+      return items.length ? items[0] : missing('No first item, sequence was empty.');
+    },
+  },
+  last: {
+    params: [],
+    required: 0,
+    fn: (v) => {
+      const items = iterate(v as Value);
+      return items.length ? items[items.length - 1] : missing('No last item, sequence was empty.');
+    },
+  },
+  float: {
+    params: ['default'],
+    required: 0,
+    fn: (v, [dflt]) => {
+      const u = unwrap(v as Value);
+      const n = typeof u === 'string' ? parsePyFloat(u) : isNumeric(u) ? num(u) : null;
+      return n === null ? (dflt === undefined ? mkFloat(0) : dflt) : mkFloat(n);
+    },
+  },
+  int: {
+    params: ['default', 'base'],
+    required: 0,
+    fn: (v, [dflt, base]) => pyInt(v as Value, dflt, intArg(base, 'base', 10)),
+  },
+  format: {
+    params: [],
+    required: 0,
+    variadic: true,
+    fn: (v, args, kwargs) => {
+      const hasKw = Object.keys(kwargs).length > 0;
+      if (args.length && hasKw)
+        throw new OpError("can't handle positional and keyword arguments at the same time");
+      return percentFormat(toStr(v as Value), hasKw ? kwargs : makeTuple(args as Value[]));
+    },
+  },
+  join: {
+    params: ['d', 'attribute'],
+    required: 0,
+    fn: (v, [d, attr]) => {
+      const get = attrGetter(attr);
+      return iterate(v as Value)
+        .map((x) => toStr(get(x)))
+        .join(d === undefined ? '' : toStr(d));
+    },
+  },
+  length: { params: [], required: 0, fn: (v) => length(v as Value) },
+  list: { params: [], required: 0, fn: (v) => iterate(v as Value).slice() },
+  lower: { params: [], required: 0, fn: (v) => toStr(v as Value).toLowerCase() },
+  upper: { params: [], required: 0, fn: (v) => toStr(v as Value).toUpperCase() },
+  map: {
+    params: [],
+    required: 0,
+    variadic: true,
+    fn: (v, args, kwargs) => {
+      const items = truthy(v as Value) ? iterate(v as Value) : []; // Jinja2: `if value:`
+      if (Object.hasOwn(kwargs, 'attribute')) {
+        const extra = Object.keys(kwargs).filter((k) => k !== 'attribute' && k !== 'default');
+        if (extra.length || args.length)
+          throw new OpError(`unexpected argument to map(attribute=…): ${extra[0] ?? 'positional'}`);
+        const get = attrGetter(
+          kwargs.attribute,
+          Object.hasOwn(kwargs, 'default') ? kwargs.default : undefined,
+        );
+        return items.map(get);
+      }
+      if (!args.length) throw new OpError('map requires a filter name or attribute=');
+      const name = unwrap(args[0] as Value);
+      const spec = typeof name === 'string' ? FILTERS[name] : undefined;
+      if (!spec || spec.variadic) throw new OpError(`map: unknown filter ${renderValue(name)}`);
+      const rest = args.slice(1);
+      return items.map((x) => {
+        const r = spec.fn(x, bindArgs(spec, rest, kwargs), kwargs);
+        if (r instanceof Missing) throw new OpError(r.reason ?? 'undefined result');
+        return r;
+      });
+    },
+  },
+  max: extreme(1),
+  min: extreme(-1),
+  replace: {
+    params: ['old', 'new', 'count'],
+    required: 2,
+    fn: (v, [old, rep, count]) =>
+      pyReplace(toStr(v as Value), toStr(old as Value), toStr(rep as Value), intArg(count, 'count', -1)),
+  },
+  round: {
+    params: ['precision', 'method'],
+    required: 0,
+    fn: (v, [precision, method]) => {
+      const p = intArg(precision, 'precision', 0);
+      const m = method === undefined ? 'common' : unwrap(method);
+      if (m !== 'common' && m !== 'ceil' && m !== 'floor')
+        throw new OpError('method must be common, ceil or floor');
+      const u = unwrap(v as Value);
+      if (!isNumeric(u)) throw new OpError(`type ${typeName(u)} doesn't define __round__ method`);
+      if (m !== 'common') {
+        const scale = 10 ** p;
+        return mkFloat((m === 'ceil' ? Math.ceil : Math.floor)(num(u) * scale) / scale);
+      }
+      if (kindOf(u) === 'float') return mkFloat(roundFloat(num(u), p));
+      return roundInt(num(u), p);
+    },
+  },
+  sort: {
+    params: ['reverse', 'case_sensitive', 'attribute'],
+    required: 0,
+    fn: (v, [reverse, cs, attr]) => {
+      const key = keyFn(cs, attr);
+      const keyed = iterate(v as Value).map((x) => [key(x), x] as const);
+      const rev = reverse !== undefined && truthy(reverse);
+      keyed.sort((a, b) => (rev ? compare(b[0], a[0], '<') : compare(a[0], b[0], '<')) || 0);
+      return keyed.map((p) => p[1]);
+    },
+  },
+  string: { params: [], required: 0, fn: (v) => toStr(v as Value) },
+  sum: {
+    params: ['attribute', 'start'],
+    required: 0,
+    fn: (v, [attr, start]) => {
+      const get = attrGetter(attr);
+      return iterate(v as Value).reduce<Value>((acc, x) => add(acc, get(x)), start === undefined ? 0 : start);
+    },
+  },
+  tojson: {
+    params: ['indent'],
+    required: 0,
+    fn: (v, [indent]) =>
+      toJson(v as Value, indent === undefined || indent === null ? null : intArg(indent, 'indent', 0)),
+  },
+  trim: {
+    params: ['chars'],
+    required: 0,
+    fn: (v, [chars]) =>
+      pyStrip(toStr(v as Value), chars === undefined || chars === null ? undefined : toStr(chars)),
+  },
+  unique: {
+    params: ['case_sensitive', 'attribute'],
+    required: 0,
+    fn: (v, [cs, attr]) => {
+      const key = keyFn(cs, attr);
+      const seen: Value[] = [];
+      const out: Value[] = [];
+      for (const x of iterate(v as Value)) {
+        const k = key(x);
+        const kk = kindOf(k);
+        if (kk === 'list' || kk === 'dict') throw new OpError(`unhashable type: '${kk}'`);
+        if (!seen.some((s) => eq(s, k))) {
+          seen.push(k);
+          out.push(x);
+        }
+      }
+      return out;
+    },
+  },
+} satisfies Record<string, FilterSpec>);
+FILTERS.d = FILTERS.default;
+FILTERS.count = FILTERS.length;
+
+/** Aligns positional and keyword arguments with a filter's parameter list. */
+export function bindArgs(spec: FilterSpec, args: Arg[], kwargs: Record<string, Value>): Arg[] {
+  if (spec.variadic) return args;
+  if (args.length > spec.params.length)
+    throw new OpError(`too many arguments (at most ${spec.params.length})`);
+  const out = spec.params.map((_, i) => args[i]);
+  for (const [k, val] of Object.entries(kwargs)) {
+    const i = spec.params.indexOf(k);
+    if (i < 0) throw new OpError(`unexpected keyword argument '${k}'`);
+    if (i < args.length) throw new OpError(`got multiple values for argument '${k}'`);
+    out[i] = val;
+  }
+  return out;
+}

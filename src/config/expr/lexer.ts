@@ -1,0 +1,197 @@
+/**
+ * Tokenizer for one `${{ … }}` region, following Jinja2's lexer rules: numbers (with `_`, hex/oct/bin,
+ * `1e3` is a float), quoted strings with Python escapes, names, operators. The region ends at the
+ * first `}}` (or `-}}`, whitespace control) outside brackets.
+ */
+import { ExprSyntaxError } from './errors.js';
+
+export type TokType = 'name' | 'int' | 'float' | 'str' | 'op' | 'end';
+
+export interface Token {
+  type: TokType;
+  /** operator text, name, decoded string, or numeric value */
+  value: string | number;
+  start: number;
+  end: number;
+}
+
+export interface Region {
+  tokens: Token[];
+  /** offset just after the closing `}}` */
+  end: number;
+  /** `${{-`: strip whitespace before; `-}}`: strip whitespace after */
+  stripBefore: boolean;
+  stripAfter: boolean;
+}
+
+const WS = /\s+/y;
+const NAME = /[\p{ID_Start}_][\p{ID_Continue}]*/uy;
+const FLOAT = /(?:\d+_)*\d+(?:(?:\.(?:\d+_)*\d+)?e[+-]?(?:\d+_)*\d+|\.(?:\d+_)*\d+)/iy;
+const INT = /0b(?:_?[01])+|0o(?:_?[0-7])+|0x(?:_?[\da-f])+|[1-9](?:_?\d)*|0(?:_?0)*/iy;
+const OPS = [
+  '//',
+  '**',
+  '==',
+  '!=',
+  '<=',
+  '>=',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '~',
+  '|',
+  '.',
+  ',',
+  ':',
+  '(',
+  ')',
+  '[',
+  ']',
+  '{',
+  '}',
+  '<',
+  '>',
+  '=',
+];
+const CLOSERS: Record<string, string> = { '(': ')', '[': ']', '{': '}' };
+
+function match(re: RegExp, src: string, pos: number): string | null {
+  re.lastIndex = pos;
+  const m = re.exec(src);
+  return m ? m[0] : null;
+}
+
+const SIMPLE_ESCAPES: Record<string, string> = {
+  '\n': '',
+  '\\': '\\',
+  "'": "'",
+  '"': '"',
+  a: '\x07',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+};
+
+/** Python `unicode-escape` decoding of a string literal body; unknown escapes stay verbatim. */
+function decodeString(raw: string): string {
+  const body = raw.replace(/\r\n?/g, '\n');
+  if (!body.includes('\\')) return body;
+  let out = '';
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i];
+    if (c !== '\\' || i + 1 >= body.length) {
+      out += c;
+      continue;
+    }
+    const e = body[i + 1];
+    if (e in SIMPLE_ESCAPES) {
+      out += SIMPLE_ESCAPES[e];
+      i++;
+      continue;
+    }
+    const oct = /^[0-7]{1,3}/.exec(body.slice(i + 1, i + 4));
+    const hexLen = e === 'x' ? 2 : e === 'u' ? 4 : e === 'U' ? 8 : 0;
+    if (oct) {
+      out += String.fromCodePoint(parseInt(oct[0], 8));
+      i += oct[0].length;
+    } else if (
+      hexLen > 0 &&
+      /^[0-9a-fA-F]+$/.test(body.slice(i + 2, i + 2 + hexLen)) &&
+      body.length >= i + 2 + hexLen
+    ) {
+      const cp = parseInt(body.slice(i + 2, i + 2 + hexLen), 16);
+      out += cp <= 0x10ffff ? String.fromCodePoint(cp) : body.slice(i, i + 2 + hexLen);
+      i += 1 + hexLen;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+function parseNumber(text: string, isFloat: boolean): number {
+  const t = text.replace(/_/g, '');
+  if (isFloat) return Number(t);
+  const p = t.slice(0, 2).toLowerCase();
+  if (p === '0b') return parseInt(t.slice(2), 2);
+  if (p === '0o') return parseInt(t.slice(2), 8);
+  if (p === '0x') return parseInt(t.slice(2), 16);
+  return Number(t);
+}
+
+/**
+ * Tokenizes from `start` (just after `${{`) to the matching `}}`. `open` is the offset of `${{`,
+ * used for error messages.
+ */
+export function lexRegion(src: string, start: number, open: number): Region {
+  const tokens: Token[] = [];
+  const stack: { ch: string; at: number }[] = [];
+  let pos = start;
+  let stripBefore = false;
+  if (src[pos] === '-' || src[pos] === '+') {
+    stripBefore = src[pos] === '-';
+    pos++;
+  }
+  const fail = (msg: string, at: number): never => {
+    const close = src.indexOf('}}', at);
+    throw new ExprSyntaxError(msg, at, src.slice(open, close < 0 ? src.length : close + 2));
+  };
+  for (;;) {
+    const ws = match(WS, src, pos);
+    if (ws) pos += ws.length;
+    if (pos >= src.length) {
+      if (stack.length) fail(`unclosed '${stack[stack.length - 1].ch}'`, stack[stack.length - 1].at);
+      fail("missing '}}' to close '${{'", open);
+    }
+    if (stack.length === 0) {
+      const closeLen = src.startsWith('}}', pos) ? 2 : src.startsWith('-}}', pos) ? 3 : 0;
+      if (closeLen) {
+        tokens.push({ type: 'end', value: '}}', start: pos, end: pos + closeLen });
+        return { tokens, end: pos + closeLen, stripBefore, stripAfter: closeLen === 3 };
+      }
+    }
+    const c = src[pos];
+    if (c === "'" || c === '"') {
+      let i = pos + 1;
+      while (i < src.length && src[i] !== c) i += src[i] === '\\' ? 2 : 1;
+      if (i >= src.length) fail('unterminated string literal', pos);
+      tokens.push({ type: 'str', value: decodeString(src.slice(pos + 1, i)), start: pos, end: i + 1 });
+      pos = i + 1;
+      continue;
+    }
+    if (c >= '0' && c <= '9') {
+      const afterDot = pos > 0 && src[pos - 1] === '.';
+      const f = afterDot ? null : match(FLOAT, src, pos);
+      const text = f ?? match(INT, src, pos)!;
+      tokens.push({
+        type: f ? 'float' : 'int',
+        value: parseNumber(text, f !== null),
+        start: pos,
+        end: pos + text.length,
+      });
+      pos += text.length;
+      continue;
+    }
+    const name = match(NAME, src, pos);
+    if (name) {
+      tokens.push({ type: 'name', value: name, start: pos, end: pos + name.length });
+      pos += name.length;
+      continue;
+    }
+    const op = OPS.find((o) => src.startsWith(o, pos));
+    if (!op) fail(`unexpected character ${JSON.stringify(c)}`, pos);
+    if (op! in CLOSERS) stack.push({ ch: op!, at: pos });
+    else if (op === ')' || op === ']' || op === '}') {
+      const top = stack.pop();
+      if (!top) fail(`unexpected '${op}'`, pos);
+      if (CLOSERS[top!.ch] !== op) fail(`unexpected '${op}', expected '${CLOSERS[top!.ch]}'`, pos);
+    }
+    tokens.push({ type: 'op', value: op!, start: pos, end: pos + op!.length });
+    pos += op!.length;
+  }
+}

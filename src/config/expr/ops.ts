@@ -1,0 +1,291 @@
+/**
+ * Python semantics of the operators: arithmetic, comparison, membership, truthiness.
+ * Failures throw `OpError` with Python's TypeError/ZeroDivisionError wording.
+ */
+import { OpError } from './errors.js';
+import { percentFormat } from './pyformat.js';
+import {
+  PyFloat,
+  type Value,
+  cleanRead,
+  compareStr,
+  dictKeys,
+  isDict,
+  isIntLike,
+  isNumeric,
+  isTuple,
+  kindOf,
+  makeTuple,
+  mkFloat,
+  num,
+  typeName,
+  unwrap,
+} from './values.js';
+
+/** Largest string/list a single operation may build (guards against `'x' * 10**9`). */
+export const MAX_SIZE = 10_000_000;
+
+function mkInt(x: number): number {
+  if (!Number.isFinite(x)) throw new OpError('integer result too large');
+  return x === 0 ? 0 : x;
+}
+
+function isFloatOperand(a: Value, b: Value): boolean {
+  return kindOf(a) === 'float' || kindOf(b) === 'float';
+}
+
+function unsupported(op: string, a: Value, b: Value): OpError {
+  return new OpError(`unsupported operand type(s) for ${op}: '${typeName(a)}' and '${typeName(b)}'`);
+}
+
+function checkSize(n: number): void {
+  if (n > MAX_SIZE) throw new OpError(`result too large (more than ${MAX_SIZE} items)`);
+}
+
+export function add(a: Value, b: Value): Value {
+  a = unwrap(a);
+  b = unwrap(b);
+  if (isNumeric(a) && isNumeric(b)) {
+    const r = num(a) + num(b);
+    return isFloatOperand(a, b) ? mkFloat(r) : mkInt(r);
+  }
+  const ka = kindOf(a);
+  const kb = kindOf(b);
+  if (ka === 'str') {
+    if (kb !== 'str') throw new OpError(`can only concatenate str (not "${typeName(b)}") to str`);
+    checkSize((a as string).length + (b as string).length);
+    return (a as string) + (b as string);
+  }
+  if (ka === 'list' || ka === 'tuple') {
+    if (kb !== ka) throw new OpError(`can only concatenate ${ka} (not "${typeName(b)}") to ${ka}`);
+    checkSize((a as Value[]).length + (b as Value[]).length);
+    const r = (a as Value[]).concat(b as Value[]);
+    return ka === 'tuple' ? makeTuple(r) : r;
+  }
+  throw unsupported('+', a, b);
+}
+
+export function sub(a: Value, b: Value): Value {
+  a = unwrap(a);
+  b = unwrap(b);
+  if (!isNumeric(a) || !isNumeric(b)) throw unsupported('-', a, b);
+  const r = num(a) - num(b);
+  return isFloatOperand(a, b) ? mkFloat(r) : mkInt(r);
+}
+
+function repeat(seq: Value, n: number): Value {
+  const count = Math.max(0, n);
+  if (typeof seq === 'string') {
+    checkSize(seq.length * count);
+    return seq.repeat(count);
+  }
+  const items = seq as Value[];
+  checkSize(items.length * count);
+  const out: Value[] = [];
+  for (let i = 0; i < count; i++) for (const x of items) out.push(x);
+  return isTuple(items) ? makeTuple(out) : out;
+}
+
+export function mul(a: Value, b: Value): Value {
+  a = unwrap(a);
+  b = unwrap(b);
+  if (isNumeric(a) && isNumeric(b)) {
+    const r = num(a) * num(b);
+    return isFloatOperand(a, b) ? mkFloat(r) : mkInt(r);
+  }
+  const seqA = ['str', 'list', 'tuple'].includes(kindOf(a));
+  const seqB = ['str', 'list', 'tuple'].includes(kindOf(b));
+  if (seqA || seqB) {
+    const [seq, n] = seqA ? [a, b] : [b, a];
+    if (isIntLike(n)) return repeat(seq, num(n));
+    if (!(seqA && seqB)) throw new OpError(`can't multiply sequence by non-int of type '${typeName(n)}'`);
+  }
+  throw unsupported('*', a, b);
+}
+
+export function truediv(a: Value, b: Value): Value {
+  a = unwrap(a);
+  b = unwrap(b);
+  if (!isNumeric(a) || !isNumeric(b)) throw unsupported('/', a, b);
+  if (num(b) === 0) throw new OpError('division by zero');
+  return mkFloat(num(a) / num(b));
+}
+
+/** Python's float divmod algorithm (also exact for safe integers). */
+function divmod(x: number, y: number): [number, number] {
+  let mod = x % y;
+  let div = (x - mod) / y;
+  if (mod !== 0) {
+    if (y < 0 !== mod < 0) {
+      mod += y;
+      div -= 1;
+    }
+  } else {
+    mod = y < 0 ? -0 : 0;
+  }
+  let floordiv: number;
+  if (div !== 0) {
+    floordiv = Math.floor(div);
+    if (div - floordiv > 0.5) floordiv += 1;
+  } else {
+    const q = x / y;
+    floordiv = q < 0 || Object.is(q, -0) ? -0 : 0;
+  }
+  return [floordiv, mod];
+}
+
+export function floordiv(a: Value, b: Value): Value {
+  a = unwrap(a);
+  b = unwrap(b);
+  if (!isNumeric(a) || !isNumeric(b)) throw unsupported('//', a, b);
+  const f = isFloatOperand(a, b);
+  if (num(b) === 0)
+    throw new OpError(f ? 'float floor division by zero' : 'integer division or modulo by zero');
+  const [d] = divmod(num(a), num(b));
+  return f ? mkFloat(d) : mkInt(d);
+}
+
+export function mod(a: Value, b: Value): Value {
+  a = unwrap(a);
+  b = unwrap(b);
+  if (typeof a === 'string') return percentFormat(a, b);
+  if (!isNumeric(a) || !isNumeric(b)) throw unsupported('%', a, b);
+  const f = isFloatOperand(a, b);
+  if (num(b) === 0) throw new OpError(f ? 'float modulo' : 'integer division or modulo by zero');
+  const [, m] = divmod(num(a), num(b));
+  return f ? mkFloat(m) : mkInt(m);
+}
+
+export function pow(a: Value, b: Value): Value {
+  a = unwrap(a);
+  b = unwrap(b);
+  if (!isNumeric(a) || !isNumeric(b)) throw unsupported('** or pow()', a, b);
+  const x = num(a);
+  const y = num(b);
+  if (x === 0 && y < 0) throw new OpError('0.0 cannot be raised to a negative power');
+  if (!isFloatOperand(a, b) && y >= 0) return mkInt(x ** y);
+  if (x < 0 && !Number.isInteger(y) && Number.isFinite(y)) {
+    throw new OpError(
+      'a negative number raised to a fractional power gives a complex number (not supported)',
+    );
+  }
+  const r = x ** y;
+  if (!Number.isFinite(r) && Number.isFinite(x) && Number.isFinite(y))
+    throw new OpError('numerical result out of range');
+  return mkFloat(r);
+}
+
+export function neg(a: Value): Value {
+  a = unwrap(a);
+  if (!isNumeric(a)) throw new OpError(`bad operand type for unary -: '${typeName(a)}'`);
+  return kindOf(a) === 'float' ? mkFloat(-num(a)) : mkInt(-num(a));
+}
+
+export function pos(a: Value): Value {
+  a = unwrap(a);
+  if (!isNumeric(a)) throw new OpError(`bad operand type for unary +: '${typeName(a)}'`);
+  return kindOf(a) === 'float' ? a : num(a);
+}
+
+export function truthy(v: Value): boolean {
+  v = unwrap(v);
+  if (v === null) return false;
+  switch (typeof v) {
+    case 'boolean':
+      return v;
+    case 'number':
+      return v !== 0;
+    case 'string':
+      return v.length > 0;
+  }
+  if (v instanceof PyFloat) return v.value !== 0;
+  if (Array.isArray(v)) return v.length > 0;
+  return isDict(v) && dictKeys(v).length > 0;
+}
+
+const MAX_DEPTH = 500;
+
+export function eq(a: Value, b: Value, depth = 0): boolean {
+  if (depth > MAX_DEPTH) throw new OpError('comparison nested too deeply');
+  a = unwrap(a);
+  b = unwrap(b);
+  if (a === b) return !(typeof a === 'number' && Number.isNaN(a));
+  if (isNumeric(a) && isNumeric(b)) return num(a) === num(b);
+  const ka = kindOf(a);
+  if (ka !== kindOf(b)) return false;
+  if (ka === 'list' || ka === 'tuple') {
+    const x = a as Value[];
+    const y = b as Value[];
+    return x.length === y.length && x.every((v, i) => eq(v, y[i], depth + 1));
+  }
+  if (ka === 'dict') {
+    const x = a as Record<string, Value>;
+    const y = b as Record<string, Value>;
+    const kx = dictKeys(x);
+    if (kx.length !== dictKeys(y).length) return false;
+    return kx.every((k) => Object.hasOwn(y, k) && eq(x[k], y[k], depth + 1));
+  }
+  return false;
+}
+
+/** Python ordering: negative/zero/positive, or OpError for unorderable types. */
+export function compare(a: Value, b: Value, op: string, depth = 0): number {
+  if (depth > MAX_DEPTH) throw new OpError('comparison nested too deeply');
+  a = unwrap(a);
+  b = unwrap(b);
+  if (isNumeric(a) && isNumeric(b)) {
+    const x = num(a);
+    const y = num(b);
+    return x < y ? -1 : x > y ? 1 : x === y ? 0 : NaN;
+  }
+  const ka = kindOf(a);
+  if (ka === kindOf(b)) {
+    if (ka === 'str') return compareStr(a as string, b as string);
+    if (ka === 'list' || ka === 'tuple') {
+      const x = a as Value[];
+      const y = b as Value[];
+      const n = Math.min(x.length, y.length);
+      for (let i = 0; i < n; i++) {
+        if (!eq(x[i], y[i], depth + 1)) return compare(x[i], y[i], op, depth + 1);
+      }
+      return x.length - y.length;
+    }
+  }
+  throw new OpError(`'${op}' not supported between instances of '${typeName(a)}' and '${typeName(b)}'`);
+}
+
+export function lt(a: Value, b: Value): boolean {
+  return compare(a, b, '<') < 0;
+}
+export function le(a: Value, b: Value): boolean {
+  return compare(a, b, '<=') <= 0;
+}
+export function gt(a: Value, b: Value): boolean {
+  return compare(a, b, '>') > 0;
+}
+export function ge(a: Value, b: Value): boolean {
+  return compare(a, b, '>=') >= 0;
+}
+
+/** Python `item in container`. */
+export function contains(container: Value, item: Value): boolean {
+  container = unwrap(container);
+  item = unwrap(item);
+  const k = kindOf(container);
+  if (k === 'str') {
+    if (typeof item !== 'string') {
+      throw new OpError(`'in <string>' requires string as left operand, not ${typeName(item)}`);
+    }
+    return (container as string).includes(item);
+  }
+  if (k === 'list' || k === 'tuple') return (container as Value[]).some((x) => eq(x, item));
+  if (k === 'dict') {
+    const ki = kindOf(item);
+    if (ki === 'list' || ki === 'dict') throw new OpError(`unhashable type: '${ki}'`);
+    if (ki !== 'str' && ki !== 'int') return false;
+    const key = String(item);
+    const d = container as Record<string, Value>;
+    return Object.hasOwn(d, key) && cleanRead(d[key]) !== undefined;
+  }
+  throw new OpError(`argument of type '${typeName(container)}' is not iterable`);
+}
