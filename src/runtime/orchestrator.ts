@@ -11,7 +11,8 @@
 import type { Backend, ExitStatus } from '../backends/backend.js';
 import type { Plan, PlannedProbe, PlannedTask } from '../plan/types.js';
 import type { RunEvent, TaskStatus } from './events.js';
-import { describeProbe, type ProbeCheck, type ProbeContext, type ProbeDriver } from './probe-driver.js';
+import type { ProbeContext, ProbeDriver } from './probe-driver.js';
+import { finalReadinessCheck, startTaskProbes, stopTaskProbes } from './task-probes.js';
 import { canRetry, retryDelayS, totalAttempts } from './retry.js';
 import { isDone, isSettled, linkTasks, newTaskRt, type FailKind, type TaskRt } from './task-state.js';
 import { killAll, mayBeAlive, stopAll, type StopTarget } from './teardown.js';
@@ -160,57 +161,16 @@ export class Orchestrator {
   }
 
   private startProbes(t: TaskRt, attempt: number): void {
-    t.readyPassed = new Set();
-    t.loops = [];
-    const live = () => t.attempt === attempt && (t.status === 'RUNNING' || t.status === 'READY') && !this.stopCause;
-    const report = (p: PlannedProbe, r: ProbeCheck) =>
-      this.o.emit({
-        type: 'probe_result',
-        task: t.plan.name,
-        role: p.role,
-        kind: p.kind,
-        // ok = healthy: a met readiness check, or a failure check that found nothing
-        ok: p.role === 'readiness' ? r.ok : !r.ok,
-        detail: r.detail,
-      });
-    const readiness = t.plan.probes.readiness;
-    readiness.forEach((p, i) => {
-      const loop = this.o.probes.start(p, this.probeCtx(t, p), {
-        onCheck: (r) => live() && report(p, r),
-        onTrigger: (r) => {
-          if (!live() || t.status !== 'RUNNING') return;
-          report(p, r);
-          t.readyPassed.add(i);
-          if (t.readyPassed.size === readiness.length) {
-            this.setReady(t, readiness.map(describeProbe).join(' + '));
-            this.maybeFinish();
-          }
-        },
-        onDeadline: (waitedMs, last) => {
-          if (!live() || t.status !== 'RUNNING') return;
-          const why = last ? ` (last check: ${last.detail})` : '';
-          this.fail(t, 'readiness_timeout', `readiness probe ${describeProbe(p)} not ready after ${(waitedMs / 1000).toFixed(1)}s${why}`);
-        },
-      });
-      t.loops.push(loop);
+    startTaskProbes(t, this.o.probes, {
+      live: () => t.attempt === attempt && (t.status === 'RUNNING' || t.status === 'READY') && !this.stopCause,
+      emit: this.o.emit,
+      ctx: (p) => this.probeCtx(t, p),
+      ready: (probes) => {
+        this.setReady(t, probes);
+        this.maybeFinish();
+      },
+      fail: (kind, reason) => this.fail(t, kind, reason),
     });
-    for (const p of t.plan.probes.failure) {
-      const loop = this.o.probes.start(p, this.probeCtx(t, p), {
-        onCheck: (r) => live() && report(p, r),
-        onTrigger: (r) => {
-          if (!live()) return;
-          report(p, r);
-          this.fail(t, 'failure_probe', `failure probe terminated: ${describeProbe(p)} fired (${r.detail}); the process was still running`);
-        },
-        onDeadline: () => undefined, // failure probes have no deadline
-      });
-      t.loops.push(loop);
-    }
-  }
-
-  private stopLoops(t: TaskRt): void {
-    for (const l of t.loops) l.stop();
-    t.loops = [];
   }
 
   private setReady(t: TaskRt, probe: string): void {
@@ -229,21 +189,6 @@ export class Orchestrator {
     }
   }
 
-  private async finalReadinessCheck(t: TaskRt): Promise<boolean> {
-    const probes = t.plan.probes.readiness;
-    const checks = await Promise.all(
-      probes.map((p, i) =>
-        t.readyPassed.has(i)
-          ? Promise.resolve(true)
-          : this.o.probes.checkOnce(p, this.probeCtx(t, p)).then(
-              (r) => r.ok,
-              () => false,
-            ),
-      ),
-    );
-    return checks.every(Boolean);
-  }
-
   private async onExit(t: TaskRt, attempt: number, st: ExitStatus): Promise<void> {
     if (t.attempt !== attempt) return;
     t.exitCode = st.code;
@@ -252,9 +197,9 @@ export class Orchestrator {
     const failed = st.code !== 0;
     const code = st.code ?? (st.signal ? `signal ${st.signal}` : 'unknown');
     if (t.service && t.status === 'RUNNING') {
-      const ready = await this.finalReadinessCheck(t);
+      const ready = await finalReadinessCheck(t, this.o.probes, (p) => this.probeCtx(t, p));
       if (t.attempt !== attempt || this.stopCause || t.status !== 'RUNNING') return;
-      this.stopLoops(t);
+      stopTaskProbes(t);
       if (ready) this.setReady(t, 'final readiness check');
       else {
         if (failed && canRetry(t.plan.retries, attempt)) this.retry(t, attempt, st);
@@ -263,7 +208,7 @@ export class Orchestrator {
         return;
       }
     }
-    this.stopLoops(t);
+    stopTaskProbes(t);
     if (!failed) {
       if (this.o.finalize) {
         try {
@@ -309,7 +254,7 @@ export class Orchestrator {
 
   private fail(t: TaskRt, kind: FailKind, reason: string): void {
     if (isDone(t.status)) return;
-    this.stopLoops(t);
+    stopTaskProbes(t);
     if (t.retryTimer) clearTimeout(t.retryTimer);
     this.setStatus(t, 'FAILED');
     t.failKind = kind;
@@ -340,7 +285,7 @@ export class Orchestrator {
   private cancelAll(reason: string): void {
     for (const t of this.order) {
       if (isDone(t.status)) continue;
-      this.stopLoops(t);
+      stopTaskProbes(t);
       if (t.retryTimer) clearTimeout(t.retryTimer);
       t.retryTimer = undefined;
       this.setStatus(t, 'CANCELLED');
@@ -368,7 +313,7 @@ export class Orchestrator {
   private teardown(why: 'teardown' | 'fail_fast' | 'signal'): Promise<void> {
     this.teardownP ??= (async () => {
       for (const t of this.order) {
-        this.stopLoops(t);
+        stopTaskProbes(t);
         if (t.retryTimer) clearTimeout(t.retryTimer);
       }
       while (this.launches.size > 0) await Promise.all([...this.launches]);
