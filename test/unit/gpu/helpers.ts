@@ -1,0 +1,43 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import type { GpuInfo, GpuProcess } from '../../../src/gpu/nvidia-smi.js';
+import type { ClaimRequest } from '../../../src/gpu/registry.js';
+
+export function gpus(n: number, used: number[] = []): GpuInfo[] {
+  return Array.from({ length: n }, (_, i) => ({
+    index: i,
+    uuid: `GPU-test-${i}`,
+    name: 'Fake GPU',
+    memoryTotalMiB: 81559,
+    memoryUsedMiB: used[i] ?? 0,
+  }));
+}
+
+export function tempDir(): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'sflow-gpu-test-'));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** a claim request against a static inventory and a private registry directory */
+export function req(dir: string, over: Partial<ClaimRequest> & { apps?: GpuProcess[] } = {}): ClaimRequest {
+  return {
+    runId: 'run-a',
+    task: 't',
+    want: { count: 1 },
+    gpus: gpus(4),
+    settings: { dir, busyMemMiB: 512, ignoreForeign: false, waitSeconds: undefined },
+    pollMs: 20,
+    progressMs: 50,
+    ...over,
+  };
+}
+
+/** pid of a process that has already exited (and been reaped) */
+export function deadPid(): number {
+  const r = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+    encoding: 'utf8',
+  });
+  return Number(r.stdout);
+}

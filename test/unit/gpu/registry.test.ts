@@ -1,0 +1,252 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { claim, lend, reapDead, release, releaseRun } from '../../../src/gpu/registry.js';
+import { processStartTime } from '../../../src/gpu/procfs.js';
+import {
+  recordFileName,
+  withRegistryLock,
+  writeRecord,
+  type ReservationRecord,
+} from '../../../src/gpu/records.js';
+import { SflowError } from '../../../src/config/errors.js';
+import { deadPid, gpus, req, tempDir } from './helpers.js';
+
+let dir: string;
+let cleanup: () => void;
+beforeEach(() => ({ dir, cleanup } = tempDir()));
+afterEach(() => cleanup());
+
+const records = () => readdirSync(dir).filter((f) => f.endsWith('.json'));
+
+function plant(over: Partial<ReservationRecord>): ReservationRecord {
+  const r: ReservationRecord = {
+    version: 1,
+    runId: 'old-run',
+    task: 'old-task',
+    host: os.hostname(),
+    pid: process.pid,
+    pidStartTime: processStartTime(process.pid),
+    uid: process.getuid?.() ?? null,
+    uuids: ['GPU-test-0', 'GPU-test-1'],
+    indices: [0, 1],
+    state: 'held',
+    createdAt: new Date().toISOString(),
+    ...over,
+  };
+  writeRecord(path.join(dir, recordFileName(r)), r);
+  return r;
+}
+
+async function failure(p: Promise<unknown>): Promise<SflowError> {
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  if (!(e instanceof SflowError)) throw new Error(`expected an SflowError, got ${String(e)}`);
+  return e;
+}
+
+describe('claims', () => {
+  it('hands out disjoint GPUs and records who holds them', async () => {
+    const a = await claim(req(dir, { runId: 'run-a', task: 'ta', want: { count: 2 } }));
+    const b = await claim(req(dir, { runId: 'run-b', task: 'tb', want: { count: 2 } }));
+    expect(a.indices).toEqual([0, 1]);
+    expect(b.indices).toEqual([2, 3]);
+    const rec = JSON.parse(readFileSync(a.file, 'utf8')) as ReservationRecord;
+    expect(rec).toMatchObject({
+      runId: 'run-a',
+      task: 'ta',
+      pid: process.pid,
+      host: os.hostname(),
+      state: 'held',
+    });
+    expect(rec.uuids).toEqual(['GPU-test-0', 'GPU-test-1']);
+    expect(rec.pidStartTime).toBe(processStartTime(process.pid));
+  });
+
+  it('fails fast naming the holders (run, task, pid) and the escape hatches', async () => {
+    await claim(req(dir, { runId: 'run-a', task: 'server', want: { count: 3 } }));
+    const e = await failure(claim(req(dir, { runId: 'run-b', task: 'client', want: { count: 2 } })));
+    expect(e.code).toBe('GPU_UNAVAILABLE');
+    expect(e.message).toContain("Task 'client' of run 'run-b' needs 2 GPU(s), but only 1 of 4 GPU(s)");
+    expect(e.message).toContain(
+      `GPU 0 (GPU-test-0): reserved by run 'run-a' task 'server' (pid ${process.pid})`,
+    );
+    expect(e.hint).toContain('--wait-for-gpus');
+    expect(e.hint).toContain('SFLOW_GPU_RESERVATION=0');
+  });
+
+  it('claims exact indices in the written order, or fails when one is taken', async () => {
+    const c = await claim(req(dir, { want: { indices: [3, 1] } }));
+    expect(c.indices).toEqual([3, 1]);
+    const e = await failure(claim(req(dir, { runId: 'run-b', want: { indices: [1, 2] } })));
+    expect(e.message).toContain('GPU 1 (GPU-test-1): reserved by');
+    await expect(claim(req(dir, { want: { indices: [9] } }))).rejects.toThrow(/does not have/);
+  });
+
+  it('prefers the planned indices for count claims', async () => {
+    expect((await claim(req(dir, { want: { count: 2 }, prefer: [3, 2] }))).indices).toEqual([2, 3]);
+  });
+
+  it('releases so that the next claim can take the GPUs, and releaseRun sweeps the rest', async () => {
+    const a = await claim(req(dir, { want: { count: 4 } }));
+    await release(a);
+    await release(a); // idempotent
+    const b = await claim(req(dir, { want: { count: 4 } }));
+    expect(b.indices).toEqual([0, 1, 2, 3]);
+    expect(await releaseRun('run-a', dir)).toBe(1);
+    expect(records()).toEqual([]);
+  });
+});
+
+describe('stale records', () => {
+  it('reaps a record whose owner is dead', async () => {
+    const pid = deadPid();
+    plant({ pid, pidStartTime: null });
+    const c = await claim(req(dir, { want: { count: 4 } }));
+    expect(c.reaped.map((r) => r.pid)).toEqual([pid]);
+    expect(records()).toHaveLength(1);
+  });
+
+  it('reaps a record whose PID was reused by another process (start time differs)', async () => {
+    const start = processStartTime(process.pid);
+    expect(start).not.toBeNull();
+    plant({ pidStartTime: (start as number) - 1 });
+    plant({ runId: 'live-run' }); // same pid, right start time: alive
+    const reaped = await reapDead(dir);
+    expect(reaped.map((r) => r.runId)).toEqual(['old-run']);
+    expect(records()).toHaveLength(1);
+  });
+
+  it('never reaps records of another user or another host', async () => {
+    const pid = deadPid();
+    plant({ pid, uid: (process.getuid?.() ?? 0) + 1 });
+    plant({ pid, host: 'some-other-host', uuids: ['GPU-test-2'] });
+    expect(await reapDead(dir)).toEqual([]);
+    const e = await failure(claim(req(dir, { want: { count: 2 } })));
+    expect(e.message).toContain('only 1 of 4');
+  });
+
+  it('drops unreadable records', async () => {
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(path.join(dir, 'garbage.json'), '{not json');
+    await reapDead(dir);
+    expect(records()).toEqual([]);
+  });
+});
+
+describe('foreign workloads', () => {
+  const apps = [{ gpuUuid: 'GPU-test-0', pid: 999, usedMemoryMiB: 2048 }];
+
+  it('counts a GPU with a foreign process above the threshold as busy', async () => {
+    const e = await failure(claim(req(dir, { want: { count: 4 }, apps })));
+    expect(e.message).toContain('GPU 0 (GPU-test-0): busy with a foreign workload (pid 999 using 2048 MiB)');
+    expect((await claim(req(dir, { want: { count: 3 }, apps }))).indices).toEqual([1, 2, 3]);
+  });
+
+  it('ignores it with SFLOW_GPU_IGNORE_FOREIGN or a higher threshold', async () => {
+    const ignore = req(dir, { want: { count: 4 }, apps });
+    ignore.settings = { ...ignore.settings, ignoreForeign: true };
+    expect((await claim(ignore)).indices).toEqual([0, 1, 2, 3]);
+    await releaseRun('run-a', dir);
+    const higher = req(dir, { want: { count: 4 }, apps });
+    higher.settings = { ...higher.settings, busyMemMiB: 4096 };
+    expect((await claim(higher)).indices).toHaveLength(4);
+  });
+
+  it('treats memory in use without a visible process as busy', async () => {
+    const e = await failure(claim(req(dir, { want: { count: 4 }, gpus: gpus(4, [0, 0, 9000]) })));
+    expect(e.message).toContain('GPU 2 (GPU-test-2): busy with a foreign workload (9000 MiB in use)');
+  });
+
+  it('does not count sflow’s own reserved GPUs as foreign for its own run', async () => {
+    const server = await claim(req(dir, { task: 'server', want: { count: 2 } }));
+    await lend(server);
+    const busy = [{ gpuUuid: 'GPU-test-0', pid: process.pid, usedMemoryMiB: 70_000 }];
+    const client = await claim(req(dir, { task: 'client', want: { count: 2 }, prefer: [0, 1], apps: busy }));
+    expect(client.indices).toEqual([0, 1]);
+  });
+});
+
+describe('hand-over within a run', () => {
+  it('lets the same run reuse lent GPUs while other runs still see them taken', async () => {
+    const server = await claim(req(dir, { task: 'server', want: { count: 4 } }));
+    expect(await lend(server)).toBe(true);
+    const other = await failure(claim(req(dir, { runId: 'run-b', want: { count: 1 } })));
+    expect(other.message).toContain('still running after READY');
+    const client = await claim(req(dir, { task: 'client', want: { count: 4 } }));
+    expect(client.indices).toEqual([0, 1, 2, 3]);
+    await release(client);
+    await release(server);
+    expect(records()).toEqual([]);
+  });
+
+  it('keeps a hand-over record until the successor of the same run claims it', async () => {
+    const a = await claim(req(dir, { task: 'a', want: { count: 2 } }));
+    await release(a, { handover: true });
+    await expect(claim(req(dir, { runId: 'run-b', want: { count: 3 } }))).rejects.toThrow(/only 2 of 4/);
+    const b = await claim(req(dir, { task: 'b', want: { count: 2 } }));
+    expect(b.indices).toEqual([0, 1]);
+    expect(records()).toHaveLength(1); // the hand-over record is gone, b's remains
+  });
+});
+
+describe('waiting', () => {
+  it('waits with progress messages and succeeds once another claim is released', async () => {
+    const holder = await claim(req(dir, { runId: 'run-a', task: 'holder', want: { count: 4 } }));
+    const messages: string[] = [];
+    let resolveFirst: () => void = () => undefined;
+    const firstMessage = new Promise<void>((r) => (resolveFirst = r));
+    const waiting = claim(
+      req(dir, {
+        runId: 'run-b',
+        task: 'waiter',
+        want: { count: 2 },
+        waitSeconds: 20,
+        onWait: (m) => {
+          messages.push(m);
+          resolveFirst();
+        },
+      }),
+    );
+    await firstMessage;
+    await release(holder);
+    const got = await waiting;
+    expect(got.indices).toEqual([0, 1]);
+    expect(messages[0]).toMatch(/^waiting for GPUs \(\d+ s left\)/);
+    expect(messages[0]).toContain("reserved by run 'run-a' task 'holder'");
+  });
+
+  it('gives up at the deadline', async () => {
+    await claim(req(dir, { want: { count: 4 } }));
+    const t0 = Date.now();
+    const e = await failure(claim(req(dir, { runId: 'run-b', want: { count: 1 }, waitSeconds: 0.3 })));
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
+    expect(e.message).toMatch(/after waiting \d+ s$/);
+  });
+
+  it('stops waiting when cancelled', async () => {
+    await claim(req(dir, { want: { count: 4 } }));
+    const ac = new AbortController();
+    const p = claim(req(dir, { runId: 'run-b', want: { count: 1 }, waitSeconds: 0, signal: ac.signal }));
+    setTimeout(() => ac.abort(), 50);
+    expect((await failure(p)).code).toBe('GPU_WAIT_CANCELLED');
+  });
+});
+
+describe('registry lock', () => {
+  it('bounds the wait for a busy lock', async () => {
+    let inner: Promise<unknown> | undefined;
+    await withRegistryLock(dir, async () => {
+      const t0 = Date.now();
+      inner = withRegistryLock(dir, () => 1, 200).catch((e: unknown) => e);
+      const e = await inner;
+      expect(e).toBeInstanceOf(SflowError);
+      expect((e as SflowError).code).toBe('GPU_REGISTRY_LOCKED');
+      expect(Date.now() - t0).toBeLessThan(2_000);
+    });
+    expect(await withRegistryLock(dir, () => 42)).toBe(42);
+  });
+});
