@@ -35,11 +35,19 @@ export class ConsoleReporter implements RunEventSink {
   private runDir = '';
   private readonly shown: Set<string>;
   private final: Promise<void> | undefined;
+  private readonly batch: OutputBatcher;
   private chain: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly opts: ConsoleOptions = {}) {
-    this.out = opts.out ?? ((s) => void process.stdout.write(s));
-    this.err = opts.err ?? ((s) => void process.stderr.write(s));
+    const rawOut = opts.out ?? ((s: string) => void process.stdout.write(s));
+    const rawErr = opts.err ?? ((s: string) => void process.stderr.write(s));
+    // task output can be millions of lines: batch stdout writes, keep stderr in order with them
+    this.batch = new OutputBatcher(rawOut);
+    this.out = (s) => this.batch.write(s);
+    this.err = (s) => {
+      this.batch.flush();
+      rawErr(s);
+    };
     this.logPaths = opts.logPaths ?? new Map();
     this.shown = new Set(opts.shownWarnings ?? []);
   }
@@ -150,5 +158,36 @@ export class ConsoleReporter implements RunEventSink {
   async close(): Promise<void> {
     await this.drain();
     await this.final;
+    this.batch.flush();
+  }
+}
+
+/** Collects small writes and hands them on in one piece: at 64 KiB, or on the next turn. */
+export class OutputBatcher {
+  private buf: string[] = [];
+  private size = 0;
+  private scheduled = false;
+  constructor(
+    private readonly sink: (s: string) => void,
+    private readonly limit = 64 * 1024,
+  ) {}
+
+  write(s: string): void {
+    this.buf.push(s);
+    this.size += s.length;
+    if (this.size >= this.limit) this.flush();
+    else if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  flush(): void {
+    this.scheduled = false;
+    if (this.size === 0) return;
+    const text = this.buf.join('');
+    this.buf = [];
+    this.size = 0;
+    this.sink(text);
   }
 }

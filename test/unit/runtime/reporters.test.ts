@@ -155,15 +155,33 @@ describe('events.jsonl', () => {
 
 describe('console reporter', () => {
   it('prints state changes in event order and the verdict with the output folder', async () => {
-    const out: string[] = [];
-    const c = new ConsoleReporter({ taskOutput: false, out: (s) => out.push(`OUT ${s}`), err: (s) => out.push(`ERR ${s}`) });
+    const log: Array<['out' | 'err', string]> = [];
+    const c = new ConsoleReporter({ taskOutput: false, out: (s) => log.push(['out', s]), err: (s) => log.push(['err', s]) });
     for (const e of events) c.emit(e);
     await c.close();
-    const text = out.join('');
-    expect(text).toContain('OUT ▶ server started\n');
-    expect(text).toContain('OUT ● server ready (0.5s)\n');
-    expect(text).toContain('OUT ✗ server failed (still running): failure probe terminated: x\n');
-    expect(text.indexOf('✗ server failed')).toBeLessThan(text.indexOf('⊘ bench cancelled'));
-    expect(text.endsWith("ERR ✗ Workflow failed: Workflow 'fp' failed: 1 task(s) failed (server)\n  Output folder: /out/fp-1\n")).toBe(true);
+    const out = log.filter(([k]) => k === 'out').map(([, s]) => s).join('');
+    expect(out).toContain('▶ server started\n');
+    expect(out).toContain('● server ready (0.5s)\n');
+    expect(out).toContain('✗ server failed (still running): failure probe terminated: x\n');
+    expect(out.indexOf('✗ server failed')).toBeLessThan(out.indexOf('⊘ bench cancelled'));
+    // stdout is flushed before anything goes to stderr; the verdict comes last
+    expect(log[log.length - 1]).toEqual(['err', "✗ Workflow failed: Workflow 'fp' failed: 1 task(s) failed (server)\n  Output folder: /out/fp-1\n"]);
+    expect(log[log.length - 2][0]).toBe('out');
+  });
+});
+
+describe('output batching', () => {
+  it('joins small writes, flushes at the limit and on the next turn', async () => {
+    const { OutputBatcher } = await import('../../../src/reporters/console.js');
+    const got: string[] = [];
+    const b = new OutputBatcher((s) => got.push(s), 10);
+    b.write('abc');
+    b.write('def');
+    expect(got).toEqual([]);
+    b.write('ghijk');
+    expect(got).toEqual(['abcdefghijk']);
+    b.write('x');
+    await new Promise((r) => setImmediate(r));
+    expect(got).toEqual(['abcdefghijk', 'x']);
   });
 });
