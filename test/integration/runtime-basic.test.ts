@@ -6,6 +6,7 @@ import { executePlan } from '../../src/runtime/run.js';
 import type { RunEvent } from '../../src/runtime/events.js';
 import { parseEventsJsonl } from '../../src/reporters/events-jsonl.js';
 import { buildPlan, type SimpleTask } from './runtime-plan.js';
+import { processesWith } from '../conformance/backend.conformance.js';
 
 const root = mkdtempSync(join(tmpdir(), 'sflow-rt-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -110,5 +111,23 @@ describe('executePlan on the local backend', () => {
     expect(read('flaky/flaky.log')).toBe('flaky attempt 1\nflaky attempt 2\nflaky attempt 3\n');
     expect(events.filter((e) => e.type === 'task_retry')).toHaveLength(2);
     expect(read('sflow.log')).toContain("Task 'flaky' failed with exit code 1; retrying in 0.05s (attempt 2/4)");
+  });
+
+  it('background children a completed task left behind are stopped at the end of the run', async () => {
+    const m = `${process.pid}${Math.floor(Math.random() * 1e6)}`;
+    const { r, events, read } = await run([
+      { name: 'daemonizer', script: `sleep 4${m} >/dev/null 2>&1 &\necho spawned` },
+      { name: 'user', dependsOn: ['daemonizer'], script: `pgrep -f "sleep 4${m}" >/dev/null && echo still-there` },
+    ]);
+    expect(r.status).toBe('COMPLETED');
+    expect(read('user/user.log')).toBe('still-there\n'); // alive while the run went on
+    expect(processesWith(`4${m}`)).toEqual([]);
+    expect(events.some((e) => e.type === 'task_stopped' && e.task === 'daemonizer' && e.why === 'teardown')).toBe(true);
+  });
+
+  it('an empty plan completes at once', async () => {
+    const { r, read } = await run([]);
+    expect(r).toMatchObject({ status: 'COMPLETED', exitCode: 0 });
+    expect(read('sflow_summary.log')).toContain('Tasks    : 0');
   });
 });
