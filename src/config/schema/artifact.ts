@@ -1,6 +1,7 @@
 /** `artifacts[*]` (config §1.6, artifacts-batch A1). */
 import * as z from 'zod';
-import { fail, isExpr, str, strictObject } from './common.js';
+import { fail, isExpr, str } from './common.js';
+import { strictObject } from './shapes.js';
 
 const URI = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/(.*)$/s;
 

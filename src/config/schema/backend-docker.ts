@@ -1,6 +1,7 @@
 /** `type: docker` backends (backends.md §3.1–3.2). */
 import * as z from 'zod';
-import { bool, fail, intOrExpr, list, numOrExpr, str, strictObject, strList } from './common.js';
+import { bool, fail, intOrExpr, numOrExpr, str } from './common.js';
+import { list, strictObject, strList } from './shapes.js';
 
 export const DockerHostSchema = strictObject('docker host', {
   name: str({ nonEmpty: true }),

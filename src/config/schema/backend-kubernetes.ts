@@ -5,16 +5,13 @@ import {
   boolOrExpr,
   fail,
   intOrExpr,
-  list,
   numOrExpr,
   oneOf,
-  record,
   scalarString,
   str,
-  strictObject,
-  strList,
   strOrInt,
 } from './common.js';
+import { list, record, strictObject, strList } from './shapes.js';
 
 const VolumeSchema = strictObject('kubernetes volume', {
   name: str({ nonEmpty: true }),

@@ -2,7 +2,8 @@
 import * as z from 'zod';
 import { DockerBackendSchema } from './backend-docker.js';
 import { KubernetesBackendSchema } from './backend-kubernetes.js';
-import { bool, intOrExpr, list, str, strictObject, strList, strOrInt } from './common.js';
+import { bool, intOrExpr, str, strOrInt } from './common.js';
+import { list, strictObject, strList } from './shapes.js';
 import { typedUnion } from './typed-union.js';
 
 /** Fields every backend type accepts. */

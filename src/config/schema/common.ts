@@ -67,7 +67,8 @@ export function fail(
   message: string,
   hint?: string,
 ): void {
-  ctx.addIssue({ code: 'custom', message: msg(message, hint), path, input: undefined });
+  // `continue: false`: enclosing refinements must never see a value that failed here
+  ctx.addIssue({ code: 'custom', message: msg(message, hint), path, input: undefined, continue: false });
 }
 
 // ---------------------------------------------------------------------------
@@ -83,6 +84,7 @@ export type Problem = string | { message: string; hint?: string } | undefined;
 
 export function atom<T>(json: JsonSchemaEntry, check: (v: unknown) => Problem): z.ZodType<T> {
   const schema = z.custom<T>((v) => v !== undefined && check(v) === undefined, {
+    abort: true,
     error: (iss: RawIssue) => {
       if (iss.input === undefined) return MISSING_MSG;
       const p = check(iss.input) ?? 'invalid value';
@@ -238,70 +240,4 @@ export function oneOf<const T extends string>(
 /** Any value, but the key must be present (it may be null). */
 export function present(): z.ZodType<unknown> {
   return atom({}, () => undefined);
-}
-
-// ---------------------------------------------------------------------------
-// Lists and strict objects
-// ---------------------------------------------------------------------------
-
-/** A list; `nonEmpty` adds "'<what>' cannot be empty". */
-export function list<T extends z.ZodType>(item: T, what?: string, nonEmpty = false) {
-  const arr = z.array(item, {
-    error: (iss: RawIssue) =>
-      iss.code === 'invalid_type' && iss.input !== undefined
-        ? msg(`expected a list${what ? ` for '${what}'` : ''}, got ${describe(iss.input)}`)
-        : undefined,
-  });
-  return nonEmpty ? arr.min(1, { error: msg(`'${what ?? 'list'}' cannot be empty`) }) : arr;
-}
-
-export const strList = (what?: string) => list(str(), what);
-
-/**
- * Strict mapping: unknown keys are reported one by one with a did-you-mean hint;
- * `keyHints` gives a tailored hint for keys people commonly put in the wrong place.
- */
-export function strictObject<S extends z.ZodRawShape>(
-  label: string,
-  shape: S,
-  keyHints?: Record<string, string>,
-) {
-  const known = Object.keys(shape);
-  return z.strictObject(shape, {
-    error: (iss: RawIssue) => {
-      if (iss.code === 'unrecognized_keys')
-        return MARK + JSON.stringify({ unknownIn: label, known, keyHints } satisfies EncodedMessage);
-      if (iss.code === 'invalid_type' && iss.input !== undefined)
-        return msg(`expected a mapping for ${label}, got ${describe(iss.input)}`);
-      return undefined;
-    },
-  });
-}
-
-/** A name → value mapping. */
-export function record<T extends z.ZodType>(value: T, what: string) {
-  return z.record(z.string(), value, {
-    error: (iss: RawIssue) =>
-      iss.code === 'invalid_type' && iss.input !== undefined
-        ? msg(`expected a mapping for ${what}, got ${describe(iss.input)}`)
-        : undefined,
-  });
-}
-
-/**
- * Chooses the schema for a value by its shape (e.g. string vs mapping) and reports that
- * schema's issues only, instead of a union's mix of both.
- */
-export function dispatch<S extends readonly z.ZodType[]>(
-  options: S,
-  pick: (v: unknown) => S[number],
-): z.ZodType<z.output<S[number]>> {
-  const input = z.unknown();
-  atomJsonSchemas.set(input, (convert) => ({ anyOf: options.map((o) => convert(o)) }));
-  return input.transform((v, ctx) => {
-    const r = pick(v).safeParse(v, { reportInput: true });
-    if (r.success) return r.data;
-    for (const iss of r.error.issues) ctx.addIssue(iss as unknown as z.core.$ZodRawIssue);
-    return z.NEVER;
-  });
 }

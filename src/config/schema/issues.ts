@@ -89,7 +89,12 @@ function convertOne(iss: Issue, base: SchemaPath, out: SchemaIssue[]): void {
         for (const sub of best) convertOne(sub, path, out);
         return;
       }
-      const own = branches.flat().find((b) => decodeMessage(b.message)?.message !== undefined);
+      // every branch failed at the value itself: prefer "right kind, failed a check" over
+      // "wrong kind", then our own wording over zod's
+      const flat = branches.flat();
+      const own =
+        flat.find((b) => b.code !== 'invalid_type') ??
+        flat.find((b) => decodeMessage(b.message)?.message !== undefined);
       if (own) return convertOne(own, path, out);
       const expected = [
         ...new Set(branches.flat().map((b) => ('expected' in b ? String(b.expected) : ''))),

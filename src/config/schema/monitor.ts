@@ -1,20 +1,7 @@
 /** `workflow.monitor` / `task.monitor` (monitor.md §2). Monitor fields are literal: no `${{ }}`. */
 import * as z from 'zod';
-import {
-  atom,
-  bool,
-  describe,
-  dispatch,
-  fail,
-  isExpr,
-  isPlainObject,
-  list,
-  literalInt,
-  oneOf,
-  str,
-  strictObject,
-  strList,
-} from './common.js';
+import { atom, bool, describe, fail, isExpr, isPlainObject, literalInt, oneOf, str } from './common.js';
+import { dispatch, list, strictObject, strList } from './shapes.js';
 import { GpusRequestSchema, NodesRequestSchema } from './resources.js';
 
 export const MONITOR_SCOPES = ['cpu', 'gpu', 'memory', 'disk', 'network'] as const;

@@ -1,18 +1,7 @@
 /** `k8s` and `k8s_mpi` operators (backends.md §5.2). */
 import * as z from 'zod';
-import {
-  boolOrExpr,
-  intOrExpr,
-  list,
-  oneOf,
-  record,
-  scalarString,
-  str,
-  strictObject,
-  strList,
-  strOrInt,
-  strOrNum,
-} from './common.js';
+import { boolOrExpr, intOrExpr, oneOf, scalarString, str, strOrInt, strOrNum } from './common.js';
+import { list, record, strictObject, strList } from './shapes.js';
 
 const raw = (what: string) => record(z.unknown(), what);
 

@@ -1,6 +1,7 @@
 /** `operators[*]` (config §1.8, backends.md §6): a union discriminated by `type`. */
 import * as z from 'zod';
-import { boolOrExpr, fail, intOrExpr, str, strictObject, strList, strOrInt } from './common.js';
+import { boolOrExpr, fail, intOrExpr, str, strOrInt } from './common.js';
+import { strictObject, strList } from './shapes.js';
 import { K8sMpiOperatorSchema, K8sOperatorSchema } from './operator-k8s.js';
 import { typedUnion } from './typed-union.js';
 

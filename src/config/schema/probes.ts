@@ -1,17 +1,7 @@
 /** `task.probes` (config §1.14): readiness/failure, each one probe or a list of probes. */
 import * as z from 'zod';
-import {
-  fail,
-  intOrExpr,
-  isExpr,
-  list,
-  msg,
-  oneOf,
-  record,
-  scalarString,
-  str,
-  strictObject,
-} from './common.js';
+import { fail, intOrExpr, isExpr, msg, oneOf, scalarString, str } from './common.js';
+import { list, record, strictObject } from './shapes.js';
 
 export const PROBE_TYPES = ['tcp_port', 'http_get', 'http_post', 'log_watch'] as const;
 /** v0.3 defaults, for consumers (the schema leaves absent keys absent). */
@@ -104,7 +94,7 @@ function oneOrMany(kind: string) {
   return z
     .union([
       ProbeSchema,
-      list(ProbeSchema, kind).min(1, { error: msg(`${kind} probe list cannot be empty`) }),
+      list(ProbeSchema, kind).min(1, { error: msg(`${kind} probe list cannot be empty`), abort: true }),
     ])
     .transform((v) => {
       if (Array.isArray(v)) return v;

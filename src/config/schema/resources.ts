@@ -1,16 +1,7 @@
 /** `task.resources` (config §1.11) and the same selectors inside a monitor. */
 import * as z from 'zod';
-import {
-  atom,
-  describe,
-  EXPR_JSON,
-  type Expr,
-  fail,
-  intOrExpr,
-  isExpr,
-  oneOf,
-  strictObject,
-} from './common.js';
+import { atom, describe, EXPR_JSON, type Expr, fail, intOrExpr, isExpr, oneOf } from './common.js';
+import { strictObject } from './shapes.js';
 
 export const RELEASE_AFTER = ['workflow_completion', 'task_ready', 'task_completion'] as const;
 export type ReleaseAfter = (typeof RELEASE_AFTER)[number];

@@ -6,14 +6,12 @@ import {
   describe,
   isExpr,
   isPlainObject,
-  list,
   msg,
   oneOf,
-  record,
   str,
-  strictObject,
   strOrInt,
 } from './common.js';
+import { list, record, strictObject } from './shapes.js';
 
 export const RESULT_TYPES = ['auto', 'string', 'int', 'float', 'bool', 'json'] as const;
 export const RESULT_AGGREGATES = ['first', 'last', 'list', 'count', 'min', 'max', 'avg', 'sum'] as const;
@@ -45,6 +43,7 @@ const FileSchema = str({ nonEmpty: true }).superRefine((f, ctx) => {
   if (problem)
     ctx.addIssue({
       code: 'custom',
+      continue: false,
       input: f,
       message: msg(
         `result.file ${problem}, got '${f}'`,
@@ -94,6 +93,7 @@ function normalise(v: unknown, ctx: Ctx): ResultSpec {
   if (!isPlainObject(v)) {
     ctx.addIssue({
       code: 'custom',
+      continue: false,
       input: v,
       message: msg(`expected a mapping for result, got ${describe(v)}`),
     });
@@ -111,6 +111,7 @@ function normalise(v: unknown, ctx: Ctx): ResultSpec {
       if (seen.has(p.name))
         ctx.addIssue({
           code: 'custom',
+          continue: false,
           input: p.name,
           path: ['patterns', i, 'name'],
           message: msg(`duplicate result pattern name '${p.name}'`),
@@ -136,6 +137,7 @@ function normalise(v: unknown, ctx: Ctx): ResultSpec {
     bad = true;
     ctx.addIssue({
       code: 'custom',
+      continue: false,
       input: v.file,
       path: ['file'],
       message: msg(
@@ -157,6 +159,7 @@ function normalise(v: unknown, ctx: Ctx): ResultSpec {
       bad = true;
       ctx.addIssue({
         code: 'custom',
+        continue: false,
         input: regex,
         path: [name],
         message: msg(
@@ -170,6 +173,7 @@ function normalise(v: unknown, ctx: Ctx): ResultSpec {
   if (Object.keys(entries).length === 0) {
     ctx.addIssue({
       code: 'custom',
+      continue: false,
       input: v,
       message: msg("result must contain 'patterns', 'file', or 'name: regex' entries"),
     });

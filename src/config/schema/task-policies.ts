@@ -1,6 +1,7 @@
 /** `task.replicas` (config §1.12) and `task.retries` (§1.13). */
 import * as z from 'zod';
-import { intOrExpr, oneOf, strictObject, strList } from './common.js';
+import { intOrExpr, oneOf } from './common.js';
+import { strictObject, strList } from './shapes.js';
 
 export const REPLICA_POLICIES = ['parallel', 'sequential'] as const;
 

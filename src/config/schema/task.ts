@@ -8,13 +8,10 @@ import {
   fail,
   intOrExpr,
   isPlainObject,
-  list,
-  record,
   str,
-  strictObject,
-  strList,
   strOrInt,
 } from './common.js';
+import { list, record, strictObject, strList } from './shapes.js';
 import { TaskMonitorSchema } from './monitor.js';
 import { ProbesSchema } from './probes.js';
 import { ResourcesSchema } from './resources.js';

@@ -1,6 +1,7 @@
 /** `storage[*]`, `task.uploads[*]`, `workflow.upload_all` (artifacts-batch.md Part B). */
 import * as z from 'zod';
-import { fail, isExpr, oneOf, str, strictObject } from './common.js';
+import { fail, isExpr, oneOf, str } from './common.js';
+import { strictObject } from './shapes.js';
 import { typedUnion } from './typed-union.js';
 
 export const S3StorageSchema = strictObject('s3 storage', {

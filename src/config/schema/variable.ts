@@ -1,6 +1,7 @@
 /** `variables[*]`, `workflow.variables[*]` (config §1.5). */
 import * as z from 'zod';
-import { fail, isExpr, list, present, str, strictObject } from './common.js';
+import { fail, isExpr, present, str } from './common.js';
+import { list, strictObject } from './shapes.js';
 
 /** Loose equality used for `domain` membership (1 == 1.0, deep for lists/maps). */
 export function sameValue(a: unknown, b: unknown): boolean {

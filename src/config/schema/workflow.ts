@@ -1,7 +1,8 @@
 /** `workflow` (config §1.9) and its cross-task checks. */
 import * as z from 'zod';
 import { didYouMean } from '../errors.js';
-import { fail, list, str, strictObject, strOrInt } from './common.js';
+import { fail, str, strOrInt } from './common.js';
+import { list, strictObject } from './shapes.js';
 import { WorkflowMonitorSchema } from './monitor.js';
 import { probeSourcePath } from './probes.js';
 import { TaskSchema, type Task } from './task.js';

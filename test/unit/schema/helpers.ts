@@ -1,6 +1,7 @@
 /** Test-local helpers: read YAML and normalise named collections to list form (the loader's job). */
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
+import { validateRecipe, type SchemaIssue } from '../../../src/config/schema/index.js';
 
 type Obj = Record<string, unknown>;
 
@@ -56,3 +57,43 @@ export function completeFragment(doc: unknown): unknown {
 }
 
 export const SINGLE_FILE_DIRS = ['/work/shared/compat', '/work/shared/spec/examples'];
+
+// ---- builders for focused cases ----
+
+export const task = (extra: Obj = {}): Obj => ({ name: 'a', script: ['echo a'], ...extra });
+
+/** A minimal valid recipe with `top` keys merged in, the given tasks and extra workflow keys. */
+export const recipe = (top: Obj = {}, tasks: Obj[] = [task()], wfExtra: Obj = {}): Obj => ({
+  ...top,
+  workflow: { name: 'w', tasks, ...wfExtra },
+});
+
+export function issuesOf(doc: unknown): SchemaIssue[] {
+  const r = validateRecipe(doc);
+  return r.ok ? [] : r.issues;
+}
+
+export interface Expected {
+  path: (string | number)[];
+  message: string | RegExp;
+  hint?: string | RegExp;
+}
+
+/** The issue at `path` whose message matches; throws with every issue listed if none does. */
+export function findIssue(doc: unknown, e: Expected): SchemaIssue {
+  const all = issuesOf(doc);
+  const hit = all.find(
+    (i) =>
+      JSON.stringify(i.path) === JSON.stringify(e.path) &&
+      (typeof e.message === 'string' ? i.message === e.message : e.message.test(i.message)),
+  );
+  if (!hit)
+    throw new Error(
+      `no issue ${JSON.stringify(e.path)} ${String(e.message)}; got ${JSON.stringify(all, null, 1)}`,
+    );
+  if (e.hint !== undefined) {
+    const ok = typeof e.hint === 'string' ? hit.hint === e.hint : e.hint.test(hit.hint ?? '');
+    if (!ok) throw new Error(`hint mismatch for ${String(e.message)}: ${String(hit.hint)}`);
+  }
+  return hit;
+}

@@ -33,8 +33,7 @@ export function check(schema: J, v: unknown, path = '$'): string[] {
       fail('not above exclusiveMinimum');
   }
   if (typeof v === 'string') {
-    if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern, 'u').test(v))
-      fail('pattern');
+    if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern, 'u').test(v)) fail('pattern');
     if (typeof schema.minLength === 'number' && v.length < schema.minLength) fail('too short');
   }
   if (Array.isArray(v)) {
