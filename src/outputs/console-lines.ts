@@ -13,8 +13,8 @@
  * The task log itself is untouched: this is only what the console (and TUI) show.
  */
 
-import { StringDecoder } from 'node:string_decoder';
 import { AnsiStripper } from '../util/ansi.js';
+import { Utf8Stream } from '../util/utf8-stream.js';
 
 export const DEFAULT_CONSOLE_LINE_CAP = 2000;
 
@@ -75,7 +75,7 @@ class CappedText {
 const isHighSurrogate = (c: number) => c >= 0xd800 && c <= 0xdbff;
 
 export class ConsoleLineSplitter {
-  private readonly decoder = new StringDecoder('utf8');
+  private readonly decoder = new Utf8Stream();
   private readonly breaks = /[\r\n]/g;
   private readonly ansi: AnsiStripper | undefined;
   private readonly frame: CappedText;
@@ -103,6 +103,16 @@ export class ConsoleLineSplitter {
   pushText(raw: string): void {
     const text = this.ansi ? this.ansi.push(raw) : raw;
     let i = 0;
+    if (text.indexOf('\r') < 0) {
+      // the common case: plain lines, found with the native indexOf
+      for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', i)) {
+        if (at > i) this.frame.append(text.slice(i, at));
+        this.endLine();
+        i = at + 1;
+      }
+      if (i < text.length) this.frame.append(text.slice(i));
+      return;
+    }
     const re = this.breaks;
     re.lastIndex = 0;
     for (let m = re.exec(text); m; m = re.exec(text)) {

@@ -13,7 +13,10 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { ConsoleLineSplitter, type ConsoleLine, type ConsoleLineOptions } from './console-lines.js';
 
 export const DEFAULT_TAIL_POLL_MS = 75;
+/** bytes handed to the splitter and subscribers at a time */
 export const DEFAULT_TAIL_CHUNK_BYTES = 64 * 1024;
+/** one read() fetches up to this many chunks (fewer thread-pool round trips) */
+const CHUNKS_PER_READ = 16;
 const MIN_GAP_MS = 10;
 
 /** Receives each chunk read (and the file offset it starts at); it may keep the buffer. */
@@ -40,6 +43,7 @@ export class LogTailer {
   private readonly splitter: ConsoleLineSplitter | undefined;
   private readonly listeners = new Set<ChunkListener>();
   private readonly chunkBytes: number;
+  private readonly readBytes: number;
   private readonly scratch: Buffer;
   private pos: number;
   private fh: FileHandle | undefined;
@@ -54,7 +58,8 @@ export class LogTailer {
   constructor(private readonly opts: LogTailerOptions) {
     this.pos = opts.startOffset ?? 0;
     this.chunkBytes = Math.max(1024, opts.chunkBytes ?? DEFAULT_TAIL_CHUNK_BYTES);
-    this.scratch = Buffer.allocUnsafe(this.chunkBytes);
+    this.readBytes = this.chunkBytes * CHUNKS_PER_READ;
+    this.scratch = Buffer.allocUnsafe(this.readBytes);
     this.splitter = opts.onLine ? new ConsoleLineSplitter(opts.task, opts.onLine, opts.console) : undefined;
   }
 
@@ -162,16 +167,18 @@ export class LogTailer {
     const fh = await this.ensureOpen();
     if (!fh) return;
     for (;;) {
-      // listeners may keep their chunk, so they get a fresh buffer; the splitter does not
-      const target = this.listeners.size > 0 ? Buffer.allocUnsafe(this.chunkBytes) : this.scratch;
-      const { bytesRead } = await fh.read(target, 0, this.chunkBytes, this.pos);
+      // listeners may keep their chunks, so they get fresh memory; the splitter does not
+      const target = this.listeners.size > 0 ? Buffer.allocUnsafe(this.readBytes) : this.scratch;
+      const { bytesRead } = await fh.read(target, 0, this.readBytes, this.pos);
       if (bytesRead === 0) break;
-      const chunk = target.subarray(0, bytesRead);
-      const at = this.pos;
-      this.pos += bytesRead;
-      this.splitter?.pushBytes(chunk);
-      for (const l of this.listeners) l(chunk, at);
-      if (bytesRead < this.chunkBytes) break; // caught up for now
+      for (let off = 0; off < bytesRead; off += this.chunkBytes) {
+        const chunk = target.subarray(off, Math.min(bytesRead, off + this.chunkBytes));
+        const at = this.pos;
+        this.pos += chunk.length;
+        this.splitter?.pushBytes(chunk);
+        for (const l of this.listeners) l(chunk, at);
+      }
+      if (bytesRead < this.readBytes) break; // caught up for now
     }
     this.splitter?.endOfRead();
   }

@@ -17,8 +17,8 @@
  */
 
 import { open } from 'node:fs/promises';
-import { StringDecoder } from 'node:string_decoder';
 import { AnsiStripper } from '../util/ansi.js';
+import { Utf8Stream } from '../util/utf8-stream.js';
 import { compilePattern, type CompiledPattern } from './pattern.js';
 import type { CheckResult, ProbeCheck } from './types.js';
 
@@ -46,7 +46,7 @@ export class LogMatcher {
   /** committed matches (the carried unterminated line is not included: see current()) */
   count = 0;
   lastMatchLine: string | undefined;
-  private decoder = new StringDecoder('utf8');
+  private decoder = new Utf8Stream();
   private ansi = new AnsiStripper();
   private carry = '';
   private skipLF = false;
