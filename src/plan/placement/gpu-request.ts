@@ -92,6 +92,7 @@ export function checkShareFits(
   count: number,
   share: number,
   nodes: { name: string; cap: number }[],
+  backendSummary?: string,
 ): void {
   const total = nodes.reduce((a, n) => a + n.cap, 0);
   const small = nodes.find((n) => n.cap < share);
@@ -102,7 +103,8 @@ export function checkShareFits(
     throw placementError(
       'GPU_TOTAL_EXCEEDS',
       `Task '${req.task}' requests ${count} GPU(s) in total, but its ${nodes.length} assigned node(s) have only ` +
-        `${total} GPU(s) in total (${nodes.map((n) => `${n.name}: ${n.cap}`).join(', ')}).${suggestion}`,
+        `${total} GPU(s) in total (${nodes.map((n) => `${n.name}: ${n.cap}`).join(', ')}).${suggestion}` +
+        `${backendSummary ? `\n  ${backendSummary}` : ''}`,
     );
   }
   throw placementError(

@@ -56,7 +56,7 @@ export function placeOnPinned(
   }
   const count = want.count as number;
   const share = perNodeShare(req, count, N, minCap);
-  checkShareFits(req, count, share, infos);
+  checkShareFits(req, count, share, infos, st.summary(t));
   for (let s = 0; s + share <= minCap; s++) {
     if (sel.every((pos) => st.firstRun(pos, share, t, s) === s)) return { nodes: sel, gpus: seq(s, share) };
   }

@@ -63,7 +63,10 @@ describe('E4 divisibility on 2×8 with nodes.count 2', () => {
   });
   it('rejects 18 (9 per node > 8)', () => {
     const e = planError(board(2, 8), two(18));
-    expect(e.message).toContain("Task 'T' requests 18 GPU(s) in total");
+    expect(e.message).toContain(
+      "Task 'T' requests 18 GPU(s) in total, but its 2 assigned node(s) have only 16",
+    );
+    expect(e.message).toContain("backend 'b': 2 node(s), gpus_per_node=8, total capacity 16");
     expect(e.message).toContain('Use count 16.');
   });
 });
