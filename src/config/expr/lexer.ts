@@ -28,13 +28,8 @@ const WS = /\s+/y;
 const NAME = /[\p{ID_Start}_][\p{ID_Continue}]*/uy;
 const FLOAT = /(?:\d+_)*\d+(?:(?:\.(?:\d+_)*\d+)?e[+-]?(?:\d+_)*\d+|\.(?:\d+_)*\d+)/iy;
 const INT = /0b(?:_?[01])+|0o(?:_?[0-7])+|0x(?:_?[\da-f])+|[1-9](?:_?\d)*|0(?:_?0)*/iy;
-const OPS = [
-  '//',
-  '**',
-  '==',
-  '!=',
-  '<=',
-  '>=',
+const OPS2 = new Set(['//', '**', '==', '!=', '<=', '>=']);
+const OPS1 = new Set([
   '+',
   '-',
   '*',
@@ -54,8 +49,31 @@ const OPS = [
   '<',
   '>',
   '=',
-];
+]);
 const CLOSERS: Record<string, string> = { '(': ')', '[': ']', '{': '}' };
+
+function isSpace(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13);
+}
+
+function isNameChar(c: number, first: boolean): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || (!first && c >= 48 && c <= 57);
+}
+
+/** A name: ASCII fast path, Unicode identifiers through the regex. */
+function matchName(src: string, pos: number): string | null {
+  let i = pos;
+  while (i < src.length && isNameChar(src.charCodeAt(i), i === pos)) i++;
+  if (i < src.length && src.charCodeAt(i) > 0x7f) return match(NAME, src, pos);
+  return i > pos ? src.slice(pos, i) : null;
+}
+
+function matchOp(src: string, pos: number): string | undefined {
+  const two = src.slice(pos, pos + 2);
+  if (two.length === 2 && OPS2.has(two)) return two;
+  const one = src[pos];
+  return OPS1.has(one) ? one : undefined;
+}
 
 function match(re: RegExp, src: string, pos: number): string | null {
   re.lastIndex = pos;
@@ -142,8 +160,11 @@ export function lexRegion(src: string, start: number, open: number): Region {
     throw new ExprSyntaxError(msg, at, src.slice(open, close < 0 ? src.length : close + 2));
   };
   for (;;) {
-    const ws = match(WS, src, pos);
-    if (ws) pos += ws.length;
+    while (pos < src.length && isSpace(src.charCodeAt(pos))) pos++;
+    if (pos < src.length && src.charCodeAt(pos) > 0x7f) {
+      const ws = match(WS, src, pos);
+      if (ws) pos += ws.length;
+    }
     if (pos >= src.length) {
       if (stack.length) fail(`unclosed '${stack[stack.length - 1].ch}'`, stack[stack.length - 1].at);
       fail("missing '}}' to close '${{'", open);
@@ -177,13 +198,13 @@ export function lexRegion(src: string, start: number, open: number): Region {
       pos += text.length;
       continue;
     }
-    const name = match(NAME, src, pos);
+    const name = matchName(src, pos);
     if (name) {
       tokens.push({ type: 'name', value: name, start: pos, end: pos + name.length });
       pos += name.length;
       continue;
     }
-    const op = OPS.find((o) => src.startsWith(o, pos));
+    const op = matchOp(src, pos);
     if (!op) fail(`unexpected character ${JSON.stringify(c)}`, pos);
     if (op! in CLOSERS) stack.push({ ch: op!, at: pos });
     else if (op === ')' || op === ']' || op === '}') {
