@@ -46,7 +46,8 @@ function baseline(): number {
 }
 
 const indep = (): SimpleTask[] => Array.from({ length: N }, (_, i) => ({ name: `t${i}`, script: 'true' }));
-const chain = (): SimpleTask[] => Array.from({ length: N }, (_, i) => ({ name: `t${i}`, script: 'true', dependsOn: i ? [`t${i - 1}`] : [] }));
+const chain = (): SimpleTask[] =>
+  Array.from({ length: N }, (_, i) => ({ name: `t${i}`, script: 'true', dependsOn: i ? [`t${i - 1}`] : [] }));
 
 async function readiness(): Promise<{ checkToStart: number; openToStart: number }> {
   const port = 20000 + Math.floor(Math.random() * 20000);
@@ -76,7 +77,9 @@ async function readiness(): Promise<{ checkToStart: number; openToStart: number 
 }
 
 async function main() {
-  console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model.trim()}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`);
+  console.log(
+    `machine: ${os.cpus().length} × ${os.cpus()[0]?.model.trim()}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`,
+  );
   console.log(`N = ${N}, median of ${RUNS} runs (after one warm-up)\n`);
   await timePlan(indep().slice(0, 50)); // warm-up
   const b: number[] = [];
@@ -91,11 +94,15 @@ async function main() {
   }
   const base = median(b);
   const row = (name: string, ms: number) =>
-    console.log(`${name.padEnd(34)} ${(ms / 1000).toFixed(3).padStart(7)} s   ${(ms / N).toFixed(2).padStart(6)} ms/task   overhead vs baseline ${((ms - base) / N).toFixed(2)} ms/task`);
+    console.log(
+      `${name.padEnd(34)} ${(ms / 1000).toFixed(3).padStart(7)} s   ${(ms / N).toFixed(2).padStart(6)} ms/task   overhead vs baseline ${((ms - base) / N).toFixed(2)} ms/task`,
+    );
   row(`baseline: ${N} × bash -c true`, base);
   row(`executePlan: ${N} independent`, median(ind));
   row(`executePlan: ${N}-task chain`, median(ch));
-  console.log(`readiness (interval 1 s): check→start ${median(rd.map((r) => r.checkToStart)).toFixed(1)} ms, open→start ${median(rd.map((r) => r.openToStart)).toFixed(1)} ms`);
+  console.log(
+    `readiness (interval 1 s): check→start ${median(rd.map((r) => r.checkToStart)).toFixed(1)} ms, open→start ${median(rd.map((r) => r.openToStart)).toFixed(1)} ms`,
+  );
   rmSync(root, { recursive: true, force: true });
 }
 

@@ -25,7 +25,10 @@ function newestMtime(dir: string): number {
 
 function fresh(): boolean {
   if (!existsSync(stamp)) return false;
-  const inputs = Math.max(newestMtime(join(root, 'src')), statSync(join(root, 'tsconfig.build.json')).mtimeMs);
+  const inputs = Math.max(
+    newestMtime(join(root, 'src')),
+    statSync(join(root, 'tsconfig.build.json')).mtimeMs,
+  );
   return statSync(stamp).mtimeMs >= inputs;
 }
 
@@ -72,14 +75,19 @@ export default async function setup(): Promise<void> {
     if (fresh()) return; // another run built it while we waited
     const started = Date.now();
     try {
-      execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], {
-        cwd: root,
-        stdio: 'pipe',
-      });
+      execFileSync(
+        process.execPath,
+        [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')],
+        {
+          cwd: root,
+          stdio: 'pipe',
+        },
+      );
     } catch {
       // type errors still emit JavaScript; only a missing output is fatal
     }
-    if (!existsSync(join(root, 'dist', 'runtime', 'run.js'))) throw new Error('build produced no dist/runtime/run.js');
+    if (!existsSync(join(root, 'dist', 'runtime', 'run.js')))
+      throw new Error('build produced no dist/runtime/run.js');
     writeFileSync(stamp, new Date(started).toISOString() + '\n');
     // dated at the build's start, so sources edited during the build count as newer
     utimesSync(stamp, new Date(started), new Date(started));

@@ -45,11 +45,15 @@ export function castValue(text: string, type: ResultType): CastResult {
       return { ok: true, value: text };
     case 'int': {
       const v = toInt(text);
-      return v === undefined ? { ok: false, error: `cannot cast ${JSON.stringify(text)} to int` } : { ok: true, value: v };
+      return v === undefined
+        ? { ok: false, error: `cannot cast ${JSON.stringify(text)} to int` }
+        : { ok: true, value: v };
     }
     case 'float': {
       const v = toFloat(text);
-      return v === undefined ? { ok: false, error: `cannot cast ${JSON.stringify(text)} to float` } : { ok: true, value: v };
+      return v === undefined
+        ? { ok: false, error: `cannot cast ${JSON.stringify(text)} to float` }
+        : { ok: true, value: v };
     }
     case 'bool': {
       const t = text.trim().toLowerCase();
@@ -61,7 +65,10 @@ export function castValue(text: string, type: ResultType): CastResult {
       try {
         return { ok: true, value: JSON.parse(text) as CastValue };
       } catch (e) {
-        return { ok: false, error: `cannot parse ${JSON.stringify(truncate(text))} as JSON: ${(e as Error).message}` };
+        return {
+          ok: false,
+          error: `cannot parse ${JSON.stringify(truncate(text))} as JSON: ${(e as Error).message}`,
+        };
       }
     }
     case 'auto': {

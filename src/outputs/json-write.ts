@@ -66,14 +66,15 @@ function render(v: unknown, indent: string, out: string[]): void {
     out.push(indent + ']');
     return;
   }
-  const keys = Object.keys(v as object)
-    .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+  const obj = v as Record<string, unknown>;
+  const keys = Object.keys(obj)
+    .filter((k) => obj[k] !== undefined)
     .sort();
   if (keys.length === 0) return void out.push('{}');
   out.push('{\n');
   keys.forEach((k, i) => {
     out.push(inner, JSON.stringify(k), ': ');
-    render((v as Record<string, unknown>)[k], inner, out);
+    render(obj[k], inner, out);
     out.push(i < keys.length - 1 ? ',\n' : '\n');
   });
   out.push(indent + '}');

@@ -66,7 +66,10 @@ export function compileTemplate(pattern: string): Template {
 
 const PREFIX = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} - \S+ - [A-Z]+ - /;
 
-export async function parseLegacyOutputs(specs: PlannedOutputSpec[], logPath: string): Promise<Record<string, unknown>> {
+export async function parseLegacyOutputs(
+  specs: PlannedOutputSpec[],
+  logPath: string,
+): Promise<Record<string, unknown>> {
   const templates = specs.map((s) => compileTemplate(s.pattern));
   const found = new Map<string, unknown[]>();
   await forEachLine(logPath, (raw) => {
@@ -89,7 +92,9 @@ export async function parseLegacyOutputs(specs: PlannedOutputSpec[], logPath: st
 }
 
 /** Parses the task log and writes outputs.json; a missing log / parse problem yields `{}`. */
-export async function writeLegacyOutputs(task: PlannedTask): Promise<{ outputs: Record<string, unknown>; warning?: string }> {
+export async function writeLegacyOutputs(
+  task: PlannedTask,
+): Promise<{ outputs: Record<string, unknown>; warning?: string }> {
   const specs = task.outputs ?? [];
   let outputs: Record<string, unknown> = {};
   let warning: string | undefined;
@@ -98,7 +103,11 @@ export async function writeLegacyOutputs(task: PlannedTask): Promise<{ outputs: 
   } catch (e) {
     warning = `Task '${task.name}': could not parse outputs: ${(e as Error).message}`;
   }
-  const doc = { outputs, specs: specs.map((s) => ({ pattern: s.pattern, source: s.source })), task: task.name };
+  const doc = {
+    outputs,
+    specs: specs.map((s) => ({ pattern: s.pattern, source: s.source })),
+    task: task.name,
+  };
   try {
     await writeJsonAtomic(resolve(task.outputDir, 'outputs.json'), doc);
   } catch (e) {

@@ -18,7 +18,11 @@ export type LineCallback = (line: string, lineNo: number) => void | boolean;
 export const DEFAULT_MAX_LINE_CHARS = 1 << 20;
 
 /** Reads `path` and calls `onLine` for each line (1-based numbers). Returns the line count. */
-export async function forEachLine(path: string, onLine: LineCallback, opts: LineReadOptions = {}): Promise<number> {
+export async function forEachLine(
+  path: string,
+  onLine: LineCallback,
+  opts: LineReadOptions = {},
+): Promise<number> {
   const max = opts.maxLineChars ?? DEFAULT_MAX_LINE_CHARS;
   const size = opts.chunkBytes ?? 1 << 20;
   const fh = await open(path, 'r');

@@ -77,7 +77,9 @@ export class PatternAggregate {
         break;
     }
     if (this.nonNumeric !== undefined) {
-      return { error: `${this.spec.name}: aggregate '${this.spec.aggregate}' needs numbers, got ${JSON.stringify(this.nonNumeric)}` };
+      return {
+        error: `${this.spec.name}: aggregate '${this.spec.aggregate}' needs numbers, got ${JSON.stringify(this.nonNumeric)}`,
+      };
     }
     switch (this.spec.aggregate) {
       case 'min':

@@ -43,7 +43,10 @@ interface Compiled {
 /** Which capture a match contributes: explicit group, else `value`, else group 1, else all. */
 export function pickGroup(m: RegExpExecArray, spec: PlannedResultPattern): string | undefined {
   if (spec.group !== undefined && spec.group !== null && spec.group !== '') {
-    const g = typeof spec.group === 'number' || /^\d+$/.test(String(spec.group)) ? m[Number(spec.group)] : m.groups?.[spec.group];
+    const g =
+      typeof spec.group === 'number' || /^\d+$/.test(String(spec.group))
+        ? m[Number(spec.group)]
+        : m.groups?.[spec.group];
     return g;
   }
   if (m.groups && 'value' in m.groups) return m.groups.value;
@@ -58,7 +61,9 @@ function checkGroup(re: RegExp, spec: PlannedResultPattern): string | undefined 
   if (typeof spec.group === 'number' || /^\d+$/.test(String(spec.group))) {
     return Number(spec.group) <= n ? undefined : `${spec.name}: regex has no group ${spec.group}`;
   }
-  return probe?.groups && spec.group in probe.groups ? undefined : `${spec.name}: regex has no group named '${spec.group}'`;
+  return probe?.groups && spec.group in probe.groups
+    ? undefined
+    : `${spec.name}: regex has no group named '${spec.group}'`;
 }
 
 export async function parseLogResult(
@@ -95,7 +100,8 @@ export async function parseLogResult(
         }
       });
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') errors.push(`cannot read log: ${(e as Error).message}`);
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT')
+        errors.push(`cannot read log: ${(e as Error).message}`);
       return { values: {}, matches: {}, errors }; // a missing log: empty values
     }
   }
@@ -105,7 +111,8 @@ export async function parseLogResult(
     const r = c.agg.result();
     if (c.agg.count > 0) matches[c.spec.name] = c.agg.trace();
     if (r === undefined) {
-      if (c.spec.required && !castErrors.has(c.spec.name)) errors.push(`${c.spec.name}: required pattern did not match`);
+      if (c.spec.required && !castErrors.has(c.spec.name))
+        errors.push(`${c.spec.name}: required pattern did not match`);
       else if (c.spec.required) errors.push(`${c.spec.name}: required value missing`);
     } else if ('error' in r) errors.push(r.error);
     else values[c.spec.name] = r.value;
@@ -127,7 +134,10 @@ export function resultFilePath(outputDir: string, file: string): string | undefi
   return rel.startsWith('..') || rel.split(sep).includes('..') ? undefined : p;
 }
 
-async function parseFileResult(task: PlannedTask, file: string): Promise<Partial<TaskResultDoc> & { errors: string[] }> {
+async function parseFileResult(
+  task: PlannedTask,
+  file: string,
+): Promise<Partial<TaskResultDoc> & { errors: string[] }> {
   const path = resultFilePath(task.outputDir, file);
   if (!path) return { errors: [`result file must be relative to the task output dir: ${file}`], values: {} };
   let text: string;
@@ -149,12 +159,13 @@ async function parseFileResult(task: PlannedTask, file: string): Promise<Partial
   const o = obj as Record<string, unknown>;
   if (o.schema_version === RESULT_SCHEMA) {
     const errors = Array.isArray(o.errors) ? o.errors.map(String) : [];
-    const isObj = (v: unknown): v is Record<string, never> => !!v && typeof v === 'object' && !Array.isArray(v);
+    const isObj = (v: unknown): v is Record<string, never> =>
+      !!v && typeof v === 'object' && !Array.isArray(v);
     if (!isObj(o.values)) errors.push(`result file ${file}: 'values' must be an object`);
     return {
       values: isObj(o.values) ? o.values : {},
-      metadata: isObj(o.metadata) ? (o.metadata as TaskResultDoc['metadata']) : {},
-      matches: isObj(o.matches) ? (o.matches as TaskResultDoc['matches']) : {},
+      metadata: isObj(o.metadata) ? o.metadata : {},
+      matches: isObj(o.matches) ? o.matches : {},
       ok: o.ok === false ? false : undefined,
       errors,
     };
@@ -163,7 +174,10 @@ async function parseFileResult(task: PlannedTask, file: string): Promise<Partial
 }
 
 /** Parses the task's result and writes `<task dir>/result.json` atomically. */
-export async function collectTaskResult(task: PlannedTask, result: PlannedResult = task.result as PlannedResult): Promise<ParsedResult> {
+export async function collectTaskResult(
+  task: PlannedTask,
+  result: PlannedResult = task.result as PlannedResult,
+): Promise<ParsedResult> {
   const logName = basename(task.logPath);
   let doc: TaskResultDoc;
   if (result.file) {

@@ -16,12 +16,13 @@ export class EventBus {
   }
 
   emit(e: DistributiveOmit<RunEvent, 't'> & { t?: number }): void {
-    const ev = { t: Date.now(), ...e } as RunEvent;
+    const ev: RunEvent = { t: Date.now(), ...e };
     for (const s of this.sinks) {
       try {
         s.emit(ev);
       } catch (err) {
-        if (this.errors.length < 20) this.errors.push(`${s.constructor?.name ?? 'sink'}: ${(err as Error).message}`);
+        if (this.errors.length < 20)
+          this.errors.push(`${s.constructor?.name ?? 'sink'}: ${(err as Error).message}`);
       }
     }
   }
@@ -31,7 +32,8 @@ export class EventBus {
       try {
         await s.close?.();
       } catch (err) {
-        if (this.errors.length < 20) this.errors.push(`${s.constructor?.name ?? 'sink'} close: ${(err as Error).message}`);
+        if (this.errors.length < 20)
+          this.errors.push(`${s.constructor?.name ?? 'sink'} close: ${(err as Error).message}`);
       }
     }
   }

@@ -33,7 +33,10 @@ export class CommandLogSink implements RunEventSink {
   private readonly tasks = new Map<string, PlannedTask>();
   readonly files = new Map<string, string>();
 
-  constructor(plan: Plan, private readonly cwd: string) {
+  constructor(
+    plan: Plan,
+    private readonly cwd: string,
+  ) {
     for (const t of plan.tasks) {
       this.tasks.set(t.name, t);
       const fam = commandFamily(t.operator.type);

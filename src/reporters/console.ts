@@ -58,7 +58,12 @@ export class ConsoleReporter implements RunEventSink {
     if (!path) return;
     this.tailers.set(
       task,
-      tailLog({ path, task, console: { maxChars: this.opts.maxLineChars ?? 2000 }, onLine: (l) => this.out(`[${l.task}] ${l.line}\n`) }),
+      tailLog({
+        path,
+        task,
+        console: { maxChars: this.opts.maxLineChars ?? 2000 },
+        onLine: (l) => this.out(`[${l.task}] ${l.line}\n`),
+      }),
     );
   }
 
@@ -106,13 +111,18 @@ export class ConsoleReporter implements RunEventSink {
         this.say(`● ${e.task} ready (${shortDuration(e.t - (this.started.get(e.task) ?? e.t))})\n`);
         break;
       case 'task_retry':
-        this.say(`↻ ${e.task} exited with code ${e.exitCode ?? 'n/a'}; retrying in ${e.delayS}s (attempt ${e.nextAttempt}/${e.total})\n`);
+        this.say(
+          `↻ ${e.task} exited with code ${e.exitCode ?? 'n/a'}; retrying in ${e.delayS}s (attempt ${e.nextAttempt}/${e.total})\n`,
+        );
         break;
       case 'task_finished': {
-        const took = this.started.has(e.task) ? ` (${shortDuration(e.t - (this.started.get(e.task) as number))})` : '';
+        const took = this.started.has(e.task)
+          ? ` (${shortDuration(e.t - (this.started.get(e.task) as number))})`
+          : '';
         if (e.status === 'COMPLETED') this.after(e.task, `✓ ${e.task} completed${took}\n`);
         else if (e.status === 'FAILED') {
-          const code = e.exitCode !== null ? `exit ${e.exitCode}` : e.signal ? `signal ${e.signal}` : 'still running';
+          const code =
+            e.exitCode !== null ? `exit ${e.exitCode}` : e.signal ? `signal ${e.signal}` : 'still running';
           this.after(e.task, `✗ ${e.task} failed (${code})${e.reason ? `: ${e.reason}` : ''}\n`);
         } else this.after(e.task, `⊘ ${e.task} cancelled\n`);
         break;
@@ -121,10 +131,15 @@ export class ConsoleReporter implements RunEventSink {
         this.say(`✗ ${e.message}\n`);
         break;
       case 'signal':
-        this.err(e.count === 1 ? `⚠ Received ${e.signal}; cancelling the workflow (press Ctrl-C again to kill at once)\n` : `⚠ Received ${e.signal} again; killing every task now\n`);
+        this.err(
+          e.count === 1
+            ? `⚠ Received ${e.signal}; cancelling the workflow (press Ctrl-C again to kill at once)\n`
+            : `⚠ Received ${e.signal} again; killing every task now\n`,
+        );
         break;
       case 'log':
-        if ((e.level === 'warning' || e.level === 'error') && !this.shown.has(e.message)) this.err(`⚠ ${e.message}\n`);
+        if ((e.level === 'warning' || e.level === 'error') && !this.shown.has(e.message))
+          this.err(`⚠ ${e.message}\n`);
         break;
       case 'result_parsed':
         if (!e.ok) this.err(`⚠ ${e.task}: result incomplete: ${e.errors.join('; ')}\n`);
@@ -141,7 +156,8 @@ export class ConsoleReporter implements RunEventSink {
     if (this.opts.verdict === false) return;
     const print = () => {
       if (e.status === 'COMPLETED') this.out(`✓ Workflow completed\n  Output folder: ${this.runDir}\n`);
-      else if (e.exitCode === 130 || e.exitCode === 143) this.err(`⚠ Workflow cancelled\n  ${e.message}\n  Output folder: ${this.runDir}\n`);
+      else if (e.exitCode === 130 || e.exitCode === 143)
+        this.err(`⚠ Workflow cancelled\n  ${e.message}\n  Output folder: ${this.runDir}\n`);
       else this.err(`✗ Workflow failed: ${e.message}\n  Output folder: ${this.runDir}\n`);
     };
     this.final = this.drain().then(print);

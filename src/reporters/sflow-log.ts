@@ -32,8 +32,15 @@ export function logLinesFor(e: RunEvent, started: number | undefined): Array<[Lo
     case 'task_finished':
       if (e.status === 'COMPLETED') return [['info', `Task '${e.task}' completed (exit=0)`]];
       if (e.status === 'FAILED') {
-        const code = e.exitCode !== null && e.exitCode !== undefined ? `exit=${e.exitCode}` : e.signal ? `signal=${e.signal}` : 'process still running';
-        return [['error', `Task '${e.task}' failed (${code}, attempt ${e.attempt}): ${e.reason ?? ''}`.trimEnd()]];
+        const code =
+          e.exitCode !== null && e.exitCode !== undefined
+            ? `exit=${e.exitCode}`
+            : e.signal
+              ? `signal=${e.signal}`
+              : 'process still running';
+        return [
+          ['error', `Task '${e.task}' failed (${code}, attempt ${e.attempt}): ${e.reason ?? ''}`.trimEnd()],
+        ];
       }
       return [['warning', `Task '${e.task}' cancelled${e.reason ? `: ${e.reason}` : ''}`]];
     case 'task_retry':
@@ -50,7 +57,12 @@ export function logLinesFor(e: RunEvent, started: number | undefined): Array<[Lo
         ? [['info', `Task '${e.task}': result parsed (${Object.keys(e.values).length} value(s))`]]
         : [['warning', `Task '${e.task}': result incomplete: ${e.errors.join('; ')}`]];
     case 'external_call':
-      return [[e.ok ? 'debug' : 'warning', `${e.tool} ${e.args.join(' ')} -> ${e.timedOut ? 'timed out' : `exit ${e.exitCode}`} in ${e.durationMs} ms`]];
+      return [
+        [
+          e.ok ? 'debug' : 'warning',
+          `${e.tool} ${e.args.join(' ')} -> ${e.timedOut ? 'timed out' : `exit ${e.exitCode}`} in ${e.durationMs} ms`,
+        ],
+      ];
     case 'log':
       return [[e.level, e.message]];
     case 'fail_fast':
@@ -60,14 +72,20 @@ export function logLinesFor(e: RunEvent, started: number | undefined): Array<[Lo
         ? [['warning', `Received ${e.signal}; requesting shutdown…`]]
         : [['warning', `Received ${e.signal} again; killing every task process now`]];
     case 'task_stopped':
-      return [['info', `Stopped task '${e.task}' (${e.why}: ${e.signals.join(' → ') || 'already exiting'}) in ${seconds(e.elapsedMs)}`]];
+      return [
+        [
+          'info',
+          `Stopped task '${e.task}' (${e.why}: ${e.signals.join(' → ') || 'already exiting'}) in ${seconds(e.elapsedMs)}`,
+        ],
+      ];
     case 'teardown':
       return e.phase === 'start'
         ? [['debug', `Teardown: stopping ${e.groups} process group(s)`]]
         : [['debug', `Teardown finished in ${seconds(e.elapsedMs ?? 0)}`]];
     case 'run_finished': {
       const out: Array<[LogLevel, string]> = [];
-      if (started !== undefined) out.push(['info', `Workflow execution finished in ${timedelta(e.t - started)}`]);
+      if (started !== undefined)
+        out.push(['info', `Workflow execution finished in ${timedelta(e.t - started)}`]);
       out.push([e.status === 'COMPLETED' ? 'info' : 'error', e.message]);
       return out;
     }

@@ -36,7 +36,10 @@ export class SummaryLogSink implements RunEventSink {
   write(): void {
     this.dirty = false;
     try {
-      writeFileSync(this.path, renderSummary(this.model, { summaryPath: this.path, runtime: this.opts.runtime }));
+      writeFileSync(
+        this.path,
+        renderSummary(this.model, { summaryPath: this.path, runtime: this.opts.runtime }),
+      );
     } catch {
       // the run directory vanished: nothing sensible to do
     }

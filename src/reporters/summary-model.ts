@@ -88,7 +88,12 @@ export class SummaryModel {
         const r = this.row(e.task);
         r.attempts = Math.max(r.attempts, e.attempt);
         this.probes.delete(e.task); // traces show the last attempt only
-        this.timeline.push({ t: e.t, task: e.task, event: 'SUBMITTED', summary: `attempt=${e.attempt}${e.gatedOn ? ` gated_on=${e.gatedOn.join(',')}` : ''}` });
+        this.timeline.push({
+          t: e.t,
+          task: e.task,
+          event: 'SUBMITTED',
+          summary: `attempt=${e.attempt}${e.gatedOn ? ` gated_on=${e.gatedOn.join(',')}` : ''}`,
+        });
         break;
       }
       case 'task_started': {
@@ -109,7 +114,12 @@ export class SummaryModel {
         const r = this.row(e.task);
         r.status = 'PENDING';
         r.exitCode = e.exitCode;
-        this.timeline.push({ t: e.t, task: e.task, event: 'RETRY', summary: `exit=${e.exitCode ?? 'n/a'} delay=${e.delayS}s next=${e.nextAttempt}/${e.total}` });
+        this.timeline.push({
+          t: e.t,
+          task: e.task,
+          event: 'RETRY',
+          summary: `exit=${e.exitCode ?? 'n/a'} delay=${e.delayS}s next=${e.nextAttempt}/${e.total}`,
+        });
         break;
       }
       case 'task_finished': {
@@ -120,13 +130,23 @@ export class SummaryModel {
         r.signal = e.signal ?? null;
         r.reason = e.reason;
         const code = e.exitCode !== null ? `exit=${e.exitCode}` : e.signal ? `signal=${e.signal}` : '';
-        this.timeline.push({ t: e.t, task: e.task, event: e.status, summary: [code, e.reason].filter(Boolean).join(' ') });
+        this.timeline.push({
+          t: e.t,
+          task: e.task,
+          event: e.status,
+          summary: [code, e.reason].filter(Boolean).join(' '),
+        });
         break;
       }
       case 'task_stopped': {
         const r = this.row(e.task);
         r.stoppedAt = e.t;
-        this.timeline.push({ t: e.t, task: e.task, event: 'STOPPED', summary: `${e.why} ${e.signals.join('+') || '-'} ${(e.elapsedMs / 1000).toFixed(3)}s` });
+        this.timeline.push({
+          t: e.t,
+          task: e.task,
+          event: 'STOPPED',
+          summary: `${e.why} ${e.signals.join('+') || '-'} ${(e.elapsedMs / 1000).toFixed(3)}s`,
+        });
         break;
       }
       case 'probe_result': {
@@ -134,7 +154,15 @@ export class SummaryModel {
         if (!m) this.probes.set(e.task, (m = new Map()));
         const key = `${e.role}/${e.kind}`;
         const prev = m.get(key);
-        m.set(key, { role: e.role, kind: e.kind, ok: e.ok, detail: e.detail, t: e.t, checks: (prev?.checks ?? 0) + 1, since: prev?.since ?? e.t });
+        m.set(key, {
+          role: e.role,
+          kind: e.kind,
+          ok: e.ok,
+          detail: e.detail,
+          t: e.t,
+          checks: (prev?.checks ?? 0) + 1,
+          since: prev?.since ?? e.t,
+        });
         break;
       }
       case 'external_call':

@@ -30,7 +30,10 @@ export interface RuntimeInfo {
   packageDir: string;
 }
 
-export function renderSummary(m: SummaryModel, opts: { summaryPath: string; runtime?: RuntimeInfo; now?: number }): string {
+export function renderSummary(
+  m: SummaryModel,
+  opts: { summaryPath: string; runtime?: RuntimeInfo; now?: number },
+): string {
   const now = opts.now ?? Date.now();
   const end = m.endedAt ?? now;
   const rows = [...m.tasks.values()];
@@ -38,28 +41,43 @@ export function renderSummary(m: SummaryModel, opts: { summaryPath: string; runt
   for (const r of rows) counts.set(r.status, (counts.get(r.status) ?? 0) + 1);
   const out: string[] = ['Sflow Summary', '============='];
   out.push(
-    ...table([
-      ['Workflow', ':', m.workflow],
-      ['Status', ':', m.status],
-      ['Started', ':', isoLocal(m.startedAt)],
-      ['Ended', ':', m.endedAt !== undefined ? isoLocal(m.endedAt) : '(running)'],
-      ['Duration', ':', seconds(end - m.startedAt)],
-      ['Output', ':', m.runDir],
-      ['Tasks', ':', String(rows.length)],
-      ['Summary', ':', opts.summaryPath],
-      ['Counts', ':', [...counts].sort().map(([s, n]) => `${s}=${n}`).join(' ') || '-'],
-      ...(m.message ? [['Message', ':', m.message]] : []),
-    ], ' '),
+    ...table(
+      [
+        ['Workflow', ':', m.workflow],
+        ['Status', ':', m.status],
+        ['Started', ':', isoLocal(m.startedAt)],
+        ['Ended', ':', m.endedAt !== undefined ? isoLocal(m.endedAt) : '(running)'],
+        ['Duration', ':', seconds(end - m.startedAt)],
+        ['Output', ':', m.runDir],
+        ['Tasks', ':', String(rows.length)],
+        ['Summary', ':', opts.summaryPath],
+        [
+          'Counts',
+          ':',
+          [...counts]
+            .sort()
+            .map(([s, n]) => `${s}=${n}`)
+            .join(' ') || '-',
+        ],
+        ...(m.message ? [['Message', ':', m.message]] : []),
+      ],
+      ' ',
+    ),
   );
 
   if (opts.runtime) {
     out.push(...section('Runtime'));
-    out.push(...table([
-      ['version', ':', opts.runtime.version],
-      ['node', ':', opts.runtime.node],
-      ['bin', ':', opts.runtime.bin],
-      ['package', ':', opts.runtime.packageDir],
-    ], ' '));
+    out.push(
+      ...table(
+        [
+          ['version', ':', opts.runtime.version],
+          ['node', ':', opts.runtime.node],
+          ['bin', ':', opts.runtime.bin],
+          ['package', ':', opts.runtime.packageDir],
+        ],
+        ' ',
+      ),
+    );
   }
 
   out.push(...section('Tasks'));
@@ -71,7 +89,7 @@ export function renderSummary(m: SummaryModel, opts: { summaryPath: string; runt
         r.status,
         String(r.attempts),
         durationOf(r, m, now),
-        r.exitCode !== null ? String(r.exitCode) : r.signal ?? '-',
+        r.exitCode !== null ? String(r.exitCode) : (r.signal ?? '-'),
         r.reason ?? '',
       ]),
     ]),
@@ -110,8 +128,17 @@ export function renderSummary(m: SummaryModel, opts: { summaryPath: string; runt
       for (const p of t.probes) {
         const tr = seen?.get(`${p.role}/${p.kind}`);
         const state = tr ? (tr.ok ? '[OK]' : '[FAIL]') : '[-]';
-        const runtime = tr ? `${seconds(tr.t - tr.since)} (${tr.checks} check${tr.checks === 1 ? '' : 's'})` : '-';
-        prow.push([t.name, p.role, p.kind, state, runtime, tr ? `${p.target}: ${tr.detail}` : `${p.target}: not checked`]);
+        const runtime = tr
+          ? `${seconds(tr.t - tr.since)} (${tr.checks} check${tr.checks === 1 ? '' : 's'})`
+          : '-';
+        prow.push([
+          t.name,
+          p.role,
+          p.kind,
+          state,
+          runtime,
+          tr ? `${p.target}: ${tr.detail}` : `${p.target}: not checked`,
+        ]);
       }
     }
     out.push(...table(prow));
@@ -124,7 +151,12 @@ export function renderSummary(m: SummaryModel, opts: { summaryPath: string; runt
     out.push(
       ...table([
         ['TASK', 'NODES', 'PLANNED GPUS', 'SEEN'],
-        ...gpuTasks.map((t) => [t.name, t.nodes.join(',') || '-', `CUDA_VISIBLE_DEVICES=${(t.gpus ?? []).join(',')}`, 'n/a (not probed on this backend)']),
+        ...gpuTasks.map((t) => [
+          t.name,
+          t.nodes.join(',') || '-',
+          `CUDA_VISIBLE_DEVICES=${(t.gpus ?? []).join(',')}`,
+          'n/a (not probed on this backend)',
+        ]),
       ]),
     );
   }
@@ -133,7 +165,10 @@ export function renderSummary(m: SummaryModel, opts: { summaryPath: string; runt
   const remote = m.backends.filter((b) => b.type !== 'local');
   if (remote.length === 0) out.push('n/a (local backend: synthetic nodes, no topology probe)');
   for (const b of remote) {
-    out.push(`${b.name} (${b.type}): ` + b.nodes.map((n) => `${n.name}/${n.ip}${n.numGpus !== null ? ` gpus=${n.numGpus}` : ''}`).join(', '));
+    out.push(
+      `${b.name} (${b.type}): ` +
+        b.nodes.map((n) => `${n.name}/${n.ip}${n.numGpus !== null ? ` gpus=${n.numGpus}` : ''}`).join(', '),
+    );
   }
 
   out.push(...section('External Command Health'));
@@ -144,13 +179,17 @@ export function renderSummary(m: SummaryModel, opts: { summaryPath: string; runt
   for (const c of m.commandLogs) out.push(`${c.family}: ${c.path}`);
 
   out.push(...section('Dependencies'));
-  for (const t of m.plan) out.push(`${t.dependsOn.length ? [...t.dependsOn].sort().join(', ') : 'START'} -> ${t.name}`);
+  for (const t of m.plan)
+    out.push(`${t.dependsOn.length ? [...t.dependsOn].sort().join(', ') : 'START'} -> ${t.name}`);
 
   const bad = rows.filter((r) => r.status === 'FAILED' || r.status === 'CANCELLED');
   if (bad.length > 0) {
     out.push(...section('Failure Hints'));
     const logs = new Map(m.plan.map((t) => [t.name, t.logPath]));
-    const ordered = [...bad.filter((r) => r.status === 'FAILED'), ...bad.filter((r) => r.status === 'CANCELLED')];
+    const ordered = [
+      ...bad.filter((r) => r.status === 'FAILED'),
+      ...bad.filter((r) => r.status === 'CANCELLED'),
+    ];
     for (const r of ordered.slice(0, MAX_HINTS)) {
       out.push(`${r.name}: ${r.status} after ${r.attempts} attempt(s)${r.reason ? ` - ${r.reason}` : ''}`);
       out.push(`  log: ${logs.get(r.name) ?? '-'}`);
@@ -170,7 +209,15 @@ function renderExternal(m: SummaryModel): string[] {
     const timeouts = list.filter((r) => r.timedOut).length;
     const total = list.reduce((a, r) => a + r.durationMs, 0);
     const max = Math.max(...list.map((r) => r.durationMs));
-    rows.push([tool, String(list.length), String(failed), String(timeouts), seconds(total / list.length), seconds(max), failed || timeouts ? 'DEGRADED' : 'healthy']);
+    rows.push([
+      tool,
+      String(list.length),
+      String(failed),
+      String(timeouts),
+      seconds(total / list.length),
+      seconds(max),
+      failed || timeouts ? 'DEGRADED' : 'healthy',
+    ]);
   }
   return table(rows);
 }

@@ -26,17 +26,50 @@ export type RunEvent = Base &
         signal?: string | null;
         reason?: string;
       }
-    | { type: 'task_retry'; task: string; attempt: number; exitCode: number | null; delayS: number; nextAttempt: number; total: number }
-    | { type: 'probe_result'; task: string; role: 'readiness' | 'failure'; kind: string; ok: boolean; detail: string }
+    | {
+        type: 'task_retry';
+        task: string;
+        attempt: number;
+        exitCode: number | null;
+        delayS: number;
+        nextAttempt: number;
+        total: number;
+      }
+    | {
+        type: 'probe_result';
+        task: string;
+        role: 'readiness' | 'failure';
+        kind: string;
+        ok: boolean;
+        detail: string;
+      }
     | { type: 'task_log_line'; task: string; line: string }
     | { type: 'result_parsed'; task: string; ok: boolean; values: Record<string, unknown>; errors: string[] }
-    | { type: 'external_call'; tool: string; args: string[]; exitCode: number | null; durationMs: number; timedOut: boolean; ok: boolean }
+    | {
+        type: 'external_call';
+        tool: string;
+        args: string[];
+        exitCode: number | null;
+        durationMs: number;
+        timedOut: boolean;
+        ok: boolean;
+      }
     | { type: 'log'; level: 'debug' | 'info' | 'warning' | 'error'; message: string }
     | { type: 'fail_fast'; message: string }
     | { type: 'signal'; signal: string; count: number }
-    | { type: 'run_finished'; status: 'COMPLETED' | 'FAILED' | 'CANCELLED'; exitCode: number; message: string }
+    | {
+        type: 'run_finished';
+        status: 'COMPLETED' | 'FAILED' | 'CANCELLED';
+        exitCode: number;
+        message: string;
+      }
     /** the static shape of the run (emitted right after run_started), so sinks need nothing but events */
-    | { type: 'run_plan'; tasks: PlanTaskInfo[]; backends: PlanBackendInfo[]; commandLogs?: Array<{ family: string; path: string }> }
+    | {
+        type: 'run_plan';
+        tasks: PlanTaskInfo[];
+        backends: PlanBackendInfo[];
+        commandLogs?: Array<{ family: string; path: string }>;
+      }
     /** a task's process group was stopped (cancel, teardown of a service, failure probe) */
     | {
         type: 'task_stopped';

@@ -137,7 +137,8 @@ export class Orchestrator {
       });
     } catch (e) {
       t.launching = false;
-      if (t.status === 'PENDING' && !this.stopCause) this.fail(t, 'launch', `could not start: ${(e as Error).message}`);
+      if (t.status === 'PENDING' && !this.stopCause)
+        this.fail(t, 'launch', `could not start: ${(e as Error).message}`);
       return;
     }
     t.launching = false;
@@ -162,7 +163,8 @@ export class Orchestrator {
 
   private startProbes(t: TaskRt, attempt: number): void {
     startTaskProbes(t, this.o.probes, {
-      live: () => t.attempt === attempt && (t.status === 'RUNNING' || t.status === 'READY') && !this.stopCause,
+      live: () =>
+        t.attempt === attempt && (t.status === 'RUNNING' || t.status === 'READY') && !this.stopCause,
       emit: this.o.emit,
       ctx: (p) => this.probeCtx(t, p),
       ready: (probes) => {
@@ -214,7 +216,11 @@ export class Orchestrator {
         try {
           await this.o.finalize(t.plan);
         } catch (e) {
-          this.o.emit({ type: 'log', level: 'warning', message: `Task '${t.plan.name}': finalisation failed: ${(e as Error).message}` });
+          this.o.emit({
+            type: 'log',
+            level: 'warning',
+            message: `Task '${t.plan.name}': finalisation failed: ${(e as Error).message}`,
+          });
         }
         if (t.attempt !== attempt || (t.status !== 'RUNNING' && t.status !== 'READY')) return;
         if (this.stopCause && this.stopCause !== 'end') return;
@@ -228,7 +234,14 @@ export class Orchestrator {
   private complete(t: TaskRt): void {
     this.setStatus(t, 'COMPLETED');
     t.endedAt = Date.now();
-    this.o.emit({ type: 'task_finished', task: t.plan.name, attempt: t.attempt, status: 'COMPLETED', exitCode: 0, signal: null });
+    this.o.emit({
+      type: 'task_finished',
+      task: t.plan.name,
+      attempt: t.attempt,
+      status: 'COMPLETED',
+      exitCode: 0,
+      signal: null,
+    });
     this.satisfy(t);
   }
 
@@ -276,7 +289,9 @@ export class Orchestrator {
   private failFast(trigger: TaskRt): void {
     if (this.stopCause) return;
     this.stopCause = 'fail_fast';
-    const failed = this.order.filter((t) => t.status === 'FAILED').map((t) => ({ name: t.plan.name, kind: t.failKind! }));
+    const failed = this.order
+      .filter((t) => t.status === 'FAILED')
+      .map((t) => ({ name: t.plan.name, kind: t.failKind! }));
     this.o.emit({ type: 'fail_fast', message: failFastMessage(failed) });
     this.cancelAll(`cancelled by fail-fast (${trigger.plan.name} failed)`);
     void this.teardown('fail_fast');
@@ -290,7 +305,15 @@ export class Orchestrator {
       t.retryTimer = undefined;
       this.setStatus(t, 'CANCELLED');
       t.endedAt = Date.now();
-      this.o.emit({ type: 'task_finished', task: t.plan.name, attempt: t.attempt, status: 'CANCELLED', exitCode: null, signal: null, reason });
+      this.o.emit({
+        type: 'task_finished',
+        task: t.plan.name,
+        attempt: t.attempt,
+        status: 'CANCELLED',
+        exitCode: null,
+        signal: null,
+        reason,
+      });
     }
   }
 
@@ -305,7 +328,8 @@ export class Orchestrator {
   private stopTargets(): StopTarget[] {
     const out: StopTarget[] = [];
     for (const t of this.order) {
-      for (const h of t.handles) out.push({ task: t.plan.name, attempt: h.attempt, backend: t.backend, handle: h });
+      for (const h of t.handles)
+        out.push({ task: t.plan.name, attempt: h.attempt, backend: t.backend, handle: h });
     }
     return out;
   }

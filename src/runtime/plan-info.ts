@@ -11,7 +11,11 @@ export function planInfo(plan: Plan): { tasks: PlanTaskInfo[]; backends: PlanBac
       backend: t.backend,
       dependsOn: [...new Set(t.dependsOn)],
       service: t.probes.readiness.length > 0,
-      probes: [...t.probes.readiness, ...t.probes.failure].map((p) => ({ role: p.role, kind: p.kind, target: describeProbe(p) })),
+      probes: [...t.probes.readiness, ...t.probes.failure].map((p) => ({
+        role: p.role,
+        kind: p.kind,
+        target: describeProbe(p),
+      })),
       retries: t.retries ? { ...t.retries } : null,
       nodes: t.nodes.map((n) => n.name),
       gpus: t.gpus,

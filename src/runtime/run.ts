@@ -67,7 +67,11 @@ function makeBackends(plan: Plan, factories: ExecuteOptions['backendFactories'])
   for (const b of plan.backends) {
     const f = factories?.[b.type] ?? (b.type === 'local' ? (p) => new LocalBackend(p) : undefined);
     if (!f) {
-      throw new SflowError('run.backend_unavailable', `backend '${b.name}' (${b.type}) cannot run in this version of sflow`, { phase: 'preflight' });
+      throw new SflowError(
+        'run.backend_unavailable',
+        `backend '${b.name}' (${b.type}) cannot run in this version of sflow`,
+        { phase: 'preflight' },
+      );
     }
     out.set(b.name, f(b));
   }
@@ -94,11 +98,24 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
   const cmdLog = new CommandLogSink(plan, opts.cwd);
   bus.add(cmdLog);
   if (opts.console) {
-    bus.add(new ConsoleReporter({ taskOutput: opts.taskOutput ?? true, out: opts.out, err: opts.err, shownWarnings: opts.warnings }));
+    bus.add(
+      new ConsoleReporter({
+        taskOutput: opts.taskOutput ?? true,
+        out: opts.out,
+        err: opts.err,
+        shownWarnings: opts.warnings,
+      }),
+    );
   }
   if (opts.onEvent) bus.add({ emit: opts.onEvent });
 
-  bus.emit({ type: 'run_started', workflow: plan.workflow, runId: plan.runId, runDir: layout.runDir, tasks: plan.tasks.map((t) => t.name) });
+  bus.emit({
+    type: 'run_started',
+    workflow: plan.workflow,
+    runId: plan.runId,
+    runDir: layout.runDir,
+    tasks: plan.tasks.map((t) => t.name),
+  });
   bus.emit({ type: 'run_plan', ...planInfo(plan), commandLogs: cmdLog.list() });
   for (const w of opts.warnings ?? []) bus.emit({ type: 'log', level: 'warning', message: w });
   for (const w of plan.warnings) bus.emit({ type: 'log', level: 'warning', message: w });
@@ -106,11 +123,23 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
   const traceFile = resolve(layout.runDir, 'command_trace.jsonl');
   const unsubscribe = [
     onExternalCall((c) => {
-      bus.emit({ type: 'external_call', tool: c.tool, args: c.args, exitCode: c.exitCode, durationMs: c.durationMs, timedOut: c.timedOut, ok: c.ok });
+      bus.emit({
+        type: 'external_call',
+        tool: c.tool,
+        args: c.args,
+        exitCode: c.exitCode,
+        durationMs: c.durationMs,
+        timedOut: c.timedOut,
+        ok: c.ok,
+      });
       if (isNotableCall(c)) appendFileSync(traceFile, JSON.stringify(c) + '\n');
     }),
     onSlowExternalCall((w) => {
-      bus.emit({ type: 'log', level: 'warning', message: `${w.tool} is taking more than ${Math.round(w.elapsedMs / 1000)}s (${w.tool} ${w.args.slice(0, 4).join(' ')}…)` });
+      bus.emit({
+        type: 'log',
+        level: 'warning',
+        message: `${w.tool} is taking more than ${Math.round(w.elapsedMs / 1000)}s (${w.tool} ${w.args.slice(0, 4).join(' ')}…)`,
+      });
     }),
   ];
 
@@ -118,8 +147,20 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
   const finalize = async (task: PlannedTask) => {
     if (task.result) {
       const r = await collectTaskResult(task, task.result);
-      bus.emit({ type: 'result_parsed', task: task.name, ok: r.doc.ok, values: r.values, errors: r.doc.errors });
-      if (r.path) await index.add(task.name, { status: 'COMPLETED', ok: r.doc.ok, values: r.doc.values, resultPath: r.path });
+      bus.emit({
+        type: 'result_parsed',
+        task: task.name,
+        ok: r.doc.ok,
+        values: r.values,
+        errors: r.doc.errors,
+      });
+      if (r.path)
+        await index.add(task.name, {
+          status: 'COMPLETED',
+          ok: r.doc.ok,
+          values: r.doc.values,
+          resultPath: r.path,
+        });
     }
     if (task.outputs && task.outputs.length > 0) {
       const o = await writeLegacyOutputs(task);
@@ -152,7 +193,11 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
   } catch (e) {
     const msg = e instanceof SflowError ? e.message : `internal error: ${(e as Error).stack ?? String(e)}`;
     bus.emit({ type: 'log', level: 'error', message: msg });
-    verdict = { status: 'FAILED', exitCode: 1, message: `Workflow '${plan.workflow}' failed: ${e instanceof Error ? e.message : String(e)}` };
+    verdict = {
+      status: 'FAILED',
+      exitCode: 1,
+      message: `Workflow '${plan.workflow}' failed: ${e instanceof Error ? e.message : String(e)}`,
+    };
   } finally {
     disposeSignals();
     for (const u of unsubscribe) u();
@@ -162,12 +207,27 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
     RELEASE_BOUND_MS,
   );
   for (const r of released ?? []) {
-    if (r.status === 'rejected') bus.emit({ type: 'log', level: 'warning', message: `backend release failed: ${(r.reason as Error).message}` });
+    if (r.status === 'rejected')
+      bus.emit({
+        type: 'log',
+        level: 'warning',
+        message: `backend release failed: ${(r.reason as Error).message}`,
+      });
   }
-  if (!released) bus.emit({ type: 'log', level: 'warning', message: `backend release did not finish within ${RELEASE_BOUND_MS / 1000}s` });
+  if (!released)
+    bus.emit({
+      type: 'log',
+      level: 'warning',
+      message: `backend release did not finish within ${RELEASE_BOUND_MS / 1000}s`,
+    });
 
   await index.flush();
-  bus.emit({ type: 'run_finished', status: verdict.status, exitCode: verdict.exitCode, message: verdict.message });
+  bus.emit({
+    type: 'run_finished',
+    status: verdict.status,
+    exitCode: verdict.exitCode,
+    message: verdict.message,
+  });
   await bus.close();
   return { ...verdict, runDir: layout.runDir, tasks: statuses };
 }

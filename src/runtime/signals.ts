@@ -6,7 +6,10 @@
 export type StopSignal = 'SIGINT' | 'SIGTERM';
 
 export function installSignalHandlers(onSignal: (signal: StopSignal) => void): () => void {
-  const handlers: Array<[StopSignal, () => void]> = (['SIGINT', 'SIGTERM'] as const).map((s) => [s, () => onSignal(s)]);
+  const handlers: Array<[StopSignal, () => void]> = (['SIGINT', 'SIGTERM'] as const).map((s) => [
+    s,
+    () => onSignal(s),
+  ]);
   for (const [s, h] of handlers) process.on(s, h);
   return () => {
     for (const [s, h] of handlers) process.removeListener(s, h);

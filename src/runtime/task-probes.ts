@@ -24,7 +24,14 @@ export function startTaskProbes(t: TaskRt, driver: ProbeDriver, h: ProbeHooks): 
   t.readyPassed = new Set();
   t.loops = [];
   const report = (p: PlannedProbe, r: ProbeCheck) =>
-    h.emit({ type: 'probe_result', task: t.plan.name, role: p.role, kind: p.kind, ok: p.role === 'readiness' ? r.ok : !r.ok, detail: r.detail });
+    h.emit({
+      type: 'probe_result',
+      task: t.plan.name,
+      role: p.role,
+      kind: p.kind,
+      ok: p.role === 'readiness' ? r.ok : !r.ok,
+      detail: r.detail,
+    });
   const readiness = t.plan.probes.readiness;
   readiness.forEach((p, i) => {
     const loop = driver.start(p, h.ctx(p), {
@@ -38,7 +45,10 @@ export function startTaskProbes(t: TaskRt, driver: ProbeDriver, h: ProbeHooks): 
       onDeadline: (waitedMs, last) => {
         if (!h.live() || t.status !== 'RUNNING') return;
         const why = last ? ` (last check: ${last.detail})` : '';
-        h.fail('readiness_timeout', `readiness probe ${describeProbe(p)} not ready after ${(waitedMs / 1000).toFixed(1)}s${why}`);
+        h.fail(
+          'readiness_timeout',
+          `readiness probe ${describeProbe(p)} not ready after ${(waitedMs / 1000).toFixed(1)}s${why}`,
+        );
       },
     });
     t.loops.push(loop);
@@ -49,7 +59,10 @@ export function startTaskProbes(t: TaskRt, driver: ProbeDriver, h: ProbeHooks): 
       onTrigger: (r) => {
         if (!h.live()) return;
         report(p, r);
-        h.fail('failure_probe', `failure probe terminated: ${describeProbe(p)} fired (${r.detail}); the process was still running`);
+        h.fail(
+          'failure_probe',
+          `failure probe terminated: ${describeProbe(p)} fired (${r.detail}); the process was still running`,
+        );
       },
       onDeadline: () => undefined, // failure probes have no deadline
     });
@@ -63,11 +76,15 @@ export function stopTaskProbes(t: TaskRt): void {
 }
 
 /** One more check of every readiness probe that has not passed yet (a service exited). */
-export async function finalReadinessCheck(t: TaskRt, driver: ProbeDriver, ctx: (p: PlannedProbe) => ProbeContext): Promise<boolean> {
+export async function finalReadinessCheck(
+  t: TaskRt,
+  driver: ProbeDriver,
+  ctx: (p: PlannedProbe) => ProbeContext,
+): Promise<boolean> {
   const checks = await Promise.all(
     t.plan.probes.readiness.map((p, i) =>
       t.readyPassed.has(i)
-        ? true
+        ? Promise.resolve(true)
         : driver.checkOnce(p, ctx(p)).then(
             (r) => r.ok,
             () => false,

@@ -7,7 +7,10 @@ import type { Backend, TaskHandle } from '../backends/backend.js';
 
 /** Optional extras a backend may offer (the local backend does). */
 export interface BackendStopExtras {
-  stopWithOutcome?(handle: TaskHandle, graceMs: number): Promise<{ signals: string[]; gone: boolean; alreadyGone: boolean }>;
+  stopWithOutcome?(
+    handle: TaskHandle,
+    graceMs: number,
+  ): Promise<{ signals: string[]; gone: boolean; alreadyGone: boolean }>;
   isAlive?(handle: TaskHandle): boolean;
 }
 
@@ -43,7 +46,13 @@ export async function stopOne(t: StopTarget, graceMs: number): Promise<StopResul
     await b.stop(t.handle, graceMs);
     return { target: t, signals: [], alreadyGone: false, elapsedMs: Date.now() - t0 };
   } catch (e) {
-    return { target: t, signals: [], alreadyGone: false, elapsedMs: Date.now() - t0, error: (e as Error).message };
+    return {
+      target: t,
+      signals: [],
+      alreadyGone: false,
+      elapsedMs: Date.now() - t0,
+      error: (e as Error).message,
+    };
   }
 }
 
@@ -78,5 +87,7 @@ export async function stopAll(
 }
 
 export function killAll(targets: StopTarget[]): Promise<void> {
-  return Promise.all(targets.map((t) => t.backend.kill(t.handle).catch(() => undefined))).then(() => undefined);
+  return Promise.all(targets.map((t) => t.backend.kill(t.handle).catch(() => undefined))).then(
+    () => undefined,
+  );
 }

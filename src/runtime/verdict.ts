@@ -13,9 +13,15 @@ export function signalExitCode(signal: string | undefined): number | undefined {
   return undefined;
 }
 
-export function computeVerdict(workflow: string, statuses: Array<[string, TaskStatus]>, signal?: string): Verdict {
+export function computeVerdict(
+  workflow: string,
+  statuses: Array<[string, TaskStatus]>,
+  signal?: string,
+): Verdict {
   const failed = statuses.filter(([, s]) => s === 'FAILED').map(([n]) => n);
-  const cancelled = statuses.filter(([, s]) => s === 'CANCELLED' || s === 'PENDING' || s === 'RUNNING').map(([n]) => n);
+  const cancelled = statuses
+    .filter(([, s]) => s === 'CANCELLED' || s === 'PENDING' || s === 'RUNNING')
+    .map(([n]) => n);
   const bySignal = signalExitCode(signal);
   if (failed.length > 0) {
     return {

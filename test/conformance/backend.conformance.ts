@@ -64,7 +64,11 @@ function freePort(): Promise<number> {
   });
 }
 
-export function describeBackendConformance(name: string, makeBackend: () => Backend, opts: ConformanceOptions = {}): void {
+export function describeBackendConformance(
+  name: string,
+  makeBackend: () => Backend,
+  opts: ConformanceOptions = {},
+): void {
   describe(`backend conformance: ${name}`, () => {
     let dir: string;
     let backend: Backend;
@@ -125,7 +129,12 @@ export function describeBackendConformance(name: string, makeBackend: () => Back
       const task = makeTask(script, env);
       const fullEnv: Record<string, string> = {};
       for (const [k, v] of Object.entries(process.env)) if (v !== undefined) fullEnv[k] = v;
-      const handle = await backend.launch(task, { runDir: dir, attempt: 1, env: { ...fullEnv, ...env }, cwd: dir });
+      const handle = await backend.launch(task, {
+        runDir: dir,
+        attempt: 1,
+        env: { ...fullEnv, ...env },
+        cwd: dir,
+      });
       launched.push(handle);
       const log = () => {
         try {
@@ -167,14 +176,18 @@ export function describeBackendConformance(name: string, makeBackend: () => Back
     });
 
     it('streams output into the log in order, byte for byte, while the task runs', async () => {
-      const { handle, log } = await launch('printf "one\\n"; sleep 0.3; printf "two\\r\\n\\x1b[1mbold\\x1b[0m"; sleep 0.3; printf "\\nthree" >&2');
+      const { handle, log } = await launch(
+        'printf "one\\n"; sleep 0.3; printf "two\\r\\n\\x1b[1mbold\\x1b[0m"; sleep 0.3; printf "\\nthree" >&2',
+      );
       await until(() => log() === 'one\n', 3000, 'first line before the task ends');
       expect(await backend.wait(handle)).toMatchObject({ code: 0 });
       expect(log()).toBe('one\ntwo\r\n\x1b[1mbold\x1b[0m\nthree');
     });
 
     it('stop() honours SIGTERM within the grace period', async () => {
-      const { handle, log } = await launch('trap "echo got-term; exit 0" TERM; echo ready; while :; do sleep 0.05; done');
+      const { handle, log } = await launch(
+        'trap "echo got-term; exit 0" TERM; echo ready; while :; do sleep 0.05; done',
+      );
       await until(() => log().includes('ready'), 5000, 'task ready');
       const t0 = Date.now();
       await backend.stop(handle, 5000);
@@ -200,7 +213,8 @@ export function describeBackendConformance(name: string, makeBackend: () => Back
         `sleep 1${marker} & ( sleep 2${marker} & ) ; bash -c 'trap "" TERM; sleep 3${marker}' & echo started; wait`,
       );
       await until(() => log().includes('started'), 5000, 'task start');
-      if (opts.localProcesses !== false) await until(() => processesWith(marker).length >= 3, 5000, 'three sleepers');
+      if (opts.localProcesses !== false)
+        await until(() => processesWith(marker).length >= 3, 5000, 'three sleepers');
       await backend.stop(handle, 500);
       if (opts.localProcesses !== false) {
         await until(() => processesWith(marker).length === 0, 3000, 'no process left');
@@ -220,13 +234,14 @@ export function describeBackendConformance(name: string, makeBackend: () => Back
       const st = await backend.wait(handle);
       expect(Date.now() - t0).toBeLessThan(2000);
       expect(st.code).toBeNull();
-      if (opts.localProcesses !== false) await until(() => processesWith(marker).length === 0, 3000, 'no process left');
+      if (opts.localProcesses !== false)
+        await until(() => processesWith(marker).length === 0, 3000, 'no process left');
     });
 
     it('a socket the task opens is reachable at the node address (tcp probe)', async () => {
       const port = await freePort();
       const { handle } = await launch(
-        'exec python3 -c "import socket,os,time; s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); time.sleep(0.3); s.bind((\'0.0.0.0\', int(os.environ[\'PORT\']))); s.listen(); time.sleep(60)"',
+        "exec python3 -c \"import socket,os,time; s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); time.sleep(0.3); s.bind(('0.0.0.0', int(os.environ['PORT']))); s.listen(); time.sleep(60)\"",
         { PORT: String(port) },
       );
       const check = tcpPortCheck({ hosts: [nodes[0].ip], port });

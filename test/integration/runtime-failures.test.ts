@@ -27,7 +27,11 @@ async function run(tasks: SimpleTask[], onEvent?: (e: RunEvent) => void) {
       onEvent?.(e);
     },
   });
-  const finished = (task: string) => events.find((e) => e.type === 'task_finished' && e.task === task) as Extract<RunEvent, { type: 'task_finished' }>;
+  const finished = (task: string) =>
+    events.find((e) => e.type === 'task_finished' && e.task === task) as Extract<
+      RunEvent,
+      { type: 'task_finished' }
+    >;
   return { r, runDir, events, finished, read: (p: string) => readFileSync(join(runDir, p), 'utf8') };
 }
 
@@ -36,13 +40,26 @@ describe('runtime failures (real processes)', () => {
     const m = marker();
     const { r, finished, read } = await run([
       { name: 'victim', script: 'echo $$ > "$SFLOW_TASK_OUTPUT_DIR/pid"; sleep 30' },
-      { name: 'killer', script: 'for i in $(seq 100); do test -s "$SFLOW_WORKFLOW_OUTPUT_DIR/victim/pid" && break; sleep 0.05; done; kill -9 $(cat "$SFLOW_WORKFLOW_OUTPUT_DIR/victim/pid")' },
+      {
+        name: 'killer',
+        script:
+          'for i in $(seq 100); do test -s "$SFLOW_WORKFLOW_OUTPUT_DIR/victim/pid" && break; sleep 0.05; done; kill -9 $(cat "$SFLOW_WORKFLOW_OUTPUT_DIR/victim/pid")',
+      },
       { name: 'bystander', script: `sleep 9${m}` },
       { name: 'after', dependsOn: ['victim'], script: 'echo never' },
     ]);
     expect(r.status).toBe('FAILED');
-    expect(Object.fromEntries(r.tasks)).toEqual({ victim: 'FAILED', killer: 'COMPLETED', bystander: 'CANCELLED', after: 'CANCELLED' });
-    expect(finished('victim')).toMatchObject({ exitCode: null, signal: 'SIGKILL', reason: 'process exited with error (exit=signal SIGKILL)' });
+    expect(Object.fromEntries(r.tasks)).toEqual({
+      victim: 'FAILED',
+      killer: 'COMPLETED',
+      bystander: 'CANCELLED',
+      after: 'CANCELLED',
+    });
+    expect(finished('victim')).toMatchObject({
+      exitCode: null,
+      signal: 'SIGKILL',
+      reason: 'process exited with error (exit=signal SIGKILL)',
+    });
     expect(read('sflow_summary.log')).toMatch(/victim +FAILED +1 +[\d.]+s +SIGKILL/);
     expect(processesWith(`9${m}`)).toEqual([]);
   });
@@ -51,13 +68,21 @@ describe('runtime failures (real processes)', () => {
     const m = marker();
     const t0 = Date.now();
     const { r, finished, events } = await run([
-      { name: 'api', script: `echo "binding elsewhere"; sleep 8${m}`, readiness: [{ kind: 'tcp_port', port: 1, host: '127.0.0.1', timeoutS: 1, intervalS: 0.1 }] },
+      {
+        name: 'api',
+        script: `echo "binding elsewhere"; sleep 8${m}`,
+        readiness: [{ kind: 'tcp_port', port: 1, host: '127.0.0.1', timeoutS: 1, intervalS: 0.1 }],
+      },
       { name: 'client', dependsOn: ['api'], script: 'echo never' },
     ]);
     expect(Date.now() - t0).toBeLessThan(5000);
     expect(Object.fromEntries(r.tasks)).toEqual({ api: 'FAILED', client: 'CANCELLED' });
-    expect(finished('api').reason).toMatch(/^readiness probe tcp_port 127\.0\.0\.1:1 not ready after 1\.\ds \(last check: 127\.0\.0\.1:1 ECONNREFUSED\)/);
-    expect(events.some((e) => e.type === 'fail_fast' && e.message.includes('readiness deadline exceeded: api'))).toBe(true);
+    expect(finished('api').reason).toMatch(
+      /^readiness probe tcp_port 127\.0\.0\.1:1 not ready after 1\.\ds \(last check: 127\.0\.0\.1:1 ECONNREFUSED\)/,
+    );
+    expect(
+      events.some((e) => e.type === 'fail_fast' && e.message.includes('readiness deadline exceeded: api')),
+    ).toBe(true);
     expect(r.message).toBe("Workflow 'wf' failed: 1 task(s) failed (api)");
     expect(processesWith(`8${m}`)).toEqual([]);
   });
@@ -76,9 +101,16 @@ describe('runtime failures (real processes)', () => {
       { name: 'never_runs', dependsOn: ['bench'], script: 'echo must not print' },
     ]);
     expect(r.exitCode).toBe(1);
-    expect(Object.fromEntries(r.tasks)).toEqual({ server: 'FAILED', bench: 'CANCELLED', independent: 'CANCELLED', never_runs: 'CANCELLED' });
+    expect(Object.fromEntries(r.tasks)).toEqual({
+      server: 'FAILED',
+      bench: 'CANCELLED',
+      independent: 'CANCELLED',
+      never_runs: 'CANCELLED',
+    });
     expect(finished('server').reason).toMatch(/^failure probe terminated: .*still running/);
-    expect(read('sflow.log')).toContain('Fail-fast: failure probe terminated: server. Cancelling remaining tasks.');
+    expect(read('sflow.log')).toContain(
+      'Fail-fast: failure probe terminated: server. Cancelling remaining tasks.',
+    );
     expect(read('never_runs/never_runs.log')).toBe('');
     expect(processesWith(`7${m}`)).toEqual([]);
   });
@@ -98,7 +130,11 @@ describe('runtime failures (real processes)', () => {
     let clientAt = 0;
     const { r, read } = await run(
       [
-        { name: 'svc', script: `sleep 0.3; echo up; sleep 6${m}`, readiness: [{ kind: 'log_watch', pattern: 'up', intervalS: 0.05 }] },
+        {
+          name: 'svc',
+          script: `sleep 0.3; echo up; sleep 6${m}`,
+          readiness: [{ kind: 'log_watch', pattern: 'up', intervalS: 0.05 }],
+        },
         { name: 'client', dependsOn: ['svc'], script: 'echo client ran' },
       ],
       (e) => {

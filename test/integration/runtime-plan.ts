@@ -79,7 +79,9 @@ export function buildPlan(runDir: string, tasks: SimpleTask[], workflow = 'wf'):
     dryRun: false,
     paths: { workspaceDir: runDir, outputDir: join(runDir, '..'), runDir },
     variables: [],
-    backends: [{ name: 'local', type: 'local', isDefault: true, placeholder: false, nodes: [node], config: {} }],
+    backends: [
+      { name: 'local', type: 'local', isDefault: true, placeholder: false, nodes: [node], config: {} },
+    ],
     artifacts: [],
     tasks: planned,
     order: planned.map((t) => t.name),

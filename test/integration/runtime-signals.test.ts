@@ -1,7 +1,8 @@
 /**
- * Ctrl-C / SIGTERM against a real driver process (the compiled executePlan in a child
- * `node`, see test/fixtures/runtime/run-plan.mjs): every task process is gone, the exit code
- * is 130 / 143 within 3 s, and the run summary is written.
+ * Ctrl-C / SIGTERM against a real driver process (executePlan in a child `node` running the
+ * TypeScript sources through the ts-loader fixture, see test/fixtures/runtime/run-plan.ts):
+ * every task process is gone, the exit code is 130 / 143 within 3 s, and the run summary is
+ * written.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,7 +14,8 @@ import { processesWith } from '../conformance/backend.conformance.js';
 import { buildPlan, type SimpleTask } from './runtime-plan.js';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const driver = join(repo, 'test', 'fixtures', 'runtime', 'run-plan.mjs');
+const driver = join(repo, 'test', 'fixtures', 'runtime', 'run-plan.ts');
+const loader = join(repo, 'test', 'fixtures', 'ts-loader', 'register.js');
 const root = mkdtempSync(join(tmpdir(), 'sflow-sig-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 let n = 0;
@@ -31,7 +33,10 @@ function startDriver(tasks: SimpleTask[], extraArgs: string[] = []) {
   const runDir = join(root, `sig-${++n}`);
   const planFile = join(root, `plan-${n}.json`);
   writeFileSync(planFile, JSON.stringify(buildPlan(runDir, tasks, 'sigwf')));
-  const child = spawn(process.execPath, [driver, planFile, ...extraArgs], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', loader, driver, planFile, ...extraArgs], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
@@ -62,7 +67,9 @@ describe('signals (real driver process)', () => {
     const summary = readFileSync(join(d.runDir, 'sflow_summary.log'), 'utf8');
     expect(summary).toMatch(/Status +: CANCELLED/);
     expect(summary).toContain('Counts   : CANCELLED=3');
-    expect(readFileSync(join(d.runDir, 'sflow.log'), 'utf8')).toContain('Received SIGINT; requesting shutdown');
+    expect(readFileSync(join(d.runDir, 'sflow.log'), 'utf8')).toContain(
+      'Received SIGINT; requesting shutdown',
+    );
   });
 
   it('SIGTERM exits 143', async () => {
@@ -77,7 +84,10 @@ describe('signals (real driver process)', () => {
 
   it('a second Ctrl-C kills tasks that ignore SIGTERM without waiting for the grace', async () => {
     const m = `${process.pid}${Math.floor(Math.random() * 1e6)}`;
-    const d = startDriver([{ name: 'stubborn', script: `trap "" TERM INT; sleep 7${m} & while :; do sleep 0.1; done` }], ['--grace-ms', '20000']);
+    const d = startDriver(
+      [{ name: 'stubborn', script: `trap "" TERM INT; sleep 7${m} & while :; do sleep 0.1; done` }],
+      ['--grace-ms', '20000'],
+    );
     await until(() => processesWith(`7${m}`).length >= 1, 15_000, 'sleeper');
     d.child.kill('SIGINT');
     await sleep(300);

@@ -111,7 +111,10 @@ export class LocalBackend implements Backend {
   }
 
   /** stop() that also says which signals were needed. */
-  async stopWithOutcome(handle: TaskHandle, graceMs: number): Promise<{ signals: string[]; gone: boolean; alreadyGone: boolean }> {
+  async stopWithOutcome(
+    handle: TaskHandle,
+    graceMs: number,
+  ): Promise<{ signals: string[]; gone: boolean; alreadyGone: boolean }> {
     const pgid = Number(handle.ids.pgid);
     const g = this.groups.get(pgid);
     if (g) {

@@ -2,7 +2,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { compileTemplate, parseLegacyOutputs, writeLegacyOutputs } from '../../../src/outputs/legacy-outputs.js';
+import {
+  compileTemplate,
+  parseLegacyOutputs,
+  writeLegacyOutputs,
+} from '../../../src/outputs/legacy-outputs.js';
 import { toPlain } from '../../../src/outputs/json-write.js';
 import type { PlannedTask } from '../../../src/plan/types.js';
 
@@ -31,13 +35,23 @@ describe('legacy outputs templates', () => {
       { pattern: 'throughput {tps:f} tok/s', source: 'stdout' },
       { pattern: 'batch={batch:d} model={model}', source: 'stdout' },
     ];
-    expect(toPlain(await parseLegacyOutputs(specs, p))).toEqual({ ttft: [41.5, 40.5, 39.5], tps: 1234.5, batch: 16, model: 'tiny' });
+    expect(toPlain(await parseLegacyOutputs(specs, p))).toEqual({
+      ttft: [41.5, 40.5, 39.5],
+      tps: 1234.5,
+      batch: 16,
+      model: 'tiny',
+    });
   });
 
   it('writes outputs.json with task, specs and sorted keys; a missing log gives {}', async () => {
     const outputDir = join(dir, 'nolog');
     mkdirSync(outputDir);
-    const task = { name: 'nolog', outputDir, logPath: join(outputDir, 'nolog.log'), outputs: [{ pattern: 'x {a}', source: 'stdout' }] } as unknown as PlannedTask;
+    const task = {
+      name: 'nolog',
+      outputDir,
+      logPath: join(outputDir, 'nolog.log'),
+      outputs: [{ pattern: 'x {a}', source: 'stdout' }],
+    } as unknown as PlannedTask;
     const r = await writeLegacyOutputs(task);
     expect(r.warning).toMatch(/could not parse outputs/);
     expect(readFileSync(join(outputDir, 'outputs.json'), 'utf8')).toBe(

@@ -37,14 +37,21 @@ describe('forEachLine', () => {
   });
 
   it('cuts overlong lines without buffering them', async () => {
-    expect(await lines('x'.repeat(100) + '\nshort\n', { maxLineChars: 10, chunkBytes: 7 })).toEqual(['x'.repeat(10), 'short']);
+    expect(await lines('x'.repeat(100) + '\nshort\n', { maxLineChars: 10, chunkBytes: 7 })).toEqual([
+      'x'.repeat(10),
+      'short',
+    ]);
   });
 
   it('matches the reference splitter for any text and chunk size (property)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.stringMatching(/^[ab\r\n]{0,40}$/), fc.integer({ min: 1, max: 9 }), async (s, chunk) => {
-        expect(await lines(s, { chunkBytes: chunk })).toEqual(reference(s));
-      }),
+      fc.asyncProperty(
+        fc.stringMatching(/^[ab\r\n]{0,40}$/),
+        fc.integer({ min: 1, max: 9 }),
+        async (s, chunk) => {
+          expect(await lines(s, { chunkBytes: chunk })).toEqual(reference(s));
+        },
+      ),
       { numRuns: 200 },
     );
   });

@@ -1,7 +1,19 @@
 /** In-memory backend, probe driver and plan builders for orchestrator unit tests. */
-import type { Backend, BackendCapabilities, ExitStatus, LaunchContext, TaskHandle } from '../../../src/backends/backend.js';
+import type {
+  Backend,
+  BackendCapabilities,
+  ExitStatus,
+  LaunchContext,
+  TaskHandle,
+} from '../../../src/backends/backend.js';
 import type { Plan, PlannedProbe, PlannedTask } from '../../../src/plan/types.js';
-import type { ProbeCheck, ProbeContext, ProbeDriver, ProbeLoop, ProbeLoopEvents } from '../../../src/runtime/probe-driver.js';
+import type {
+  ProbeCheck,
+  ProbeContext,
+  ProbeDriver,
+  ProbeLoop,
+  ProbeLoopEvents,
+} from '../../../src/runtime/probe-driver.js';
 
 /** What one attempt does: exit with `code` after `ms` (never exits when ms is undefined). */
 export interface AttemptScript {
@@ -33,7 +45,14 @@ export class FakeBackend implements Backend {
   ) {}
 
   capabilities(): BackendCapabilities {
-    return { defaultOperator: 'bash', gpuIndices: true, gpuReservationRegistry: false, monitor: false, batch: false, failFastDefault: false };
+    return {
+      defaultOperator: 'bash',
+      gpuIndices: true,
+      gpuReservationRegistry: false,
+      monitor: false,
+      batch: false,
+      failFastDefault: false,
+    };
   }
   async preflight() {}
   async allocate() {
@@ -52,11 +71,25 @@ export class FakeBackend implements Backend {
     const script = list[Math.min(ctx.attempt - 1, list.length - 1)];
     let resolve!: (s: ExitStatus) => void;
     const exited = new Promise<ExitStatus>((r) => (resolve = r));
-    const p: Proc = { task: task.name, attempt: ctx.attempt, alive: true, resolve, exited, launchedAt: Date.now() };
+    const p: Proc = {
+      task: task.name,
+      attempt: ctx.attempt,
+      alive: true,
+      resolve,
+      exited,
+      launchedAt: Date.now(),
+    };
     if (script.ms !== undefined) {
       p.timer = setTimeout(() => this.exit(p, { code: script.code ?? 0, signal: null }), script.ms);
     }
-    const h: TaskHandle = { backend: 'local', task: task.name, attempt: ctx.attempt, ids: { pid: 1000 + this.launches.length }, startedAt: '', logPath: task.logPath };
+    const h: TaskHandle = {
+      backend: 'local',
+      task: task.name,
+      attempt: ctx.attempt,
+      ids: { pid: 1000 + this.launches.length },
+      startedAt: '',
+      logPath: task.logPath,
+    };
     this.procs.set(this.key(h), p);
     this.launches.push({ task: task.name, attempt: ctx.attempt, at: Date.now(), env: ctx.env });
     return h;
@@ -71,7 +104,9 @@ export class FakeBackend implements Backend {
 
   /** make a running attempt exit now */
   exitNow(task: string, code: number, attempt?: number) {
-    for (const p of this.procs.values()) if (p.task === task && (attempt === undefined || p.attempt === attempt)) this.exit(p, { code, signal: null });
+    for (const p of this.procs.values())
+      if (p.task === task && (attempt === undefined || p.attempt === attempt))
+        this.exit(p, { code, signal: null });
   }
 
   wait(h: TaskHandle) {

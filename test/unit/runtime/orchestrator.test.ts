@@ -1,10 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { Orchestrator, type RunEventInput } from '../../../src/runtime/orchestrator.js';
 import { computeVerdict } from '../../../src/runtime/verdict.js';
-import { FakeBackend, FakeProbes, plan, probe, task, type AttemptScript, type FakeProbeScript } from './fakes.js';
+import {
+  FakeBackend,
+  FakeProbes,
+  plan,
+  probe,
+  task,
+  type AttemptScript,
+  type FakeProbeScript,
+} from './fakes.js';
 import type { PlannedTask } from '../../../src/plan/types.js';
 
-function setup(tasks: PlannedTask[], scripts: Record<string, AttemptScript[] | AttemptScript>, probeScripts: Record<string, FakeProbeScript> = {}, opts: { ignoreTerm?: boolean; failLaunch?: string[]; graceMs?: number } = {}) {
+function setup(
+  tasks: PlannedTask[],
+  scripts: Record<string, AttemptScript[] | AttemptScript>,
+  probeScripts: Record<string, FakeProbeScript> = {},
+  opts: { ignoreTerm?: boolean; failLaunch?: string[]; graceMs?: number } = {},
+) {
   const backend = new FakeBackend(scripts, opts);
   const probes = new FakeProbes(probeScripts);
   const events: Array<RunEventInput & { at: number }> = [];
@@ -29,25 +42,47 @@ const statusMap = (s: Array<[string, string]>) => Object.fromEntries(s);
 describe('orchestrator: dependencies', () => {
   it('runs a diamond in dependency order and completes', async () => {
     const { orch, backend } = setup(
-      [task('a'), task('b', { dependsOn: ['a'] }), task('c', { dependsOn: ['a'] }), task('d', { dependsOn: ['b', 'c'] })],
+      [
+        task('a'),
+        task('b', { dependsOn: ['a'] }),
+        task('c', { dependsOn: ['a'] }),
+        task('d', { dependsOn: ['b', 'c'] }),
+      ],
       { a: { code: 0, ms: 5 }, b: { code: 0, ms: 10 }, c: { code: 0, ms: 1 }, d: { code: 0, ms: 1 } },
     );
     const out = await orch.run();
-    expect(statusMap(out.statuses)).toEqual({ a: 'COMPLETED', b: 'COMPLETED', c: 'COMPLETED', d: 'COMPLETED' });
+    expect(statusMap(out.statuses)).toEqual({
+      a: 'COMPLETED',
+      b: 'COMPLETED',
+      c: 'COMPLETED',
+      d: 'COMPLETED',
+    });
     const order = backend.launches.map((l) => l.task);
     expect(order[0]).toBe('a');
     expect(order[3]).toBe('d');
-    expect(computeVerdict('wf', out.statuses)).toEqual({ status: 'COMPLETED', exitCode: 0, message: 'Workflow completed' });
+    expect(computeVerdict('wf', out.statuses)).toEqual({
+      status: 'COMPLETED',
+      exitCode: 0,
+      message: 'Workflow completed',
+    });
   });
 
   it('passes inherited env plus task env (task wins)', async () => {
     const { orch, backend } = setup([task('a', { env: { SHADOWED: 'task', SFLOW_REPLICA_INDEX: '0' } })], {});
     await orch.run();
-    expect(backend.launches[0].env).toMatchObject({ INHERITED: 'yes', SHADOWED: 'task', SFLOW_REPLICA_INDEX: '0' });
+    expect(backend.launches[0].env).toMatchObject({
+      INHERITED: 'yes',
+      SHADOWED: 'task',
+      SFLOW_REPLICA_INDEX: '0',
+    });
   });
 
   it('starts independent tasks at once, and a dependent right after its dependency completes', async () => {
-    const { orch, backend } = setup([task('a'), task('b'), task('c', { dependsOn: ['a'] })], { a: { code: 0, ms: 30 }, b: { code: 0, ms: 30 }, c: { code: 0, ms: 0 } });
+    const { orch, backend } = setup([task('a'), task('b'), task('c', { dependsOn: ['a'] })], {
+      a: { code: 0, ms: 30 },
+      b: { code: 0, ms: 30 },
+      c: { code: 0, ms: 0 },
+    });
     await orch.run();
     const at = Object.fromEntries(backend.launches.map((l) => [l.task, l.at]));
     expect(Math.abs(at.a - at.b)).toBeLessThan(15);
@@ -68,7 +103,13 @@ describe('orchestrator: retries', () => {
   it('retries with interval × backoff^(k-1) and succeeds', async () => {
     const { orch, backend, events } = setup(
       [task('flaky', { retries: { count: 3, intervalS: 0.05, backoff: 2 } })],
-      { flaky: [{ code: 1, ms: 0 }, { code: 1, ms: 0 }, { code: 0, ms: 0 }] },
+      {
+        flaky: [
+          { code: 1, ms: 0 },
+          { code: 1, ms: 0 },
+          { code: 0, ms: 0 },
+        ],
+      },
     );
     const out = await orch.run();
     expect(statusMap(out.statuses)).toEqual({ flaky: 'COMPLETED' });
@@ -77,7 +118,9 @@ describe('orchestrator: retries', () => {
     expect(at[1] - at[0]).toBeGreaterThanOrEqual(45);
     expect(at[2] - at[1]).toBeGreaterThanOrEqual(95);
     const retries = events.filter((e) => e.type === 'task_retry');
-    expect(retries.map((r) => r.type === 'task_retry' && [r.attempt, r.delayS, r.nextAttempt, r.total])).toEqual([
+    expect(
+      retries.map((r) => r.type === 'task_retry' && [r.attempt, r.delayS, r.nextAttempt, r.total]),
+    ).toEqual([
       [1, 0.05, 2, 4],
       [2, 0.1, 3, 4],
     ]);
@@ -85,19 +128,31 @@ describe('orchestrator: retries', () => {
 
   it('fails after the last attempt; dependents are cancelled; verdict names the task', async () => {
     const { orch, backend, final } = setup(
-      [task('flaky', { retries: { count: 1, intervalS: 0, backoff: 1 } }), task('done', { dependsOn: ['flaky'] })],
+      [
+        task('flaky', { retries: { count: 1, intervalS: 0, backoff: 1 } }),
+        task('done', { dependsOn: ['flaky'] }),
+      ],
       { flaky: { code: 3, ms: 0 } },
     );
     const out = await orch.run();
     expect(statusMap(out.statuses)).toEqual({ flaky: 'FAILED', done: 'CANCELLED' });
     expect(backend.launches.filter((l) => l.task === 'flaky')).toHaveLength(2);
-    expect(final('flaky')).toMatchObject({ exitCode: 3, reason: 'process exited with error (exit=3)', attempt: 2 });
+    expect(final('flaky')).toMatchObject({
+      exitCode: 3,
+      reason: 'process exited with error (exit=3)',
+      attempt: 2,
+    });
     expect(final('done')).toMatchObject({ attempt: 0, status: 'CANCELLED' });
     expect(computeVerdict('wf', out.statuses).message).toBe("Workflow 'wf' failed: 1 task(s) failed (flaky)");
   });
 
   it('a task that cannot start fails without retry', async () => {
-    const { orch, final } = setup([task('x', { retries: { count: 3, intervalS: 0, backoff: 1 } })], {}, {}, { failLaunch: ['x'] });
+    const { orch, final } = setup(
+      [task('x', { retries: { count: 3, intervalS: 0, backoff: 1 } })],
+      {},
+      {},
+      { failLaunch: ['x'] },
+    );
     const out = await orch.run();
     expect(statusMap(out.statuses)).toEqual({ x: 'FAILED' });
     expect(final('x')?.reason).toMatch(/could not start/);
@@ -117,12 +172,19 @@ describe('orchestrator: fail-fast', () => {
       { svc: { readyMs: 5 } },
     );
     const out = await orch.run();
-    expect(statusMap(out.statuses)).toEqual({ svc: 'CANCELLED', bad: 'FAILED', independent: 'CANCELLED', after: 'CANCELLED' });
+    expect(statusMap(out.statuses)).toEqual({
+      svc: 'CANCELLED',
+      bad: 'FAILED',
+      independent: 'CANCELLED',
+      after: 'CANCELLED',
+    });
     expect(backend.alive('svc')).toBe(false);
     expect(backend.alive('independent')).toBe(false);
     expect(backend.stops.sort()).toEqual(['independent', 'svc']);
     const ff = events.find((e) => e.type === 'fail_fast');
-    expect(ff && ff.type === 'fail_fast' && ff.message).toBe('Fail-fast: process exited with error: bad. Cancelling remaining tasks.');
+    expect(ff && ff.type === 'fail_fast' && ff.message).toBe(
+      'Fail-fast: process exited with error: bad. Cancelling remaining tasks.',
+    );
     expect(final('svc')?.reason).toMatch(/fail-fast \(bad failed\)/);
     expect(computeVerdict('wf', out.statuses).exitCode).toBe(1);
   });
@@ -130,7 +192,12 @@ describe('orchestrator: fail-fast', () => {
   it('a failure probe fails a READY service whose process is still running', async () => {
     const { orch, backend, events, final } = setup(
       [
-        task('server', { probes: { readiness: [probe('readiness')], failure: [probe('failure', { kind: 'log_watch', pattern: 'Traceback' })] } }),
+        task('server', {
+          probes: {
+            readiness: [probe('readiness')],
+            failure: [probe('failure', { kind: 'log_watch', pattern: 'Traceback' })],
+          },
+        }),
         task('bench', { dependsOn: ['server'] }),
         task('never', { dependsOn: ['bench'] }),
       ],
@@ -139,11 +206,15 @@ describe('orchestrator: fail-fast', () => {
     );
     const out = await orch.run();
     expect(statusMap(out.statuses)).toEqual({ server: 'FAILED', bench: 'CANCELLED', never: 'CANCELLED' });
-    expect(final('server')?.reason).toMatch(/^failure probe terminated: log_watch "Traceback" fired .*still running/);
+    expect(final('server')?.reason).toMatch(
+      /^failure probe terminated: log_watch "Traceback" fired .*still running/,
+    );
     expect(final('server')?.exitCode).toBeNull();
     expect(backend.alive('server')).toBe(false); // stopped by fail-fast
     const ff = events.find((e) => e.type === 'fail_fast');
-    expect(ff && ff.type === 'fail_fast' && ff.message).toBe('Fail-fast: failure probe terminated: server. Cancelling remaining tasks.');
+    expect(ff && ff.type === 'fail_fast' && ff.message).toBe(
+      'Fail-fast: failure probe terminated: server. Cancelling remaining tasks.',
+    );
     expect(events.some((e) => e.type === 'probe_result' && e.role === 'failure' && !e.ok)).toBe(true);
   });
 });
@@ -151,7 +222,10 @@ describe('orchestrator: fail-fast', () => {
 describe('orchestrator: services', () => {
   it('dependents start when the service is READY; services are stopped at the end and stay READY', async () => {
     const { orch, backend, events } = setup(
-      [task('api', { probes: { readiness: [probe('readiness')], failure: [] } }), task('client', { dependsOn: ['api'] })],
+      [
+        task('api', { probes: { readiness: [probe('readiness')], failure: [] } }),
+        task('client', { dependsOn: ['api'] }),
+      ],
       { api: {}, client: { code: 0, ms: 5 } },
       { api: { readyMs: 30 } },
     );
@@ -161,13 +235,22 @@ describe('orchestrator: services', () => {
     const client = backend.launches.find((l) => l.task === 'client')!;
     expect(client.at - ready.at).toBeLessThan(20);
     expect(backend.alive('api')).toBe(false);
-    expect(events.some((e) => e.type === 'task_stopped' && e.task === 'api' && e.why === 'teardown')).toBe(true);
+    expect(events.some((e) => e.type === 'task_stopped' && e.task === 'api' && e.why === 'teardown')).toBe(
+      true,
+    );
     expect(computeVerdict('wf', out.statuses).exitCode).toBe(0);
   });
 
   it('needs every readiness probe to pass', async () => {
     const { orch, events } = setup(
-      [task('svc', { probes: { readiness: [probe('readiness'), probe('readiness', { kind: 'http_get', url: 'http://x' })], failure: [] } })],
+      [
+        task('svc', {
+          probes: {
+            readiness: [probe('readiness'), probe('readiness', { kind: 'http_get', url: 'http://x' })],
+            failure: [],
+          },
+        }),
+      ],
       { svc: {} },
       { svc: { readyMs: 10 } },
     );
@@ -180,7 +263,10 @@ describe('orchestrator: services', () => {
 
   it('a service exiting 0 before readiness is FAILED after a final check', async () => {
     const { orch, final } = setup(
-      [task('svc', { probes: { readiness: [probe('readiness')], failure: [] } }), task('dep', { dependsOn: ['svc'] })],
+      [
+        task('svc', { probes: { readiness: [probe('readiness')], failure: [] } }),
+        task('dep', { dependsOn: ['svc'] }),
+      ],
       { svc: { code: 0, ms: 10 } },
       { svc: { finalCheck: false } },
     );
@@ -191,7 +277,10 @@ describe('orchestrator: services', () => {
 
   it('a service that became ready just before exiting is not misreported', async () => {
     const { orch } = setup(
-      [task('svc', { probes: { readiness: [probe('readiness')], failure: [] } }), task('dep', { dependsOn: ['svc'] })],
+      [
+        task('svc', { probes: { readiness: [probe('readiness')], failure: [] } }),
+        task('dep', { dependsOn: ['svc'] }),
+      ],
       { svc: { code: 0, ms: 10 } },
       { svc: { finalCheck: true } },
     );
@@ -201,23 +290,39 @@ describe('orchestrator: services', () => {
 
   it('the readiness deadline fails the task naming the probe and the time waited', async () => {
     const { orch, final } = setup(
-      [task('api', { probes: { readiness: [probe('readiness', { port: 18082, timeoutS: 0.05 })], failure: [] } }), task('client', { dependsOn: ['api'] })],
+      [
+        task('api', {
+          probes: { readiness: [probe('readiness', { port: 18082, timeoutS: 0.05 })], failure: [] },
+        }),
+        task('client', { dependsOn: ['api'] }),
+      ],
       { api: {} },
     );
     const out = await orch.run();
     expect(statusMap(out.statuses)).toEqual({ api: 'FAILED', client: 'CANCELLED' });
-    expect(final('api')?.reason).toMatch(/^readiness probe tcp_port 127\.0\.0\.1:18082 not ready after 0\.1s/);
+    expect(final('api')?.reason).toMatch(
+      /^readiness probe tcp_port 127\.0\.0\.1:18082 not ready after 0\.1s/,
+    );
   });
 
   it('a READY service exiting 0 becomes COMPLETED', async () => {
-    const { orch } = setup([task('svc', { probes: { readiness: [probe('readiness')], failure: [] } }), task('slow')], { svc: { code: 0, ms: 30 }, slow: { code: 0, ms: 80 } }, { svc: { readyMs: 5 } });
+    const { orch } = setup(
+      [task('svc', { probes: { readiness: [probe('readiness')], failure: [] } }), task('slow')],
+      { svc: { code: 0, ms: 30 }, slow: { code: 0, ms: 80 } },
+      { svc: { readyMs: 5 } },
+    );
     const out = await orch.run();
     expect(statusMap(out.statuses)).toEqual({ svc: 'COMPLETED', slow: 'COMPLETED' });
   });
 
   it('probes are reset on retry and stopped at the end', async () => {
     const { orch, probes } = setup(
-      [task('svc', { retries: { count: 1, intervalS: 0, backoff: 1 }, probes: { readiness: [probe('readiness')], failure: [probe('failure')] } })],
+      [
+        task('svc', {
+          retries: { count: 1, intervalS: 0, backoff: 1 },
+          probes: { readiness: [probe('readiness')], failure: [probe('failure')] },
+        }),
+      ],
       { svc: [{ code: 1, ms: 5 }, {}] },
       { svc: { readyMs: 20 } },
     );
@@ -245,7 +350,12 @@ describe('orchestrator: signals', () => {
   });
 
   it('a second signal kills at once when TERM is ignored', async () => {
-    const { orch, backend, events } = setup([task('stubborn')], { stubborn: {} }, {}, { ignoreTerm: true, graceMs: 10_000 });
+    const { orch, backend, events } = setup(
+      [task('stubborn')],
+      { stubborn: {} },
+      {},
+      { ignoreTerm: true, graceMs: 10_000 },
+    );
     const run = orch.run();
     await new Promise((r) => setTimeout(r, 10));
     const t0 = Date.now();
@@ -259,7 +369,9 @@ describe('orchestrator: signals', () => {
   });
 
   it('a pending retry is cancelled by a signal', async () => {
-    const { orch, backend } = setup([task('r', { retries: { count: 5, intervalS: 10, backoff: 1 } })], { r: { code: 1, ms: 0 } });
+    const { orch, backend } = setup([task('r', { retries: { count: 5, intervalS: 10, backoff: 1 } })], {
+      r: { code: 1, ms: 0 },
+    });
     const run = orch.run();
     await new Promise((r) => setTimeout(r, 20));
     orch.requestStop('SIGTERM');

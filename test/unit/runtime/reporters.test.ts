@@ -19,32 +19,149 @@ const at = (ms: number) => T0 + ms;
 
 /** a run: server READY then failure probe, bench cancelled, never_runs never started */
 const events: RunEvent[] = [
-  { t: at(0), type: 'run_started', workflow: 'fp', runId: 'fp-1', runDir: '/out/fp-1', tasks: ['server', 'bench', 'never_runs'] },
+  {
+    t: at(0),
+    type: 'run_started',
+    workflow: 'fp',
+    runId: 'fp-1',
+    runDir: '/out/fp-1',
+    tasks: ['server', 'bench', 'never_runs'],
+  },
   {
     t: at(1),
     type: 'run_plan',
     tasks: [
-      { name: 'server', base: 'server', backend: 'local', dependsOn: [], service: true, probes: [{ role: 'readiness', kind: 'log_watch', target: 'log_watch "up"' }, { role: 'failure', kind: 'log_watch', target: 'log_watch "Traceback"' }], retries: null, nodes: ['localhost'], gpus: [0, 1], logPath: '/out/fp-1/server/server.log', outputDir: '/out/fp-1/server' },
-      { name: 'bench', base: 'bench', backend: 'local', dependsOn: ['server'], service: false, probes: [], retries: null, nodes: ['localhost'], gpus: null, logPath: '/out/fp-1/bench/bench.log', outputDir: '/out/fp-1/bench' },
-      { name: 'never_runs', base: 'never_runs', backend: 'local', dependsOn: ['bench', 'server'], service: false, probes: [], retries: null, nodes: ['localhost'], gpus: null, logPath: '/out/fp-1/never_runs/never_runs.log', outputDir: '/out/fp-1/never_runs' },
+      {
+        name: 'server',
+        base: 'server',
+        backend: 'local',
+        dependsOn: [],
+        service: true,
+        probes: [
+          { role: 'readiness', kind: 'log_watch', target: 'log_watch "up"' },
+          { role: 'failure', kind: 'log_watch', target: 'log_watch "Traceback"' },
+        ],
+        retries: null,
+        nodes: ['localhost'],
+        gpus: [0, 1],
+        logPath: '/out/fp-1/server/server.log',
+        outputDir: '/out/fp-1/server',
+      },
+      {
+        name: 'bench',
+        base: 'bench',
+        backend: 'local',
+        dependsOn: ['server'],
+        service: false,
+        probes: [],
+        retries: null,
+        nodes: ['localhost'],
+        gpus: null,
+        logPath: '/out/fp-1/bench/bench.log',
+        outputDir: '/out/fp-1/bench',
+      },
+      {
+        name: 'never_runs',
+        base: 'never_runs',
+        backend: 'local',
+        dependsOn: ['bench', 'server'],
+        service: false,
+        probes: [],
+        retries: null,
+        nodes: ['localhost'],
+        gpus: null,
+        logPath: '/out/fp-1/never_runs/never_runs.log',
+        outputDir: '/out/fp-1/never_runs',
+      },
     ],
-    backends: [{ name: 'local', type: 'local', nodes: [{ name: 'localhost', ip: '127.0.0.1', numGpus: null }] }],
+    backends: [
+      { name: 'local', type: 'local', nodes: [{ name: 'localhost', ip: '127.0.0.1', numGpus: null }] },
+    ],
     commandLogs: [{ family: 'bash', path: '/out/fp-1/bash_cmds.log' }],
   },
   { t: at(10), type: 'task_submitted', task: 'server', attempt: 1 },
   { t: at(12), type: 'task_started', task: 'server', attempt: 1, pid: 42 },
-  { t: at(500), type: 'probe_result', task: 'server', role: 'readiness', kind: 'log_watch', ok: true, detail: '1/1 matches' },
+  {
+    t: at(500),
+    type: 'probe_result',
+    task: 'server',
+    role: 'readiness',
+    kind: 'log_watch',
+    ok: true,
+    detail: '1/1 matches',
+  },
   { t: at(501), type: 'task_ready', task: 'server', attempt: 1, probe: 'log_watch "up"' },
   { t: at(502), type: 'task_submitted', task: 'bench', attempt: 1 },
   { t: at(505), type: 'task_started', task: 'bench', attempt: 1, pid: 43 },
-  { t: at(900), type: 'probe_result', task: 'server', role: 'failure', kind: 'log_watch', ok: true, detail: '0/1 matches' },
-  { t: at(1000), type: 'probe_result', task: 'server', role: 'failure', kind: 'log_watch', ok: false, detail: '1/1 matches' },
-  { t: at(1001), type: 'task_finished', task: 'server', attempt: 1, status: 'FAILED', exitCode: null, signal: null, reason: 'failure probe terminated: x' },
-  { t: at(1002), type: 'fail_fast', message: 'Fail-fast: failure probe terminated: server. Cancelling remaining tasks.' },
-  { t: at(1003), type: 'task_finished', task: 'bench', attempt: 1, status: 'CANCELLED', exitCode: null, signal: null, reason: 'cancelled by fail-fast (server failed)' },
-  { t: at(1003), type: 'task_finished', task: 'never_runs', attempt: 0, status: 'CANCELLED', exitCode: null, signal: null, reason: 'cancelled by fail-fast (server failed)' },
-  { t: at(1100), type: 'task_stopped', task: 'server', attempt: 1, why: 'fail_fast', signals: ['SIGTERM'], elapsedMs: 90 },
-  { t: at(1200), type: 'run_finished', status: 'FAILED', exitCode: 1, message: "Workflow 'fp' failed: 1 task(s) failed (server)" },
+  {
+    t: at(900),
+    type: 'probe_result',
+    task: 'server',
+    role: 'failure',
+    kind: 'log_watch',
+    ok: true,
+    detail: '0/1 matches',
+  },
+  {
+    t: at(1000),
+    type: 'probe_result',
+    task: 'server',
+    role: 'failure',
+    kind: 'log_watch',
+    ok: false,
+    detail: '1/1 matches',
+  },
+  {
+    t: at(1001),
+    type: 'task_finished',
+    task: 'server',
+    attempt: 1,
+    status: 'FAILED',
+    exitCode: null,
+    signal: null,
+    reason: 'failure probe terminated: x',
+  },
+  {
+    t: at(1002),
+    type: 'fail_fast',
+    message: 'Fail-fast: failure probe terminated: server. Cancelling remaining tasks.',
+  },
+  {
+    t: at(1003),
+    type: 'task_finished',
+    task: 'bench',
+    attempt: 1,
+    status: 'CANCELLED',
+    exitCode: null,
+    signal: null,
+    reason: 'cancelled by fail-fast (server failed)',
+  },
+  {
+    t: at(1003),
+    type: 'task_finished',
+    task: 'never_runs',
+    attempt: 0,
+    status: 'CANCELLED',
+    exitCode: null,
+    signal: null,
+    reason: 'cancelled by fail-fast (server failed)',
+  },
+  {
+    t: at(1100),
+    type: 'task_stopped',
+    task: 'server',
+    attempt: 1,
+    why: 'fail_fast',
+    signals: ['SIGTERM'],
+    elapsedMs: 90,
+  },
+  {
+    t: at(1200),
+    type: 'run_finished',
+    status: 'FAILED',
+    exitCode: 1,
+    message: "Workflow 'fp' failed: 1 task(s) failed (server)",
+  },
 ];
 
 describe('format helpers', () => {
@@ -57,7 +174,13 @@ describe('format helpers', () => {
     expect(isoLocal(T0)).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.006[+-]\d\d:\d\d$/);
   });
   it('fail-fast line names only the causes that apply', () => {
-    expect(failFastMessage([{ name: 'a', kind: 'exit' }, { name: 'b', kind: 'failure_probe' }, { name: 'c', kind: 'exit' }])).toBe(
+    expect(
+      failFastMessage([
+        { name: 'a', kind: 'exit' },
+        { name: 'b', kind: 'failure_probe' },
+        { name: 'c', kind: 'exit' },
+      ]),
+    ).toBe(
       'Fail-fast: failure probe terminated: b; process exited with error: a, c. Cancelling remaining tasks.',
     );
   });
@@ -101,12 +224,18 @@ describe('summary from events only', () => {
     expect(text).toMatch(/\+00\.010s +server +SUBMITTED +attempt=1/);
     expect(text).toMatch(/\+00\.501s +server +READY +log_watch "up"/);
     expect(text).toMatch(/\+01\.100s +server +STOPPED +fail_fast SIGTERM 0\.090s/);
-    expect(text).toMatch(/server +readiness +log_watch +\[OK\] +0\.000s \(1 check\) +log_watch "up": 1\/1 matches/);
-    expect(text).toMatch(/server +failure +log_watch +\[FAIL\] +0\.100s \(2 checks\) +log_watch "Traceback": 1\/1 matches/);
+    expect(text).toMatch(
+      /server +readiness +log_watch +\[OK\] +0\.000s \(1 check\) +log_watch "up": 1\/1 matches/,
+    );
+    expect(text).toMatch(
+      /server +failure +log_watch +\[FAIL\] +0\.100s \(2 checks\) +log_watch "Traceback": 1\/1 matches/,
+    );
     expect(text).toMatch(/server +localhost +CUDA_VISIBLE_DEVICES=0,1/);
     expect(text).toContain('bash: /out/fp-1/bash_cmds.log');
     expect(text).toContain('START -> server\nserver -> bench\nbench, server -> never_runs\n');
-    expect(text).toContain('server: FAILED after 1 attempt(s) - failure probe terminated: x\n  log: /out/fp-1/server/server.log');
+    expect(text).toContain(
+      'server: FAILED after 1 attempt(s) - failure probe terminated: x\n  log: /out/fp-1/server/server.log',
+    );
   });
 
   it('a run in progress renders too', () => {
@@ -126,19 +255,30 @@ describe('sflow.log', () => {
     sink.emit({ t: at(5), type: 'task_log_line', task: 'server', line: 'secret task output' });
     await sink.close();
     const lines = readFileSync(p, 'utf8').trimEnd().split('\n');
-    for (const l of lines) expect(l).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} - sflow - (WARNING|ERROR|CRITICAL) - /);
-    expect(lines.some((l) => l.endsWith('Fail-fast: failure probe terminated: server. Cancelling remaining tasks.'))).toBe(true);
+    for (const l of lines)
+      expect(l).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} - sflow - (WARNING|ERROR|CRITICAL) - /);
+    expect(
+      lines.some((l) =>
+        l.endsWith('Fail-fast: failure probe terminated: server. Cancelling remaining tasks.'),
+      ),
+    ).toBe(true);
     expect(lines.join('\n')).not.toContain('secret task output');
     expect(lines.join('\n')).not.toContain('Submitting task');
   });
 
   it('maps events to the v0.2 messages', () => {
-    expect(logLinesFor({ t: 0, type: 'task_submitted', task: 'x', attempt: 1 }, 0)).toEqual([['info', 'Submitting task: x']]);
-    expect(logLinesFor({ t: 2500, type: 'run_finished', status: 'COMPLETED', exitCode: 0, message: 'Workflow completed' }, 0)[0]).toEqual([
-      'info',
-      'Workflow execution finished in 0:00:02.500000',
+    expect(logLinesFor({ t: 0, type: 'task_submitted', task: 'x', attempt: 1 }, 0)).toEqual([
+      ['info', 'Submitting task: x'],
     ]);
-    expect(logLinesFor({ t: 0, type: 'signal', signal: 'SIGINT', count: 1 }, 0)).toEqual([['warning', 'Received SIGINT; requesting shutdown…']]);
+    expect(
+      logLinesFor(
+        { t: 2500, type: 'run_finished', status: 'COMPLETED', exitCode: 0, message: 'Workflow completed' },
+        0,
+      )[0],
+    ).toEqual(['info', 'Workflow execution finished in 0:00:02.500000']);
+    expect(logLinesFor({ t: 0, type: 'signal', signal: 'SIGINT', count: 1 }, 0)).toEqual([
+      ['warning', 'Received SIGINT; requesting shutdown…'],
+    ]);
   });
 });
 
@@ -156,16 +296,26 @@ describe('events.jsonl', () => {
 describe('console reporter', () => {
   it('prints state changes in event order and the verdict with the output folder', async () => {
     const log: Array<['out' | 'err', string]> = [];
-    const c = new ConsoleReporter({ taskOutput: false, out: (s) => log.push(['out', s]), err: (s) => log.push(['err', s]) });
+    const c = new ConsoleReporter({
+      taskOutput: false,
+      out: (s) => log.push(['out', s]),
+      err: (s) => log.push(['err', s]),
+    });
     for (const e of events) c.emit(e);
     await c.close();
-    const out = log.filter(([k]) => k === 'out').map(([, s]) => s).join('');
+    const out = log
+      .filter(([k]) => k === 'out')
+      .map(([, s]) => s)
+      .join('');
     expect(out).toContain('▶ server started\n');
     expect(out).toContain('● server ready (0.5s)\n');
     expect(out).toContain('✗ server failed (still running): failure probe terminated: x\n');
     expect(out.indexOf('✗ server failed')).toBeLessThan(out.indexOf('⊘ bench cancelled'));
     // stdout is flushed before anything goes to stderr; the verdict comes last
-    expect(log[log.length - 1]).toEqual(['err', "✗ Workflow failed: Workflow 'fp' failed: 1 task(s) failed (server)\n  Output folder: /out/fp-1\n"]);
+    expect(log[log.length - 1]).toEqual([
+      'err',
+      "✗ Workflow failed: Workflow 'fp' failed: 1 task(s) failed (server)\n  Output folder: /out/fp-1\n",
+    ]);
     expect(log[log.length - 2][0]).toBe('out');
   });
 });

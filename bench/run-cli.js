@@ -1,7 +1,8 @@
+/* global process, console, performance, setTimeout */
 // `sflow run` end to end on the benchmark recipes (BENCHMARKS.md): hello world, 200 independent
 // `true` tasks, a 200-task chain (and 1000 of each), against running the same work without sflow,
 // plus Ctrl-C on a multi-line script (time to exit, exit code, leftover processes).
-// Run (after npm install / npm run build):  node bench/run-cli.mjs        RUNS=5 by default
+// Run (after npm install / npm run build):  node bench/run-cli.js        RUNS=5 by default
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,13 +11,19 @@ import { BIN, chain, fmt, independent, median, scratch, single, timeCommand, tim
 const runs = Number(process.env.RUNS ?? 5);
 const dir = scratch();
 const row = (name, r, base) =>
-  console.log(`| ${name} | ${fmt(r.wall)} s | ${fmt(r.rssMiB, 0)} MiB | ${base === undefined ? '' : `${fmt(base)} s (×${fmt(r.wall / base, 1)})`} |`);
+  console.log(
+    `| ${name} | ${fmt(r.wall)} s | ${fmt(r.rssMiB, 0)} MiB | ${base === undefined ? '' : `${fmt(base)} s (×${fmt(r.wall / base, 1)})`} |`,
+  );
 
 const bashLoop = (n) => timeCommand('bash', ['-c', `for i in $(seq ${n}); do bash -c true; done`], { runs });
 
 console.log('| case | sflow run (median) | peak RSS | same work without sflow |');
 console.log('|---|---|---|---|');
-row('hello world (1 task)', timeSflow(['run', '-f', single(dir, 'hello', 'echo hello')], { runs }), bashLoop(1));
+row(
+  'hello world (1 task)',
+  timeSflow(['run', '-f', single(dir, 'hello', 'echo hello')], { runs }),
+  bashLoop(1),
+);
 for (const n of [200, 1000]) {
   const base = bashLoop(n);
   row(`${n} independent \`true\``, timeSflow(['run', '-f', independent(dir, n)], { runs }), base);
@@ -31,7 +38,8 @@ function processesWith(marker) {
     try {
       if (!readFileSync(`/proc/${name}/cmdline`, 'latin1').includes(marker)) continue;
       const stat = readFileSync(`/proc/${name}/stat`, 'latin1');
-      if (!/^[ZX]$/.test(stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3))) out.push(Number(name));
+      if (!/^[ZX]$/.test(stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3)))
+        out.push(Number(name));
     } catch {
       /* gone */
     }
@@ -46,7 +54,10 @@ async function ctrlC() {
     f,
     `version: "0.1"\nworkflow:\n  name: sigint_multiline\n  tasks:\n    - name: sleeper\n      script:\n        - echo started\n        - sleep ${marker} &\n        - sleep ${marker}\n        - echo done\n`,
   );
-  const child = spawn(process.execPath, [BIN, 'run', '-f', f], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'run', '-f', f], {
+    cwd: dir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
@@ -55,10 +66,17 @@ async function ctrlC() {
   const t0 = performance.now();
   child.kill('SIGINT');
   const { code, at } = await exited;
-  let goneAt = performance.now();
-  while (processesWith(marker).length > 0 && performance.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 10));
+  let goneAt;
+  while (processesWith(marker).length > 0 && performance.now() - t0 < 10_000)
+    await new Promise((r) => setTimeout(r, 10));
   goneAt = Math.max(at, performance.now());
-  return { exitMs: at - t0, goneMs: goneAt - t0, code, left: processesWith(marker).length, traceback: /\n\s+at /.test(out) };
+  return {
+    exitMs: at - t0,
+    goneMs: goneAt - t0,
+    code,
+    left: processesWith(marker).length,
+    traceback: /\n\s+at /.test(out),
+  };
 }
 
 const c = [];
