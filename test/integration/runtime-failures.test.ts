@@ -2,7 +2,7 @@
  * Failure paths with real processes: a task SIGKILLed mid-run, a service whose port never
  * opens (readiness deadline), a failure probe firing while a benchmark runs.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -38,29 +38,39 @@ async function run(tasks: SimpleTask[], onEvent?: (e: RunEvent) => void) {
 describe('runtime failures (real processes)', () => {
   it('a task SIGKILLed mid-run fails with the signal; the rest is cancelled and nothing is left', async () => {
     const m = marker();
-    const { r, finished, read } = await run([
-      { name: 'victim', script: 'echo $$ > "$SFLOW_TASK_OUTPUT_DIR/pid"; sleep 30' },
-      {
-        name: 'killer',
-        script:
-          'for i in $(seq 100); do test -s "$SFLOW_WORKFLOW_OUTPUT_DIR/victim/pid" && break; sleep 0.05; done; kill -9 $(cat "$SFLOW_WORKFLOW_OUTPUT_DIR/victim/pid")',
-      },
-      { name: 'bystander', script: `sleep 9${m}` },
-      { name: 'after', dependsOn: ['victim'], script: 'echo never' },
-    ]);
+    const runDir = join(root, `wf-${++n}`);
+    const events: RunEvent[] = [];
+    const running = executePlan(
+      buildPlan(runDir, [
+        { name: 'victim', script: 'echo $$ > "$SFLOW_TASK_OUTPUT_DIR/pid"; sleep 30' },
+        { name: 'bystander', script: `sleep 9${m}` },
+        { name: 'after', dependsOn: ['victim'], script: 'echo never' },
+      ]),
+      { cwd: root, graceMs: 1000, onEvent: (e) => events.push(e) },
+    );
+    const pidFile = join(runDir, 'victim', 'pid');
+    const end = Date.now() + 10_000;
+    while (!existsSync(pidFile) || readFileSync(pidFile, 'utf8').trim() === '') {
+      if (Date.now() > end) throw new Error('victim never started');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
+    const r = await running;
     expect(r.status).toBe('FAILED');
     expect(Object.fromEntries(r.tasks)).toEqual({
       victim: 'FAILED',
-      killer: 'COMPLETED',
       bystander: 'CANCELLED',
       after: 'CANCELLED',
     });
-    expect(finished('victim')).toMatchObject({
+    const fin = events.find((e) => e.type === 'task_finished' && e.task === 'victim');
+    expect(fin).toMatchObject({
       exitCode: null,
       signal: 'SIGKILL',
       reason: 'process exited with error (exit=signal SIGKILL)',
     });
-    expect(read('sflow_summary.log')).toMatch(/victim +FAILED +1 +[\d.]+s +SIGKILL/);
+    expect(readFileSync(join(runDir, 'sflow_summary.log'), 'utf8')).toMatch(
+      /victim +FAILED +1 +[\d.]+s +SIGKILL/,
+    );
     expect(processesWith(`9${m}`)).toEqual([]);
   });
 
