@@ -82,12 +82,12 @@ export function applySetOverrides(doc: Obj, args: string[]): SetOverride[] {
       origin.entries.set('domain', { key: at, value: at });
       if (value.length > 0) {
         v.value = value[0];
-        origin.entries.set('value', { key: prevValue?.key ?? at, value: at, float: false });
+        origin.entries.set('value', { key: prevValue?.key ?? at, value: prevValue?.value ?? at, float: false });
       }
       applied.push({ key, raw, value, isFloat: false, isDomain: true });
     } else {
       v.value = value;
-      origin.entries.set('value', { key: prevValue?.key ?? at, value: at, float: isFloat });
+      origin.entries.set('value', { key: prevValue?.key ?? at, value: prevValue?.value ?? at, float: isFloat });
       applied.push({ key, raw, value, isFloat, isDomain: false });
     }
   }

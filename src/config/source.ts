@@ -57,18 +57,25 @@ export function isYamlFloat(container: unknown, key: PathSeg): boolean {
 export function locate(root: unknown, path: readonly PathSeg[], atKey = false): SourceLocation | undefined {
   let cur: unknown = root;
   let best: SourceLocation | undefined = getOrigin(root)?.self;
+  /** the entry (in its parent) of the container we are in: a missing key points at it */
+  let containerEntry: EntryOrigin | undefined;
   for (let i = 0; i < path.length; i++) {
     const seg = path[i];
+    const last = i === path.length - 1;
+    // a single item written where a list is accepted (normalised to a list later): `[0]` is the item itself
+    if (seg === 0 && cur !== null && typeof cur === 'object' && !Array.isArray(cur)) continue;
     const origin = getOrigin(cur);
-    const entry = origin?.entries.get(seg);
     if (origin?.self) best = origin.self;
-    if (entry) {
-      const last = i === path.length - 1;
-      best = (last && atKey ? (entry.key ?? entry.value) : (entry.value ?? entry.key)) ?? best;
+    const entry = origin?.entries.get(seg);
+    const next: unknown = cur !== null && typeof cur === 'object' ? (cur as Record<PathSeg, unknown>)[seg] : undefined;
+    if (!entry || next === undefined) {
+      // the key is absent: point at the key of the container that lacks it
+      return containerEntry?.key ?? best;
     }
-    if (cur === null || typeof cur !== 'object') break;
-    const next: unknown = (cur as Record<PathSeg, unknown>)[seg];
-    if (next === undefined) break;
+    const isContainer = next !== null && typeof next === 'object';
+    if (last) return (atKey || isContainer ? (entry.key ?? entry.value) : (entry.value ?? entry.key)) ?? best;
+    best = entry.value ?? entry.key ?? best;
+    containerEntry = entry;
     cur = next;
   }
   return best;

@@ -42,6 +42,8 @@ export function parseYamlText(text: string, file: string): ParsedFile {
   };
   if (doc.errors.length > 0) {
     const err = doc.errors[0];
+    // an error reported at the end of the input (unclosed bracket…) points at the last written character
+    if (err.pos[0] >= text.trimEnd().length) err.pos[0] = Math.max(0, text.trimEnd().length - 1);
     const first = err.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
     throw new SflowError('config.yaml_syntax', `invalid YAML: ${first}`, {
       phase: 'load',
@@ -61,6 +63,8 @@ export function parseYamlText(text: string, file: string): ParsedFile {
     if (isScalar(node)) {
       const v = node.value;
       if (typeof v === 'number' && typeof node.source === 'string' && SEXAGESIMAL.test(node.source)) return node.source;
+      // PyYAML reads y/Y/n/N as strings (YAML 1.1 lists them as booleans; the original tool did not)
+      if (typeof v === 'boolean' && node.type === 'PLAIN' && /^[yYnN]$/.test(String(node.source))) return String(node.source);
       if (typeof v === 'bigint') return Number(v);
       return v;
     }
@@ -70,7 +74,8 @@ export function parseYamlText(text: string, file: string): ParsedFile {
       for (const pair of node.items) {
         if (!isPair(pair)) continue;
         const keyNode = pair.key as Node | null;
-        const rawKey = isScalar(keyNode) ? keyNode.value : convert(keyNode, depth + 1);
+        // keys are names: keep the text as written (`N:` is the name N, not the boolean false)
+        const rawKey = isScalar(keyNode) ? (keyNode.type === 'PLAIN' && typeof keyNode.source === 'string' ? keyNode.source : keyNode.value) : convert(keyNode, depth + 1);
         const key = rawKey === null ? 'null' : String(rawKey as string);
         if (key === '<<') continue; // merge keys are not part of the recipe language
         if (Object.hasOwn(out, key)) {

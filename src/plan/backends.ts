@@ -53,8 +53,8 @@ export function planBackends(decls: BackendDecl[], scope: Scope, topology?: Reco
     if (gpn !== null && gpn < 0) {
       throw planError({ doc: d.where.doc, path: [...d.where.path, 'gpus_per_node'] }, 'plan.gpus_per_node', `gpus_per_node must be > 0 (backend '${item.name}')`);
     }
-    if (gpn === 0 && type !== 'kubernetes') {
-      throw planError({ doc: d.where.doc, path: [...d.where.path, 'gpus_per_node'] }, 'plan.gpus_per_node', `gpus_per_node must be > 0 (backend '${item.name}')`, 'only Kubernetes backends accept 0 (CPU-only)');
+    if (gpn === 0 && type === 'local') {
+      throw planError({ doc: d.where.doc, path: [...d.where.path, 'gpus_per_node'] }, 'plan.gpus_per_node', `gpus_per_node must be > 0 (backend '${item.name}')`, 'omit gpus_per_node for a CPU-only local backend (0 is accepted on docker, slurm and kubernetes backends)');
     }
     let nodesCount = intField('nodes');
     if (nodesCount !== null) config.nodes = nodesCount;

@@ -6,7 +6,7 @@
  */
 import { join, resolve } from 'node:path';
 import type { LoadedRecipe } from '../config/load.js';
-import { didYouMean } from '../config/errors.js';
+import { didYouMean, SflowError } from '../config/errors.js';
 import { locate } from '../config/source.js';
 import { hasExpression, renderValue, type Scope } from '../config/expr/index.js';
 import { OPERATORS, SHELL_OPERATORS } from '../operators/index.js';
@@ -118,7 +118,7 @@ export function buildPlan(loaded: LoadedRecipe, opts: BuildOptions): Plan {
     }
   }
   const topology = Object.fromEntries(backends.map((b) => [b.name, b.nodes]));
-  const placements = new Map(planPlacement(requests, topology).map((p) => [p.task, p]));
+  const placements = new Map(placeWithLocation(requests, topology, drafts).map((p) => [p.task, p]));
   for (const p of placements.values()) for (const w of p.warnings) warnings.push(`${p.task}: ${w}`);
 
   // 7. scripts reading task.*, environment, commands
@@ -224,6 +224,25 @@ export function buildPlan(loaded: LoadedRecipe, opts: BuildOptions): Plan {
     uploadAll: wf.upload_all ?? null,
     workflowMonitor: wf.monitor ?? null,
   };
+}
+
+/** Placement errors name the task; point them at its `resources` in the recipe. */
+function placeWithLocation(requests: PlacementRequest[], topology: Record<string, PlannedNode[]>, drafts: Draft[]): ReturnType<typeof planPlacement> {
+  try {
+    return planPlacement(requests, topology);
+  } catch (e) {
+    if (!(e instanceof SflowError) || e.location) throw e;
+    const name = /Task '([^']+)'/.exec(e.message)?.[1];
+    const req = requests.find((r) => r.task === name);
+    const d = drafts.find((x) => x.base === (req?.base ?? name));
+    if (!d) throw e;
+    const res = (d.item.resources ?? {}) as Obj;
+    const named = /resources\.(nodes|gpus)(?:\.(indices|count|exclude))?/.exec(e.message);
+    const kind = named?.[1] ?? (res.gpus ? 'gpus' : res.nodes ? 'nodes' : undefined);
+    const field = named?.[2];
+    const path = [...d.where.path, ...(kind && res[kind] ? ['resources', kind] : ['resources']), ...(kind && field && res[kind]?.[field] !== undefined ? [field] : [])];
+    throw new SflowError(e.code, e.message, { phase: e.phase, hint: e.hint, details: e.details, location: locate(d.where.doc, path) });
+  }
 }
 
 function rawVariables(list: Obj[], doc: Obj, prefix: (string | number)[]): RawVariable[] {

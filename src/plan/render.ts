@@ -41,7 +41,7 @@ function probeLine(p: PlannedProbe): string {
 function taskBlock(t: PlannedTask, i: number, out: string[]): void {
   out.push(`  [${i + 1}] ${t.name}`);
   out.push(`      backend: ${t.backend} (${t.backendType})   operator: ${t.operator.name} (${t.operator.type})`);
-  if (t.dependsOn.length) out.push(`      depends_on: ${JSON.stringify(t.dependsOn).replace(/"/g, "'")}`);
+  if (t.dependsOn.length) out.push(`      depends_on: [${t.dependsOn.map((d) => `'${d}'`).join(', ')}]`);
   out.push(`      nodes: ${t.nodes.map((n) => n.name).join(',') || '(none)'}`);
   if (t.resources) {
     const r: string[] = [];

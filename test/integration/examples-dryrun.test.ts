@@ -100,8 +100,8 @@ describe('spec examples dry-run', () => {
 
   it('06/07: readiness probes are planned with their hosts and patterns', () => {
     const r = dry(['06_service_readiness.yaml']);
-    expect(r.out).toMatch(/probe readiness: tcp_port 127\.0\.0\.1:18081/);
-    expect(r.out).toMatch(/probe readiness: http_get http:\/\/127\.0\.0\.1:18080/);
+    expect(taskBlock(r.out, 'static_site')).toMatch(/probe readiness: tcp_port 127\.0\.0\.1:18080/);
+    expect(taskBlock(r.out, 'api')).toMatch(/probe readiness: http_get http:\/\/127\.0\.0\.1:18081\/health/);
     const w = dry(['07_log_watch_readiness.yaml']);
     expect(taskBlock(w.out, 'watcher')).toMatch(/log_watch "re:.*" in pool\.log/);
     expect(taskBlock(w.out, 'pool')).toContain('match_count=3');
@@ -143,7 +143,7 @@ describe('spec examples dry-run', () => {
     expect(taskBlock(r.out, 'prefill_0')).toContain('CUDA_VISIBLE_DEVICES: 0,1');
     expect(taskBlock(r.out, 'prefill_1')).toContain('CUDA_VISIBLE_DEVICES: 2,3');
     expect(taskBlock(r.out, 'decode')).toMatch(/nodes: localhost-1\n[\s\S]*CUDA_VISIBLE_DEVICES: 0,1,2,3/);
-    expect(taskBlock(r.out, 'router')).not.toContain('CUDA_VISIBLE_DEVICES');
+    expect(taskBlock(r.out, 'router')).not.toContain('CUDA_VISIBLE_DEVICES: ');
     expect(r.out).toContain('Allocation map');
     const over = dry(['12_gpu_slices_and_task_context.yaml'], ['--set', 'DECODE_GPUS=5']);
     expect(over.code).toBe(1);
