@@ -12,7 +12,9 @@ export function onlyRunDir(outputRoot: string): string {
 export function taskTable(runDir: string): Record<string, { status: string; attempts: number; exit: string }> {
   const text = readFileSync(join(runDir, 'sflow_summary.log'), 'utf8');
   const start = text.indexOf('\nTasks\n');
-  const lines = text.slice(start).split('\n').slice(3);
+  const all = text.slice(start).split('\n');
+  const header = all.findIndex((l) => l.startsWith('TASK '));
+  const lines = all.slice(header + 1);
   const out: Record<string, { status: string; attempts: number; exit: string }> = {};
   for (const l of lines) {
     if (!l.trim()) break;
