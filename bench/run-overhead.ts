@@ -9,9 +9,12 @@
  *   baseline   N × `bash -c true` run one after another with spawnSync (the floor)
  *   indep      N independent `true` tasks
  *   chain      an N-task chain (each depends on the previous)
+ *   engine     the same chain on an instant in-memory backend: the orchestrator and every
+ *              sink (events.jsonl, sflow.log, summary, command log) without any process
  *   readiness  a service opens a TCP port 0.3 s after start (probe interval 1 s);
- *              "check→start" is the time from the passing readiness check to the dependent's
- *              launch, "open→start" from the port opening to the dependent's launch.
+ *              "check→submit" is the time from the passing readiness check to the decision to
+ *              start the dependent, "check→started" until its process runs, "open→started"
+ *              from the port opening until then (bounded by the probe interval).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -19,8 +22,38 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { executePlan } from '../src/runtime/run.js';
-import type { RunEvent } from '../src/runtime/events.js';
 import { buildPlan, type SimpleTask } from '../test/integration/runtime-plan.js';
+import type { Backend, TaskHandle } from '../src/backends/backend.js';
+
+/** Launches nothing: every attempt "exits 0" at once. */
+function instantBackend(): Backend {
+  return {
+    name: 'local',
+    type: 'local',
+    capabilities: () => ({
+      defaultOperator: 'bash',
+      gpuIndices: true,
+      gpuReservationRegistry: false,
+      monitor: false,
+      batch: false,
+      failFastDefault: false,
+    }),
+    preflight: async () => undefined,
+    allocate: async () => [],
+    launch: async (task, ctx): Promise<TaskHandle> => ({
+      backend: 'local',
+      task: task.name,
+      attempt: ctx.attempt,
+      ids: {},
+      startedAt: '',
+      logPath: task.logPath,
+    }),
+    wait: async () => ({ code: 0, signal: null }),
+    stop: async () => undefined,
+    kill: async () => undefined,
+    release: async () => undefined,
+  };
+}
 
 const N = Number(process.argv[2] ?? 1000);
 const RUNS = Number(process.argv[3] ?? 5);
@@ -28,11 +61,15 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const root = mkdtempSync(join(os.tmpdir(), 'sflow-bench-run-'));
 let seq = 0;
 
-async function timePlan(tasks: SimpleTask[], onEvent?: (e: RunEvent) => void): Promise<number> {
+async function timePlan(tasks: SimpleTask[], instant = false): Promise<number> {
   const runDir = join(root, `run${++seq}`);
   const plan = buildPlan(runDir, tasks);
   const t0 = performance.now();
-  const r = await executePlan(plan, { cwd: root, console: false, onEvent });
+  const r = await executePlan(plan, {
+    cwd: root,
+    console: false,
+    backendFactories: instant ? { local: () => instantBackend() } : undefined,
+  });
   const ms = performance.now() - t0;
   if (r.exitCode !== 0) throw new Error(`bench run failed: ${r.message}`);
   rmSync(runDir, { recursive: true, force: true });
@@ -49,10 +86,11 @@ const indep = (): SimpleTask[] => Array.from({ length: N }, (_, i) => ({ name: `
 const chain = (): SimpleTask[] =>
   Array.from({ length: N }, (_, i) => ({ name: `t${i}`, script: 'true', dependsOn: i ? [`t${i - 1}`] : [] }));
 
-async function readiness(): Promise<{ checkToStart: number; openToStart: number }> {
+async function readiness(): Promise<{ checkToSubmit: number; checkToStart: number; openToStart: number }> {
   const port = 20000 + Math.floor(Math.random() * 20000);
   const runDir = join(root, `run${++seq}`);
   let readyAt = 0;
+  let submitAt = 0;
   let clientAt = 0;
   const plan = buildPlan(runDir, [
     {
@@ -67,13 +105,18 @@ async function readiness(): Promise<{ checkToStart: number; openToStart: number 
     console: false,
     onEvent: (e) => {
       if (e.type === 'task_ready') readyAt = e.t;
+      if (e.type === 'task_submitted' && e.task === 'client') submitAt = e.t;
       if (e.type === 'task_started' && e.task === 'client') clientAt = e.t;
     },
   });
   if (r.exitCode !== 0) throw new Error(r.message);
   const opened = Number(readFileSync(join(runDir, 'server', 'opened'), 'utf8')) * 1000;
   rmSync(runDir, { recursive: true, force: true });
-  return { checkToStart: clientAt - readyAt, openToStart: clientAt - opened };
+  return {
+    checkToSubmit: submitAt - readyAt,
+    checkToStart: clientAt - readyAt,
+    openToStart: clientAt - opened,
+  };
 }
 
 async function main() {
@@ -85,11 +128,13 @@ async function main() {
   const b: number[] = [];
   const ind: number[] = [];
   const ch: number[] = [];
-  const rd: Array<{ checkToStart: number; openToStart: number }> = [];
+  const eng: number[] = [];
+  const rd: Array<{ checkToSubmit: number; checkToStart: number; openToStart: number }> = [];
   for (let i = 0; i < RUNS; i++) {
     b.push(baseline());
     ind.push(await timePlan(indep()));
     ch.push(await timePlan(chain()));
+    eng.push(await timePlan(chain(), true));
     rd.push(await readiness());
   }
   const base = median(b);
@@ -101,7 +146,13 @@ async function main() {
   row(`executePlan: ${N} independent`, median(ind));
   row(`executePlan: ${N}-task chain`, median(ch));
   console.log(
-    `readiness (interval 1 s): check→start ${median(rd.map((r) => r.checkToStart)).toFixed(1)} ms, open→start ${median(rd.map((r) => r.openToStart)).toFixed(1)} ms`,
+    `engine only: ${N}-task chain, no processes   ${(median(eng) / 1000).toFixed(3)} s   ${(median(eng) / N).toFixed(3)} ms/link`,
+  );
+  const med = (k: 'checkToSubmit' | 'checkToStart' | 'openToStart') => median(rd.map((r) => r[k])).toFixed(1);
+  const worst = Math.max(...rd.map((r) => r.openToStart)).toFixed(0);
+  console.log(
+    `readiness (interval 1 s): check→submit ${med('checkToSubmit')} ms, check→started ${med('checkToStart')} ms, ` +
+      `port open→started ${med('openToStart')} ms (worst ${worst} ms)`,
   );
   rmSync(root, { recursive: true, force: true });
 }

@@ -14,7 +14,7 @@ export function planInfo(plan: Plan): { tasks: PlanTaskInfo[]; backends: PlanBac
       probes: [...t.probes.readiness, ...t.probes.failure].map((p) => ({
         role: p.role,
         kind: p.kind,
-        target: describeProbe(p),
+        target: describeProbe(p, t.name),
       })),
       retries: t.retries ? { ...t.retries } : null,
       nodes: t.nodes.map((n) => n.name),

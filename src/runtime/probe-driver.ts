@@ -37,7 +37,7 @@ export interface ProbeDriver {
 }
 
 /** Short human description: `tcp_port 127.0.0.1:8080`, `http_get http://…`, `log_watch "x"`. */
-export function describeProbe(p: PlannedProbe): string {
+export function describeProbe(p: PlannedProbe, self?: string): string {
   switch (p.kind) {
     case 'tcp_port': {
       const hosts = p.hosts && p.hosts.length > 0 ? p.hosts : [p.host ?? '127.0.0.1'];
@@ -47,7 +47,7 @@ export function describeProbe(p: PlannedProbe): string {
     case 'http_post':
       return `${p.kind} ${p.url}`;
     case 'log_watch':
-      return `log_watch ${JSON.stringify(p.pattern ?? '')}${p.logTask ? ` in ${p.logTask}` : ''}${
+      return `log_watch ${JSON.stringify(p.pattern ?? '')}${p.logTask && p.logTask !== self ? ` in ${p.logTask}` : ''}${
         (p.matchCount ?? 1) > 1 ? ` x${p.matchCount}` : ''
       }`;
   }

@@ -40,14 +40,15 @@ export function startTaskProbes(t: TaskRt, driver: ProbeDriver, h: ProbeHooks): 
         if (!h.live() || t.status !== 'RUNNING') return;
         report(p, r);
         t.readyPassed.add(i);
-        if (t.readyPassed.size === readiness.length) h.ready(readiness.map(describeProbe).join(' + '));
+        if (t.readyPassed.size === readiness.length)
+          h.ready(readiness.map((p) => describeProbe(p, t.plan.name)).join(' + '));
       },
       onDeadline: (waitedMs, last) => {
         if (!h.live() || t.status !== 'RUNNING') return;
         const why = last ? ` (last check: ${last.detail})` : '';
         h.fail(
           'readiness_timeout',
-          `readiness probe ${describeProbe(p)} not ready after ${(waitedMs / 1000).toFixed(1)}s${why}`,
+          `readiness probe ${describeProbe(p, t.plan.name)} not ready after ${(waitedMs / 1000).toFixed(1)}s${why}`,
         );
       },
     });
@@ -61,7 +62,7 @@ export function startTaskProbes(t: TaskRt, driver: ProbeDriver, h: ProbeHooks): 
         report(p, r);
         h.fail(
           'failure_probe',
-          `failure probe terminated: ${describeProbe(p)} fired (${r.detail}); the process was still running`,
+          `failure probe terminated: ${describeProbe(p, t.plan.name)} fired (${r.detail}); the process was still running`,
         );
       },
       onDeadline: () => undefined, // failure probes have no deadline
