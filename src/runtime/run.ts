@@ -174,8 +174,6 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
   let disposeSignals = () => undefined as void;
   try {
     backends = makeBackends(plan, opts.backendFactories);
-    for (const b of backends.values()) await b.preflight();
-    await Promise.all([...backends.values()].map((b) => b.allocate()));
     const orch = new Orchestrator({
       plan,
       backends,
@@ -186,7 +184,10 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
       finalize,
       graceMs: opts.graceMs,
     });
+    // installed before allocation: an interrupt there cancels the run before anything starts
     if (opts.handleSignals) disposeSignals = installSignalHandlers((s) => orch.requestStop(s));
+    for (const b of backends.values()) await b.preflight();
+    await Promise.all([...backends.values()].map((b) => b.allocate()));
     const outcome = await orch.run();
     statuses = outcome.statuses;
     verdict = computeVerdict(plan.workflow, statuses, outcome.signal);

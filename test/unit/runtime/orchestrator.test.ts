@@ -368,6 +368,15 @@ describe('orchestrator: signals', () => {
     expect(events.filter((e) => e.type === 'signal')).toHaveLength(2);
   });
 
+  it('a signal before the run starts (during allocation) cancels everything, nothing is launched', async () => {
+    const { orch, backend } = setup([task('a'), task('b', { dependsOn: ['a'] })], { a: {} });
+    orch.requestStop('SIGINT');
+    const out = await orch.run();
+    expect(statusMap(out.statuses)).toEqual({ a: 'CANCELLED', b: 'CANCELLED' });
+    expect(backend.launches).toEqual([]);
+    expect(out.signal).toBe('SIGINT');
+  });
+
   it('a pending retry is cancelled by a signal', async () => {
     const { orch, backend } = setup([task('r', { retries: { count: 5, intervalS: 10, backoff: 1 } })], {
       r: { code: 1, ms: 0 },
