@@ -32,7 +32,7 @@ export function composeText(doc: Obj): string {
     stringify({ [k]: v }, { blockQuote: 'literal', lineWidth: 0, defaultStringType: 'PLAIN', defaultKeyType: 'PLAIN' }),
   );
   // a blank line between tasks
-  return parts.join('\n').replace(/\n( {4}- name: )/g, '\n\n$1').replace(/version: "0\.1"/, "version: '0.1'");
+  return parts.join('\n').replace(/(?<!tasks:)\n( {4}- name: )/g, '\n\n$1').replace(/version: "0\.1"/, "version: '0.1'");
 }
 
 export async function composeCommand(positional: string[], opts: Record<string, unknown>): Promise<number> {
@@ -47,7 +47,7 @@ export async function composeCommand(positional: string[], opts: Record<string, 
       const at = formatLocation(w.location);
       process.stderr.write(`  compose ${w.message.startsWith('merge: ') ? 'override: ' + w.message.slice(7) : 'warning: ' + w.message}${at ? ` (${at})` : ''}\n`);
     }
-    const doc = opts.resolve ? resolveComposed(clean(loaded.doc) as Obj) : (loaded.doc as Obj);
+    const doc = opts.resolve ? resolveComposed(clean(loaded.doc) as Obj) : (loaded.doc);
     const text = composeText(doc);
     if (typeof opts.output === 'string') {
       const out = resolve(opts.output);

@@ -24,6 +24,6 @@ export async function executeRecipe(
   }
   const plan = buildPlan(loaded, { workspaceDir: o.workspaceDir, outputDir: o.outputDir, dryRun: false, runId: o.runId, topology });
   const { executePlan } = await import('../runtime/run.js');
-  const r = await executePlan(plan, { cwd: process.cwd(), logLevel: o.logLevel, console: true, handleSignals: true, warnings: loaded.warnings.map((w) => w.message) } as never);
+  const r = await executePlan(plan, { cwd: process.cwd(), logLevel: o.logLevel, console: true, handleSignals: true, warnings: loaded.warnings.map((w) => w.message) });
   return r.exitCode;
 }

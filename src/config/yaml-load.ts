@@ -9,7 +9,15 @@ import { SflowError, type SourceLocation } from './errors.js';
 import { setOrigin, type EntryOrigin, type Origin } from './source.js';
 
 const SEXAGESIMAL = /^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?$/;
-const FLOAT_SOURCE = /[.eE]|inf|nan/i;
+/** integer spellings of YAML 1.1 (decimal, octal, hex, binary); any other number was read as a float */
+const INT_SOURCE = /^[-+]?(0b[01_]+|0x[0-9a-fA-F_]+|[0-9][0-9_]*)$/;
+/** PyYAML's float spellings: a dot is required and an exponent needs its sign (`1e3` is text) */
+const PY_FLOAT = /^(?:[-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/;
+
+/** a plain number scalar written as a float (e.g. `3.0`, which a JS number cannot tell from 3) */
+function isFloatScalar(node: Node | null | undefined, value: unknown): boolean {
+  return isScalar(node) && typeof value === 'number' && !INT_SOURCE.test(String(node.source ?? ''));
+}
 
 export interface ParsedFile {
   file: string;
@@ -59,10 +67,14 @@ export function parseYamlText(text: string, file: string): ParsedFile {
   const convert = (node: Node | null | undefined, depth: number): unknown => {
     if (node === null || node === undefined) return null;
     if (depth > 200) throw new SflowError('config.yaml_depth', 'YAML nesting is too deep', { location: loc(node.range?.[0]) });
-    if (isAlias(node)) return convert(node.resolve(doc) as Node | undefined, depth + 1);
+    if (isAlias(node)) return convert(node.resolve(doc), depth + 1);
     if (isScalar(node)) {
       const v = node.value;
       if (typeof v === 'number' && typeof node.source === 'string' && SEXAGESIMAL.test(node.source)) return node.source;
+      // floats PyYAML does not recognise (`1e3`, `1.0e3`, `-.5`, `-.nan`) stay text, as do timestamps
+      if (typeof v === 'number' && typeof node.source === 'string' && !INT_SOURCE.test(node.source) && !PY_FLOAT.test(node.source))
+        return node.source;
+      if (v instanceof Date) return String(node.source);
       // PyYAML reads y/Y/n/N as strings (YAML 1.1 lists them as booleans; the original tool did not)
       if (typeof v === 'boolean' && node.type === 'PLAIN' && /^[yYnN]$/.test(String(node.source))) return String(node.source);
       if (typeof v === 'bigint') return Number(v);
@@ -76,7 +88,7 @@ export function parseYamlText(text: string, file: string): ParsedFile {
         const keyNode = pair.key as Node | null;
         // keys are names: keep the text as written (`N:` is the name N, not the boolean false)
         const rawKey = isScalar(keyNode) ? (keyNode.type === 'PLAIN' && typeof keyNode.source === 'string' ? keyNode.source : keyNode.value) : convert(keyNode, depth + 1);
-        const key = rawKey === null ? 'null' : String(rawKey as string);
+        const key = rawKey === null ? 'null' : String(rawKey);
         if (key === '<<') continue; // merge keys are not part of the recipe language
         if (Object.hasOwn(out, key)) {
           warnings.push({ message: `duplicate key '${key}': the later value wins`, location: loc(keyNode?.range?.[0]) });
@@ -85,9 +97,7 @@ export function parseYamlText(text: string, file: string): ParsedFile {
         const value = convert(valueNode, depth + 1);
         Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
         const entry: EntryOrigin = { key: loc(keyNode?.range?.[0]), value: loc(valueNode?.range?.[0] ?? keyNode?.range?.[1]) };
-        if (isScalar(valueNode) && typeof value === 'number' && FLOAT_SOURCE.test(String(valueNode.source ?? ''))) {
-          entry.float = true;
-        }
+        if (isFloatScalar(valueNode, value)) entry.float = true;
         origin.entries.set(key, entry);
       }
       setOrigin(out, origin);
@@ -101,7 +111,7 @@ export function parseYamlText(text: string, file: string): ParsedFile {
         const value = convert(n, depth + 1);
         out.push(value);
         const entry: EntryOrigin = { value: loc(n?.range?.[0]) };
-        if (isScalar(n) && typeof value === 'number' && FLOAT_SOURCE.test(String(n.source ?? ''))) entry.float = true;
+        if (isFloatScalar(n, value)) entry.float = true;
         origin.entries.set(i, entry);
       });
       setOrigin(out, origin);
@@ -109,7 +119,7 @@ export function parseYamlText(text: string, file: string): ParsedFile {
     }
     return null;
   };
-  const value = convert(doc.contents as Node | null, 0);
+  const value = convert(doc.contents, 0);
   if (value === null || value === undefined) {
     throw new SflowError('config.empty', `configuration file is empty: ${file}`, {
       phase: 'load',

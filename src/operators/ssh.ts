@@ -3,7 +3,7 @@ import { SflowError } from '../config/errors.js';
 import type { ArgvBuilder } from './types.js';
 
 export function shellQuote(s: string): string {
-  return /^[A-Za-z0-9_\/.,:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+  return /^[A-Za-z0-9_/.,:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 export const sshArgv: ArgvBuilder = ({ task, config, script, env }) => {

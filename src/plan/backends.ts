@@ -92,7 +92,6 @@ export function planBackends(decls: BackendDecl[], scope: Scope, topology?: Reco
           'give each host an `address` (or `rendezvous_address`)',
         );
       }
-      nodesCount = hosts.length;
     } else {
       nodesCount = Math.max(1, nodesCount ?? 1);
       nodes = Array.from({ length: nodesCount }, (_, n) => ({

@@ -18,7 +18,7 @@ function list(names: string[]): string {
 
 function quoteArg(a: string): string {
   if (a === '') return "''";
-  return /^[A-Za-z0-9_\/.,:=@%+-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`;
+  return /^[A-Za-z0-9_/.,:=@%+-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`;
 }
 
 export function formatCommand(argv: string[]): string {
