@@ -20,7 +20,8 @@ export function toListForm(section: unknown): unknown {
   if (Array.isArray(section) || !isPlainObject(section)) return section;
   const list: unknown[] = [];
   const listOrigin: Origin = { self: getOrigin(section)?.self, entries: new Map() };
-  for (const [name, body] of Object.entries(section)) {
+  for (const name of namesInFileOrder(section)) {
+    const body = section[name];
     const entry = getOrigin(section)?.entries.get(name);
     let item: Obj;
     if (isPlainObject(body)) {
@@ -49,6 +50,16 @@ export function toListForm(section: unknown): unknown {
   }
   setOrigin(list, listOrigin);
   return list;
+}
+
+/**
+ * Keys in the order they were written: a JS object lists integer-like keys (`"1":`) first, the
+ * position registry keeps the file order.
+ */
+function namesInFileOrder(section: Obj): string[] {
+  const keys = Object.keys(section);
+  const written = [...(getOrigin(section)?.entries.keys() ?? [])].filter((k): k is string => typeof k === 'string' && Object.hasOwn(section, k));
+  return written.length === keys.length ? written : keys;
 }
 
 /** Normalise every named collection of one parsed document, in place. */
