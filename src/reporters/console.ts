@@ -7,7 +7,7 @@
  * been read, so its output appears above it.
  */
 import type { RunEvent, RunEventSink } from '../runtime/events.js';
-import { tailLog, type LogTailer } from '../outputs/task-log.js';
+import { TaskOutputFollower } from './task-output.js';
 import { shortDuration } from './format.js';
 
 export interface ConsoleOptions {
@@ -27,7 +27,7 @@ export interface ConsoleOptions {
 export class ConsoleReporter implements RunEventSink {
   private readonly out: (s: string) => void;
   private readonly err: (s: string) => void;
-  private readonly tailers = new Map<string, LogTailer>();
+  private readonly output: TaskOutputFollower | undefined;
   private readonly pending = new Set<Promise<void>>();
   private readonly started = new Map<string, number>();
   private readonly attemptsTotal = new Map<string, number>();
@@ -50,21 +50,17 @@ export class ConsoleReporter implements RunEventSink {
     };
     this.logPaths = opts.logPaths ?? new Map();
     this.shown = new Set(opts.shownWarnings ?? []);
+    if (opts.taskOutput !== false) {
+      this.output = new TaskOutputFollower(
+        (l) => this.out(`[${l.task}] ${l.line}\n`),
+        opts.maxLineChars ?? 2000,
+      );
+    }
   }
 
   private follow(task: string): void {
-    if (this.opts.taskOutput === false || this.tailers.has(task)) return;
     const path = this.logPaths.get(task);
-    if (!path) return;
-    this.tailers.set(
-      task,
-      tailLog({
-        path,
-        task,
-        console: { maxChars: this.opts.maxLineChars ?? 2000 },
-        onLine: (l) => this.out(`[${l.task}] ${l.line}\n`),
-      }),
-    );
+    if (path) this.output?.follow(task, path);
   }
 
   /**
@@ -72,10 +68,8 @@ export class ConsoleReporter implements RunEventSink {
    * of their events: each waits for the one before it.
    */
   private after(task: string, text: string, toErr = false): void {
-    const t = this.tailers.get(task);
-    this.tailers.delete(task);
     const print = () => (toErr ? this.err(text) : this.out(text));
-    const closing = t ? t.close().catch(() => undefined) : undefined;
+    const closing = task ? this.output?.finish(task) : undefined;
     if (!closing && this.pending.size === 0) return print();
     const p = Promise.all([this.chain, closing]).then(print, print);
     this.chain = p;
@@ -164,9 +158,7 @@ export class ConsoleReporter implements RunEventSink {
   }
 
   private async drain(): Promise<void> {
-    const tails = [...this.tailers.values()];
-    this.tailers.clear();
-    await Promise.all(tails.map((t) => t.close().catch(() => undefined)));
+    await this.output?.closeAll();
     while (this.pending.size > 0) await Promise.all([...this.pending]);
   }
 
