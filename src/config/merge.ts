@@ -109,28 +109,39 @@ function mergeNamedLists(a: unknown[], b: unknown[], section: string, file: stri
     const at = name === undefined ? undefined : index.get(name);
     if (at === undefined || !isPlainObject(item)) {
       if (name !== undefined) index.set(name, out.length);
+      if (isPlainObject(item)) DEFINED_BY.set(item, file);
       copyEntryOrigin(out, out.length, b, j);
       out.push(item);
       continue;
     }
     const prevItem = out[at] as Obj;
-    const prevFile = getOrigin(prevItem)?.self?.file ?? entryOrigin(prevItem, 'name')?.key?.file;
+    const prevFile = DEFINED_BY.get(prevItem) ?? getOrigin(prevItem)?.self?.file ?? entryOrigin(prevItem, 'name')?.key?.file;
     const local: MergeWarning[] = [];
-    out[at] = mergeObjects(prevItem, item, `${section}.${name}`, file, local);
+    const merged = mergeObjects(prevItem, item, `${section}.${name}`, file, local);
+    DEFINED_BY.set(merged, file);
+    out[at] = merged;
     const label = `${section}.${name}`;
+    // the compared value is `value` for variables and `uri` for artifacts (spec config.md §4.3)
+    const main = section.endsWith('variables') ? 'value' : section === 'artifacts' ? 'uri' : undefined;
     if (local.length === 0) {
-      warnings.push({
-        message: `${label}: redefined by ${file} (same value as ${prevFile ?? 'an earlier file'})`,
-        location: getOrigin(item)?.self,
-      });
-    } else if (section.endsWith('variables') && local.length === 1 && local[0].message.startsWith(`${label}.value:`)) {
-      warnings.push({ ...local[0], message: local[0].message.replace(`${label}.value:`, `${label}:`) });
+      // a later file that only adds fields extends the entry (v0.3 deep merge): nothing to warn about
+      if (sameValue(prevItem, merged)) {
+        warnings.push({
+          message: `${label}: redefined by ${file} (same value as ${prevFile ?? 'an earlier file'})`,
+          location: getOrigin(item)?.self,
+        });
+      }
+    } else if (main && local.length === 1 && local[0].message.startsWith(`${label}.${main}:`)) {
+      warnings.push({ ...local[0], message: local[0].message.replace(`${label}.${main}:`, `${label}:`) });
     } else {
       warnings.push(...local);
     }
   }
   return out;
 }
+
+/** which file last defined a merged named entry ("same value as FILE") */
+const DEFINED_BY = new WeakMap<object, string>();
 
 function sameValue(a: unknown, b: unknown): boolean {
   return a === b || JSON.stringify(a) === JSON.stringify(b);
