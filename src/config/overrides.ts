@@ -24,7 +24,8 @@ export function parseSetValue(raw: string): { value: unknown; isFloat: boolean }
       /* not JSON: fall through */
     }
   }
-  if (/^[-+]?\d+$/.test(t)) return { value: parseInt(t, 10), isFloat: false };
+  // like Python's int(): leading zeros and digit-group underscores are fine (`007` → 7, `1_000` → 1000)
+  if (/^[-+]?\d+(_\d+)*$/.test(t)) return { value: parseInt(t.replace(/_/g, ''), 10), isFloat: false };
   if (/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(t) || /^[-+]?(inf|infinity|nan)$/i.test(t)) {
     const n = /inf/i.test(t) ? (t.startsWith('-') ? -Infinity : Infinity) : /nan/i.test(t) ? NaN : Number(t);
     return { value: n, isFloat: true };
