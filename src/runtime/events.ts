@@ -40,8 +40,11 @@ export type RunEvent = Base &
         task: string;
         role: 'readiness' | 'failure';
         kind: string;
+        /** healthy: a met readiness check, or a failure check that found nothing */
         ok: boolean;
         detail: string;
+        /** which probe (`tcp_port 127.0.0.1:8000`), to tell several probes of one kind apart */
+        target?: string;
       }
     | { type: 'task_log_line'; task: string; line: string }
     | { type: 'result_parsed'; task: string; ok: boolean; values: Record<string, unknown>; errors: string[] }

@@ -31,6 +31,7 @@ export function startTaskProbes(t: TaskRt, driver: ProbeDriver, h: ProbeHooks): 
       kind: p.kind,
       ok: p.role === 'readiness' ? r.ok : !r.ok,
       detail: r.detail,
+      target: describeProbe(p, t.plan.name),
     });
   const readiness = t.plan.probes.readiness;
   readiness.forEach((p, i) => {

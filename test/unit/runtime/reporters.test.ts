@@ -247,6 +247,54 @@ describe('summary from events only', () => {
   });
 });
 
+describe('probe traces with several probes of one kind', () => {
+  it('keeps one row per probe', () => {
+    const m = new SummaryModel();
+    m.apply(events[0]);
+    m.apply({
+      t: at(1),
+      type: 'run_plan',
+      tasks: [
+        {
+          name: 'svc',
+          base: 'svc',
+          backend: 'local',
+          dependsOn: [],
+          service: true,
+          probes: [
+            { role: 'readiness', kind: 'tcp_port', target: 'tcp_port 127.0.0.1:1' },
+            { role: 'readiness', kind: 'tcp_port', target: 'tcp_port 127.0.0.1:2' },
+          ],
+          retries: null,
+          nodes: [],
+          gpus: null,
+          logPath: 'l',
+          outputDir: 'o',
+        },
+      ],
+      backends: [],
+    });
+    for (const [port, ok] of [
+      [1, true],
+      [2, false],
+    ] as const) {
+      m.apply({
+        t: at(5),
+        type: 'probe_result',
+        task: 'svc',
+        role: 'readiness',
+        kind: 'tcp_port',
+        ok,
+        detail: `127.0.0.1:${port} ${ok ? 'open' : 'ECONNREFUSED'}`,
+        target: `tcp_port 127.0.0.1:${port}`,
+      });
+    }
+    const text = renderSummary(m, { summaryPath: 'x', now: at(10) });
+    expect(text).toMatch(/svc +readiness +tcp_port +\[OK\] .*127\.0\.0\.1:1 open/);
+    expect(text).toMatch(/svc +readiness +tcp_port +\[FAIL\] .*127\.0\.0\.1:2 ECONNREFUSED/);
+  });
+});
+
 describe('sflow.log', () => {
   it('writes formatted driver lines at or above the level, never task output', async () => {
     const p = join(dir, 'sflow.log');
