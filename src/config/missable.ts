@@ -14,12 +14,17 @@ export function globToRegExp(pattern: string): RegExp {
     if (c === '*') re += '.*';
     else if (c === '?') re += '.';
     else if (c === '[') {
-      const end = pattern.indexOf(']', i + 2);
+      // like Python's fnmatch: `[!…]` negates, a `]` right after `[` or `[!` is a literal
+      let j = i + 1;
+      if (pattern[j] === '!') j++;
+      if (pattern[j] === ']') j++;
+      const end = pattern.indexOf(']', j);
       if (end < 0) re += '\\[';
       else {
         let body = pattern.slice(i + 1, end);
-        if (body.startsWith('!')) body = '^' + body.slice(1);
-        re += `[${body.replace(/\\/g, '\\\\')}]`;
+        const negate = body.startsWith('!');
+        if (negate) body = body.slice(1);
+        re += `[${negate ? '^' : ''}${body.replace(/[\\\]^]/g, '\\$&')}]`;
         i = end;
       }
     } else re += c.replace(/[.+^${}()|\\\]]/g, '\\$&');
