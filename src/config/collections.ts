@@ -41,7 +41,7 @@ export function toListForm(section: unknown): unknown {
         self: entry?.key,
         entries: new Map([
           ['name', { key: entry?.key, value: entry?.key }],
-          ['value', { key: entry?.key, value: entry?.value, float: entry?.float }],
+          ['value', { key: entry?.key, value: entry?.value, float: entry?.float, text: entry?.text }],
         ]),
       });
     }

@@ -10,7 +10,7 @@ import { mergeDocuments, type FileContribution } from './merge.js';
 import { applyArtifactOverrides, applySetOverrides, type SetOverride } from './overrides.js';
 import { foldRequiredBy, stripMissableTasks } from './missable.js';
 import { readYamlFile, type ParsedFile } from './yaml-load.js';
-import { formatPath, locate, type PathSeg } from './source.js';
+import { entryOrigin, formatPath, locate, locateInText, type PathSeg } from './source.js';
 import { compileCached } from './templates.js';
 import { ExprSyntaxError, hasExpression } from './expr/index.js';
 import { validateRecipe, type Recipe } from './schema/index.js';
@@ -121,7 +121,7 @@ export function loadRecipe(opts: LoadOptions): LoadedRecipe {
 /** Compile (not evaluate) every `${{ }}` string of one file; report all syntax errors together. */
 function checkExpressionSyntax(p: ParsedFile): void {
   const details: ErrorDetail[] = [];
-  const walk = (v: unknown, path: PathSeg[]): void => {
+  const walk = (v: unknown, path: PathSeg[], parent?: unknown): void => {
     if (typeof v === 'string') {
       if (!hasExpression(v)) return;
       try {
@@ -129,15 +129,16 @@ function checkExpressionSyntax(p: ParsedFile): void {
       } catch (e) {
         if (!(e instanceof ExprSyntaxError)) throw e;
         const base = locate(p.value, path);
+        const exact = locateInText(entryOrigin(parent, path[path.length - 1]), v, e.offset);
         details.push({
           message: `${e.message} in ${JSON.stringify(v.length > 120 ? v.slice(0, 117) + '...' : v)}`,
           path: formatPath(path),
-          location: base ? offsetLocation(base, v, e.offset) : undefined,
+          location: exact ?? (base ? offsetLocation(base, v, e.offset) : undefined),
           hint: 'expressions use Jinja2 syntax inside ${{ … }}, e.g. ${{ variables.N * 2 }}',
         });
       }
-    } else if (Array.isArray(v)) v.forEach((x, i) => walk(x, [...path, i]));
-    else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, [...path, k]);
+    } else if (Array.isArray(v)) v.forEach((x, i) => walk(x, [...path, i], v));
+    else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, [...path, k], v);
   };
   walk(p.value, []);
   if (details.length) {

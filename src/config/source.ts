@@ -13,6 +13,22 @@ export interface EntryOrigin {
   value?: SourceLocation;
   /** the YAML scalar was written as a float (e.g. `3.0`), which JS numbers cannot tell apart */
   float?: boolean;
+  /**
+   * where character 0 of a string value sits in the file, set only where the characters map
+   * one to one onto the source (single-line plain scalars, literal `|` blocks: every line at the
+   * block's indentation), so an offset inside the string can be located exactly
+   */
+  text?: SourceLocation;
+}
+
+/** The file position of character `offset` of `value`, when its entry records where the text starts. */
+export function locateInText(entry: EntryOrigin | undefined, value: string, offset: number): SourceLocation | undefined {
+  const t = entry?.text;
+  if (!t) return undefined;
+  const before = value.slice(0, Math.max(0, Math.min(offset, value.length)));
+  const nl = before.lastIndexOf('\n');
+  const lines = nl < 0 ? 0 : before.split('\n').length - 1;
+  return { file: t.file, line: t.line + lines, col: t.col + (nl < 0 ? before.length : before.length - nl - 1) };
 }
 
 export interface Origin {

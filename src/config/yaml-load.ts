@@ -63,6 +63,17 @@ export function parseYamlText(text: string, file: string): ParsedFile {
       })),
     });
   }
+  /** where the characters of a string scalar start, when they map one to one onto the source */
+  const textStart = (node: Node | null | undefined): SourceLocation | undefined => {
+    if (!isScalar(node) || typeof node.value !== 'string' || !node.range) return undefined;
+    if (node.type === 'PLAIN') return node.source === node.value && !node.value.includes('\n') ? loc(node.range[0]) : undefined;
+    if (node.type !== 'BLOCK_LITERAL') return undefined;
+    // content starts on the line after the `|` header, at the block's indentation (of its first non-blank line)
+    const at = text.indexOf('\n', node.range[0]) + 1;
+    if (at <= 0) return undefined;
+    const indent = /^(?:[ ]*\r?\n)*([ ]*)/.exec(text.slice(at, node.range[1]))?.[1].length ?? 0;
+    return { file, line: lc.linePos(at).line, col: indent + 1 };
+  };
   const warnings: ParsedFile['warnings'] = [];
   const convert = (node: Node | null | undefined, depth: number): unknown => {
     if (node === null || node === undefined) return null;
@@ -98,6 +109,8 @@ export function parseYamlText(text: string, file: string): ParsedFile {
         Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
         const entry: EntryOrigin = { key: loc(keyNode?.range?.[0]), value: loc(valueNode?.range?.[0] ?? keyNode?.range?.[1]) };
         if (isFloatScalar(valueNode, value)) entry.float = true;
+        const t = textStart(valueNode);
+        if (t) entry.text = t;
         origin.entries.set(key, entry);
       }
       setOrigin(out, origin);
@@ -112,6 +125,8 @@ export function parseYamlText(text: string, file: string): ParsedFile {
         out.push(value);
         const entry: EntryOrigin = { value: loc(n?.range?.[0]) };
         if (isFloatScalar(n, value)) entry.float = true;
+        const t = textStart(n);
+        if (t) entry.text = t;
         origin.entries.set(i, entry);
       });
       setOrigin(out, origin);

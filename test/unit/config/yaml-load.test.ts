@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SflowError } from '../../../src/config/errors.js';
-import { entryOrigin, getOrigin, isYamlFloat } from '../../../src/config/source.js';
+import { entryOrigin, getOrigin, isYamlFloat, locateInText } from '../../../src/config/source.js';
 import { parseYamlText, readYamlFile } from '../../../src/config/yaml-load.js';
 
 type Obj = Record<string, unknown>;
@@ -29,7 +29,11 @@ describe('positions', () => {
   it('registers the key and the value of every mapping entry (1-based line and column)', () => {
     expect(entryOrigin(doc, 'version')).toEqual({ key: { file: 'r.yaml', line: 1, col: 1 }, value: { file: 'r.yaml', line: 1, col: 10 } });
     const wf = doc.workflow as Obj;
-    expect(entryOrigin(wf, 'name')).toEqual({ key: { file: 'r.yaml', line: 3, col: 3 }, value: { file: 'r.yaml', line: 3, col: 9 } });
+    expect(entryOrigin(wf, 'name')).toEqual({
+      key: { file: 'r.yaml', line: 3, col: 3 },
+      value: { file: 'r.yaml', line: 3, col: 9 },
+      text: { file: 'r.yaml', line: 3, col: 9 },
+    });
     expect(getOrigin(wf)?.self).toEqual({ file: 'r.yaml', line: 3, col: 3 });
   });
 
@@ -37,6 +41,21 @@ describe('positions', () => {
     const task = ((doc.workflow as Obj).tasks as Obj[])[0];
     expect(entryOrigin((doc.workflow as Obj).tasks, 0)?.value).toEqual({ file: 'r.yaml', line: 5, col: 7 });
     expect(entryOrigin(task.script, 0)?.value).toEqual({ file: 'r.yaml', line: 7, col: 11 });
+  });
+
+  it('records where the characters of a string start when they map one to one onto the file', () => {
+    const d = parse(['a: plain text', 'b: "quoted"', 'c: |', '', '    line one', '    line ${{ two }}', 'd: >', '  folded', 'e: 5', 'f:', '  - item', ''].join('\n'));
+    expect(entryOrigin(d, 'a')?.text).toEqual({ file: 'r.yaml', line: 1, col: 4 });
+    expect(entryOrigin(d, 'b')?.text).toBeUndefined();
+    expect(entryOrigin(d, 'c')?.text).toEqual({ file: 'r.yaml', line: 4, col: 5 });
+    expect(entryOrigin(d, 'd')?.text).toBeUndefined();
+    expect(entryOrigin(d, 'e')?.text).toBeUndefined();
+    expect(entryOrigin(d.f, 0)?.text).toEqual({ file: 'r.yaml', line: 11, col: 5 });
+    // an offset inside the block maps back to its line and column
+    const c = d.c as string;
+    expect(locateInText(entryOrigin(d, 'c'), c, c.indexOf('${{'))).toEqual({ file: 'r.yaml', line: 6, col: 10 });
+    expect(locateInText(entryOrigin(d, 'a'), d.a as string, 6)).toEqual({ file: 'r.yaml', line: 1, col: 10 });
+    expect(locateInText(entryOrigin(d, 'b'), d.b as string, 1)).toBeUndefined();
   });
 
   it('points an entry without a value at the end of its key', () => {
