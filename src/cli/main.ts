@@ -3,6 +3,7 @@
  * command runs, so `sflow --help` starts fast.
  */
 import { Command, CommanderError, Option } from 'commander';
+import { didYouMean } from '../config/errors.js';
 import { VERSION, versionText } from './version.js';
 
 const DOCS = 'Docs: README.md in the sflow repository (recipe language: docs/recipes.md)';
@@ -33,7 +34,15 @@ export function buildProgram(): Command {
       process.stdout.write(versionText() + '\n');
       return;
     }
+    // `sflow bogus`
+    if (program.args.length > 0) {
+      const word = program.args[0];
+      const near = didYouMean(word, program.commands.map((c) => c.name()));
+      program.error(`error: unknown command '${word}'${near ? ` (${near})` : ''}`, { code: 'commander.unknownCommand', exitCode: 2 });
+    }
+    // `sflow` alone: help, and the usage-error exit code of a missing command (spec cli.md §9.0)
     program.outputHelp();
+    process.exitCode = 2;
   });
 
   fileOptions(program.command('run').description('run a workflow (or plan it with --dry-run)'))
@@ -79,14 +88,23 @@ export function buildProgram(): Command {
     .command('schema')
     .description('print the JSON Schema of recipes (for editor completion)')
     .option('-o, --output <path>', 'write to a file instead of stdout')
+    .addHelpText('after', `\n${DOCS}`)
     .action(async (opts: Record<string, unknown>) => {
       const { schemaCommand } = await import('./schema.js');
       process.exitCode = await schemaCommand(opts);
     });
+  // the program itself takes no arguments: extra words reach its action as an unknown command
+  // (set last, so the subcommands created above keep rejecting excess arguments)
+  program.allowExcessArguments(true);
   return program;
 }
 
 export async function main(argv: string[]): Promise<void> {
+  // `sflow schema | head`: a reader that goes away is not an error
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw e;
+  });
   const program = buildProgram();
   try {
     await program.parseAsync(argv);
