@@ -8,46 +8,32 @@
  *   becomes CANCELLED, READY included); when every task is settled (READY counts) the
  *   services are stopped and their status stays READY.
  */
-import type { Backend, ExitStatus } from '../backends/backend.js';
-import type { Plan, PlannedProbe, PlannedTask } from '../plan/types.js';
-import type { RunEvent, TaskStatus } from './events.js';
-import type { ProbeContext, ProbeDriver } from './probe-driver.js';
+import type { ExitStatus } from '../backends/backend.js';
+import type { PlannedProbe } from '../plan/types.js';
+import type { TaskStatus } from './events.js';
+import type { OrchestratorOptions, OrchestratorOutcome } from './orchestrator-types.js';
+import type { ProbeContext } from './probe-driver.js';
 import { finalReadinessCheck, startTaskProbes, stopTaskProbes } from './task-probes.js';
 import { canRetry, retryDelayS, totalAttempts } from './retry.js';
-import { isDone, isSettled, linkTasks, newTaskRt, type FailKind, type TaskRt } from './task-state.js';
-import { killAll, mayBeAlive, stopAll, type StopTarget } from './teardown.js';
+import {
+  buildTaskTable,
+  definedEnv,
+  finishedEvent,
+  isDone,
+  isSettled,
+  type FailKind,
+  type TaskRt,
+} from './task-state.js';
+import { killAll, mayBeAlive, stopAndReport, stopTargets } from './teardown.js';
 import { failFastMessage } from './messages.js';
 
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-export type RunEventInput = DistributiveOmit<RunEvent, 't'>;
-
-export interface OrchestratorOptions {
-  plan: Plan;
-  /** backend instance per planned backend name */
-  backends: Map<string, Backend>;
-  probes: ProbeDriver;
-  emit: (e: RunEventInput) => void;
-  /** task working directory (where sflow was started) */
-  cwd: string;
-  /** inherited environment (default: process.env) */
-  baseEnv?: NodeJS.ProcessEnv;
-  /** result parsing etc. after exit 0, before COMPLETED */
-  finalize?: (task: PlannedTask) => Promise<void>;
-  /** TERM → KILL grace per process group (default 5 s) */
-  graceMs?: number;
-}
-
-export interface OrchestratorOutcome {
-  statuses: Array<[string, TaskStatus]>;
-  /** the signal that cancelled the run, if any */
-  signal?: string;
-}
+export type { OrchestratorOptions, OrchestratorOutcome, RunEventInput } from './orchestrator-types.js';
 
 type StopCause = 'end' | 'fail_fast' | 'signal';
 
 export class Orchestrator {
   private readonly tasks = new Map<string, TaskRt>();
-  private readonly order: TaskRt[] = [];
+  private readonly order: TaskRt[];
   private readonly launches = new Set<Promise<void>>();
   private unsettled = 0;
   private stopCause: StopCause | undefined;
@@ -61,16 +47,8 @@ export class Orchestrator {
 
   constructor(private readonly o: OrchestratorOptions) {
     this.graceMs = o.graceMs ?? 5_000;
-    this.baseEnv = {};
-    for (const [k, v] of Object.entries(o.baseEnv ?? process.env)) if (v !== undefined) this.baseEnv[k] = v;
-    for (const p of o.plan.tasks) {
-      const backend = o.backends.get(p.backend);
-      if (!backend) throw new Error(`no backend instance for '${p.backend}' (task '${p.name}')`);
-      const t = newTaskRt(p, backend);
-      this.tasks.set(p.name, t);
-      this.order.push(t);
-    }
-    linkTasks(this.tasks);
+    this.baseEnv = definedEnv(o.baseEnv ?? process.env);
+    this.order = buildTaskTable(o.plan.tasks, o.backends, this.tasks);
     this.unsettled = this.order.length;
   }
 
@@ -99,7 +77,7 @@ export class Orchestrator {
     }
     // second signal, or a signal while already tearing down: no more grace
     this.signalName ??= this.stopCause === 'end' ? undefined : signal;
-    void killAll(this.stopTargets());
+    void killAll(stopTargets(this.order));
   }
 
   // ---------------------------------------------------------------- transitions
@@ -234,14 +212,7 @@ export class Orchestrator {
   private complete(t: TaskRt): void {
     this.setStatus(t, 'COMPLETED');
     t.endedAt = Date.now();
-    this.o.emit({
-      type: 'task_finished',
-      task: t.plan.name,
-      attempt: t.attempt,
-      status: 'COMPLETED',
-      exitCode: 0,
-      signal: null,
-    });
+    this.o.emit(finishedEvent(t, 'COMPLETED', undefined, true));
     this.satisfy(t);
   }
 
@@ -274,15 +245,7 @@ export class Orchestrator {
     t.reason = reason;
     t.endedAt = Date.now();
     const stillRunning = kind === 'failure_probe' || kind === 'readiness_timeout';
-    this.o.emit({
-      type: 'task_finished',
-      task: t.plan.name,
-      attempt: t.attempt,
-      status: 'FAILED',
-      exitCode: stillRunning ? null : t.exitCode,
-      signal: stillRunning ? null : t.signal,
-      reason,
-    });
+    this.o.emit(finishedEvent(t, 'FAILED', reason, !stillRunning));
     this.failFast(t);
   }
 
@@ -305,15 +268,7 @@ export class Orchestrator {
       t.retryTimer = undefined;
       this.setStatus(t, 'CANCELLED');
       t.endedAt = Date.now();
-      this.o.emit({
-        type: 'task_finished',
-        task: t.plan.name,
-        attempt: t.attempt,
-        status: 'CANCELLED',
-        exitCode: null,
-        signal: null,
-        reason,
-      });
+      this.o.emit(finishedEvent(t, 'CANCELLED', reason, false));
     }
   }
 
@@ -325,15 +280,6 @@ export class Orchestrator {
 
   // ---------------------------------------------------------------- teardown
 
-  private stopTargets(): StopTarget[] {
-    const out: StopTarget[] = [];
-    for (const t of this.order) {
-      for (const h of t.handles)
-        out.push({ task: t.plan.name, attempt: h.attempt, backend: t.backend, handle: h });
-    }
-    return out;
-  }
-
   private teardown(why: 'teardown' | 'fail_fast' | 'signal'): Promise<void> {
     this.teardownP ??= (async () => {
       for (const t of this.order) {
@@ -341,21 +287,8 @@ export class Orchestrator {
         if (t.retryTimer) clearTimeout(t.retryTimer);
       }
       while (this.launches.size > 0) await Promise.all([...this.launches]);
-      const targets = this.stopTargets().filter(mayBeAlive);
-      const t0 = Date.now();
-      this.o.emit({ type: 'teardown', phase: 'start', groups: targets.length });
-      await stopAll(targets, this.graceMs, this.graceMs + 3_000, (r) => {
-        if (r.alreadyGone) return;
-        this.o.emit({
-          type: 'task_stopped',
-          task: r.target.task,
-          attempt: r.target.attempt,
-          why: this.signalCount > 1 ? 'forced' : why,
-          signals: r.signals,
-          elapsedMs: r.elapsedMs,
-        });
-      });
-      this.o.emit({ type: 'teardown', phase: 'end', groups: targets.length, elapsedMs: Date.now() - t0 });
+      const targets = stopTargets(this.order).filter(mayBeAlive);
+      await stopAndReport(targets, this.graceMs, this.o.emit, () => (this.signalCount > 1 ? 'forced' : why));
       this.resolveDone();
     })();
     return this.teardownP;

@@ -4,7 +4,7 @@
  */
 import type { Backend, TaskHandle } from '../backends/backend.js';
 import type { PlannedTask } from '../plan/types.js';
-import type { TaskStatus } from './events.js';
+import type { RunEvent, TaskStatus } from './events.js';
 import type { ProbeLoop } from './probe-driver.js';
 
 export type FailKind = 'exit' | 'failure_probe' | 'not_ready_exit' | 'readiness_timeout' | 'launch';
@@ -71,4 +71,47 @@ export function linkTasks(tasks: Map<string, TaskRt>): void {
       t.unmet++;
     }
   }
+}
+
+/** Runtime state for every planned task, dependencies wired; fills `byName`, returns plan order. */
+export function buildTaskTable(
+  plan: PlannedTask[],
+  backends: Map<string, Backend>,
+  byName: Map<string, TaskRt>,
+): TaskRt[] {
+  const order: TaskRt[] = [];
+  for (const p of plan) {
+    const backend = backends.get(p.backend);
+    if (!backend) throw new Error(`no backend instance for '${p.backend}' (task '${p.name}')`);
+    const t = newTaskRt(p, backend);
+    byName.set(p.name, t);
+    order.push(t);
+  }
+  linkTasks(byName);
+  return order;
+}
+
+/** The environment without unset entries. */
+export function definedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+/** The `task_finished` event of a task (exit code and signal only when its process ended). */
+export function finishedEvent(
+  t: TaskRt,
+  status: 'COMPLETED' | 'FAILED' | 'CANCELLED',
+  reason: string | undefined,
+  withExit: boolean,
+): Omit<Extract<RunEvent, { type: 'task_finished' }>, 't'> {
+  return {
+    type: 'task_finished',
+    task: t.plan.name,
+    attempt: t.attempt,
+    status,
+    exitCode: withExit ? t.exitCode : null,
+    signal: withExit ? t.signal : null,
+    ...(reason !== undefined ? { reason } : {}),
+  };
 }

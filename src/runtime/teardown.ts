@@ -4,6 +4,8 @@
  * can never hang the driver. A second Ctrl-C turns it into an immediate kill.
  */
 import type { Backend, TaskHandle } from '../backends/backend.js';
+import type { RunEvent } from './events.js';
+import type { TaskRt } from './task-state.js';
 
 /** Optional extras a backend may offer (the local backend does). */
 export interface BackendStopExtras {
@@ -90,4 +92,45 @@ export function killAll(targets: StopTarget[]): Promise<void> {
   return Promise.all(targets.map((t) => t.backend.kill(t.handle).catch(() => undefined))).then(
     () => undefined,
   );
+}
+
+type StopWhy = Extract<RunEvent, { type: 'task_stopped' }>['why'];
+
+/** stopAll with `teardown` start/end events and a `task_stopped` event per group that ran. */
+export async function stopAndReport(
+  targets: StopTarget[],
+  graceMs: number,
+  emit: (
+    e: Extract<RunEvent, { type: 'teardown' | 'task_stopped' }> extends infer E
+      ? E extends unknown
+        ? Omit<E, 't'>
+        : never
+      : never,
+  ) => void,
+  why: () => StopWhy,
+): Promise<void> {
+  const t0 = Date.now();
+  emit({ type: 'teardown', phase: 'start', groups: targets.length });
+  await stopAll(targets, graceMs, graceMs + 3_000, (r) => {
+    if (r.alreadyGone) return;
+    emit({
+      type: 'task_stopped',
+      task: r.target.task,
+      attempt: r.target.attempt,
+      why: why(),
+      signals: r.signals,
+      elapsedMs: r.elapsedMs,
+    });
+  });
+  emit({ type: 'teardown', phase: 'end', groups: targets.length, elapsedMs: Date.now() - t0 });
+}
+
+/** Every attempt ever launched (stray children of earlier attempts are stopped too). */
+export function stopTargets(tasks: TaskRt[]): StopTarget[] {
+  const out: StopTarget[] = [];
+  for (const t of tasks) {
+    for (const h of t.handles)
+      out.push({ task: t.plan.name, attempt: h.attempt, backend: t.backend, handle: h });
+  }
+  return out;
 }
