@@ -7,17 +7,20 @@ import { resolveComposed } from '../config/compose-resolve.js';
 import { isPlainObject } from '../config/collections.js';
 import { inputFiles, loadOptions } from './common.js';
 import { reportError } from './errors.js';
-import { formatLocation } from '../config/errors.js';
+import { formatLocation, formatSflowError, isSflowError } from '../config/errors.js';
 
 type Obj = Record<string, any>;
 
-/** Plain data for output: nulls removed, `match_pattern` written as `regex_pattern`. */
+/**
+ * Plain data for output: nulls removed (except a `value: null`, which is required: a variable
+ * without a default must stay one), `match_pattern` written as `regex_pattern`.
+ */
 function clean(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(clean);
   if (isPlainObject(v)) {
     const out: Obj = {};
     for (const [k, x] of Object.entries(v)) {
-      if (x === null || x === undefined) continue;
+      if (x === undefined || (x === null && k !== 'value')) continue;
       out[k === 'match_pattern' ? 'regex_pattern' : k] = clean(x);
     }
     return out;
@@ -31,8 +34,18 @@ export function composeText(doc: Obj): string {
   const parts = Object.entries(ordered).map(([k, v]) =>
     stringify({ [k]: v }, { blockQuote: 'literal', lineWidth: 0, defaultStringType: 'PLAIN', defaultKeyType: 'PLAIN' }),
   );
-  // a blank line between tasks
-  return parts.join('\n').replace(/(?<!tasks:)\n( {4}- name: )/g, '\n\n$1').replace(/version: "0\.1"/, "version: '0.1'");
+  return separateTasks(parts.join('\n')).replace(/version: "0\.1"/, "version: '0.1'");
+}
+
+/** A blank line between tasks: inside the `workflow.tasks` block only, not before the first one. */
+function separateTasks(text: string): string {
+  const head = /^ {2}tasks:\n/m.exec(text);
+  if (!head) return text;
+  const start = head.index + head[0].length;
+  const end = text.slice(start).search(/^ {0,2}\S/m);
+  const stop = end < 0 ? text.length : start + end;
+  const block = text.slice(start, stop).replace(/\n( {4}- )/g, '\n\n$1');
+  return text.slice(0, start) + block + text.slice(stop);
 }
 
 export async function composeCommand(positional: string[], opts: Record<string, unknown>): Promise<number> {
@@ -47,7 +60,7 @@ export async function composeCommand(positional: string[], opts: Record<string, 
       const at = formatLocation(w.location);
       process.stderr.write(`  compose ${w.message.startsWith('merge: ') ? 'override: ' + w.message.slice(7) : 'warning: ' + w.message}${at ? ` (${at})` : ''}\n`);
     }
-    const doc = opts.resolve ? resolveComposed(clean(loaded.doc) as Obj) : (loaded.doc);
+    const doc = opts.resolve ? resolveComposed(loaded.doc) : loaded.doc;
     const text = composeText(doc);
     if (typeof opts.output === 'string') {
       const out = resolve(opts.output);
@@ -57,6 +70,10 @@ export async function composeCommand(positional: string[], opts: Record<string, 
     } else process.stdout.write(text);
     return 0;
   } catch (e) {
-    return reportError(e, 'Composed configuration validation failed');
+    if (!isSflowError(e)) return reportError(e);
+    // compose reports with `Error:` (spec cli.md §9.0, §9.3)
+    const text = formatSflowError(e).replace('Configuration validation failed', 'Composed configuration validation failed');
+    process.stderr.write(`Error: ${text}\n`);
+    return e.exitCode;
   }
 }
