@@ -3,10 +3,11 @@
  * variables alone, except those that drive sweeps or replica counts; leave runtime-dependent
  * expressions (backends, task, artifacts) in place.
  */
-import { hasExpression, renderValue, toNative, type Value } from './expr/index.js';
+import { evaluateTemplate, hasExpression, renderValue, toNative, type Value } from './expr/index.js';
 import { compileCached } from './templates.js';
 import { isPlainObject } from './collections.js';
-import { resolveVariables, variableScope, type RawVariable } from '../plan/variables.js';
+import { castVariable, resolveVariables, variableScope, type RawVariable } from '../plan/variables.js';
+import { isYamlFloat } from './source.js';
 
 type Obj = Record<string, any>;
 
@@ -34,11 +35,32 @@ function referencedVars(s: string): Set<string> | null {
 }
 
 export function resolveComposed(doc: Obj): Obj {
-  const vars = (doc.variables as Obj[] | undefined) ?? [];
-  // 1. which variables resolve from variables alone
+  const globals = (doc.variables as Obj[] | undefined) ?? [];
+  const local = ((doc.workflow as Obj | undefined)?.variables as Obj[] | undefined) ?? [];
+  // a name declared at both levels (the workflow one shadows the global one) stays a variable
+  const shadowed = new Set(local.map((x) => String(x.name)).filter((n) => globals.some((g) => g.name === n)));
+  const vars = [...globals, ...local].filter((x) => !shadowed.has(String(x.name)));
+  const localNames = new Set(local.map((x) => String(x.name)));
+  const rawOf = (x: Obj, value: unknown): RawVariable => ({
+    name: String(x.name),
+    value,
+    type: (x.type as string) ?? null,
+    domain: (x.domain as unknown[]) ?? null,
+    where: { doc, path: ['variables'] },
+    docItem: x,
+  });
+  // 1. which variables resolve from variables alone; values are cast to their types, as in a run
   const resolved = new Map<string, Value>();
   const pending = vars.filter((v) => typeof v.value === 'string' && hasExpression(v.value));
-  for (const v of vars) if (!(typeof v.value === 'string' && hasExpression(v.value))) resolved.set(String(v.name), v.value as Value);
+  for (const v of vars) {
+    // a variable without a value has to be set at run time (--set): it stays a variable
+    if (v.value === null || v.value === undefined || pending.includes(v)) continue;
+    try {
+      resolved.set(String(v.name), castVariable(rawOf(v, v.value), v.value as Value, isYamlFloat(v, 'value')));
+    } catch {
+      /* a value that does not cast stays a variable: the run reports it */
+    }
+  }
   let progress = true;
   while (progress && pending.length) {
     progress = false;
@@ -46,14 +68,9 @@ export function resolveComposed(doc: Obj): Obj {
       const v = pending[i];
       const refs = referencedVars(String(v.value));
       if (!refs || ![...refs].every((r) => resolved.has(r))) continue;
-      const raw: RawVariable[] = [...vars.filter((x) => resolved.has(String(x.name))), v].map((x) => ({
-        name: String(x.name),
-        value: x.name === v.name ? v.value : resolved.get(String(x.name)),
-        type: (x.type as string) ?? null,
-        domain: (x.domain as unknown[]) ?? null,
-        where: { doc, path: ['variables'] },
-        docItem: x,
-      }));
+      // a global variable cannot see workflow variables (in a run it would not resolve either)
+      if (globals.includes(v) && [...refs].some((r) => localNames.has(r))) continue;
+      const raw = [...vars.filter((x) => resolved.has(String(x.name))), v].map((x) => rawOf(x, x === v ? v.value : resolved.get(String(x.name))));
       try {
         const r = resolveVariables(raw, new Map(), {});
         resolved.set(String(v.name), r.get(String(v.name))!.value);
@@ -77,38 +94,44 @@ export function resolveComposed(doc: Obj): Obj {
   for (const k of keep) resolved.delete(k);
   const scopeVars = new Map([...resolved].map(([name, value]) => [name, { name, value, type: 'string', domain: null }]));
   const scope = variableScope(scopeVars);
-  const substitute = (s: string): unknown => {
+  // inside the global `variables` section only globals can be inlined (a global cannot see workflow variables)
+  const substitute = (s: string, globalOnly: boolean): unknown => {
+    const known = (r: string) => resolved.has(r) && !(globalOnly && localNames.has(r));
     let out: unknown = s;
     if (hasExpression(s)) {
       const whole = /^\$\{\{[\s\S]*?\}\}$/.test(s) && s.indexOf('${{', 1) < 0;
       if (whole) {
         const refs = referencedVars(s);
-        if (refs && [...refs].every((r) => resolved.has(r))) return coerce(toNative(compileCached(s) && evaluateWhole(s, scope)));
+        if (refs && [...refs].every(known)) {
+          const v = tryEvaluate(s, scope);
+          if (v !== undefined) return coerce(toNative(v));
+        }
       }
       out = s.replace(EXPR, (m) => {
         const refs = referencedVars(m);
-        if (!refs || ![...refs].every((r) => resolved.has(r))) return m;
-        return renderValue(evaluateWhole(m, scope));
+        if (!refs || ![...refs].every(known)) return m;
+        const v = tryEvaluate(m, scope);
+        return v === undefined ? m : renderValue(v);
       });
     }
     if (typeof out === 'string') {
       out = out.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (m, name: string) =>
-        resolved.has(name) && !BUILTIN_ENV.test(name) ? renderValue(resolved.get(name)!) : m,
+        known(name) && !BUILTIN_ENV.test(name) ? renderValue(resolved.get(name)!) : m,
       );
       out = (out as string).replace(/\s+$/, '');
     }
     return out;
   };
-  const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return substitute(v);
-    if (Array.isArray(v)) return v.map(walk);
-    if (isPlainObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+  const walk = (v: unknown, globalOnly = false): unknown => {
+    if (typeof v === 'string') return substitute(v, globalOnly);
+    if (Array.isArray(v)) return v.map((x) => walk(x, globalOnly));
+    if (isPlainObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, globalOnly)]));
     return v;
   };
   const out: Obj = {};
   for (const [k, v] of Object.entries(doc)) {
     if (k === 'variables') {
-      const left = vars.filter((x) => !resolved.has(String(x.name))).map((x) => walk(x));
+      const left = globals.filter((x) => !resolved.has(String(x.name))).map((x) => walk(x, true));
       if (left.length) out.variables = left;
     } else if (k === 'workflow' && isPlainObject(v)) {
       const wf = walk(v) as Obj;
@@ -122,10 +145,13 @@ export function resolveComposed(doc: Obj): Obj {
   return out;
 }
 
-import { evaluateTemplate } from './expr/index.js';
-
-function evaluateWhole(s: string, scope: ReturnType<typeof variableScope>): Value {
-  return evaluateTemplate(compileCached(s), scope);
+/** The value of `s`, or undefined when it does not evaluate (e.g. arithmetic on an untyped, string variable): then it is kept as written. */
+function tryEvaluate(s: string, scope: ReturnType<typeof variableScope>): Value | undefined {
+  try {
+    return evaluateTemplate(compileCached(s), scope);
+  } catch {
+    return undefined;
+  }
 }
 
 function coerce(v: unknown): unknown {
