@@ -26,20 +26,24 @@ describe('version and help', () => {
     }
   });
 
-  it.each([[[]], [['run']], [['compose']], [['visualize']], [['schema']]])('%j --help ends with the docs line and exits 0', (cmd) => {
-    const r = sflow([...cmd, '--help']);
-    expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^Usage: sflow/);
-    if (cmd.length) expect(r.stdout).toContain(`sflow ${cmd[0]} [options]`);
-    expect(r.stdout).toMatch(DOCS_LINE);
-    expect(r.stderr).toBe('');
-  });
+  it.each([[[]], [['run']], [['compose']], [['visualize']], [['schema']]])(
+    '%j --help ends with the docs line and exits 0',
+    (cmd) => {
+      const r = sflow([...cmd, '--help']);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^Usage: sflow/);
+      if (cmd.length) expect(r.stdout).toContain(`sflow ${cmd[0]} [options]`);
+      expect(r.stdout).toMatch(DOCS_LINE);
+      expect(r.stderr).toBe('');
+    },
+  );
 
   it('`sflow` alone prints the help (with every command) and exits 2 like a missing command', () => {
     const r = sflow([]);
     expect(r.code).toBe(2);
     expect(r.stdout).toMatch(/^Usage: sflow/);
-    for (const c of ['run', 'compose', 'visualize', 'schema']) expect(r.stdout).toMatch(new RegExp(`\\n  ${c} `));
+    for (const c of ['run', 'compose', 'visualize', 'schema'])
+      expect(r.stdout).toMatch(new RegExp(`\\n  ${c} `));
     expect(r.stdout).toMatch(DOCS_LINE);
   });
 });
@@ -78,7 +82,10 @@ describe('usage errors exit 2 without a stack trace', () => {
 describe('run', () => {
   it('uses ./sflow.yaml by default; --tui with --dry-run prints a notice that --tui is ignored', () => {
     const dir = tmp();
-    writeFileSync(join(dir, 'sflow.yaml'), 'workflow:\n  name: default_file\n  tasks:\n    - name: a\n      script: [echo hi]\n');
+    writeFileSync(
+      join(dir, 'sflow.yaml'),
+      'workflow:\n  name: default_file\n  tasks:\n    - name: a\n      script: [echo hi]\n',
+    );
     const r = sflow(['run', '--dry-run', '--tui'], { cwd: dir });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/--tui is ignored with --dry-run/);
@@ -97,7 +104,9 @@ describe('sflow schema', () => {
     const dictForm = parse(
       'version: "0.1"\nvariables:\n  N: 2\n  M: {value: 3, type: integer}\nbackends:\n  b: {type: local}\nworkflow:\n  name: w\n  variables:\n    W: 1\n  tasks:\n    a:\n      script: [echo a]\n    b:\n      depends_on: [a]\n      script: [echo b]\n',
     );
-    const listForm = parse('variables:\n  - {name: N, value: 2}\nworkflow:\n  name: w\n  tasks:\n    - name: a\n      script: [echo a]\n');
+    const listForm = parse(
+      'variables:\n  - {name: N, value: 2}\nworkflow:\n  name: w\n  tasks:\n    - name: a\n      script: [echo a]\n',
+    );
     expect(check(schema, dictForm)).toEqual([]);
     expect(check(schema, listForm)).toEqual([]);
     expect(check(schema, parse('foo: 1\nworkflow: {name: w, tasks: {a: {script: [x]}}}'))).not.toEqual([]);

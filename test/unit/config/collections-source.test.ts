@@ -33,7 +33,9 @@ describe('collections to list form', () => {
   });
 
   it('carries positions over: item → its key, fields → their own key/value, name → the key', () => {
-    const doc = parse('workflow:\n  name: w\n  tasks:\n    a:\n      script: [echo a]\n    b:\n      depends_on: [a]\n      script: [echo b]\n');
+    const doc = parse(
+      'workflow:\n  name: w\n  tasks:\n    a:\n      script: [echo a]\n    b:\n      depends_on: [a]\n      script: [echo b]\n',
+    );
     normaliseCollections(doc);
     const tasks = (doc.workflow as Obj).tasks as Obj[];
     expect(tasks.map((t) => t.name)).toEqual(['a', 'b']);
@@ -44,13 +46,17 @@ describe('collections to list form', () => {
   });
 
   it('keeps the written order of integer-like names (a JS object would list them first)', () => {
-    const doc = parse('workflow:\n  name: w\n  tasks:\n    b: {script: [x]}\n    "2": {script: [x]}\n    "1": {script: [x]}\n');
+    const doc = parse(
+      'workflow:\n  name: w\n  tasks:\n    b: {script: [x]}\n    "2": {script: [x]}\n    "1": {script: [x]}\n',
+    );
     normaliseCollections(doc);
     expect(((doc.workflow as Obj).tasks as Obj[]).map((t) => t.name)).toEqual(['b', '2', '1']);
   });
 
   it('leaves list form as it is, null becomes an empty list, other values are left for the schema', () => {
-    const doc = parse('variables:\n  - name: A\n    value: 1\nartifacts:\noperators: 5\nworkflow:\n  name: w\n  variables:\n  tasks: []\n');
+    const doc = parse(
+      'variables:\n  - name: A\n    value: 1\nartifacts:\noperators: 5\nworkflow:\n  name: w\n  variables:\n  tasks: []\n',
+    );
     const vars = doc.variables;
     normaliseCollections(doc);
     expect(doc.variables).toBe(vars);
@@ -65,7 +71,8 @@ describe('collections to list form', () => {
       'variables: {A: 1}\nartifacts: {m: {uri: "fs:///m"}}\nbackends: {b: {type: local}}\noperators: {o: {type: bash}}\nstorage: {s: {type: s3, bucket: x}}\nworkflow:\n  name: w\n  variables: {W: 2}\n  tasks: {t: {script: [x]}}\n',
     );
     normaliseCollections(doc);
-    for (const k of ['variables', 'artifacts', 'backends', 'operators', 'storage']) expect(Array.isArray(doc[k]), k).toBe(true);
+    for (const k of ['variables', 'artifacts', 'backends', 'operators', 'storage'])
+      expect(Array.isArray(doc[k]), k).toBe(true);
     const wf = doc.workflow as Obj;
     expect(wf.variables).toEqual([{ name: 'W', value: 2 }]);
     expect(wf.tasks).toEqual([{ name: 't', script: ['x'] }]);
@@ -104,7 +111,7 @@ describe('locate', () => {
     expect(locate(doc, ['workflow', 'tasks', 0, 'resources', 'gpus', 'count'], true)).toEqual(at(8, 11));
   });
 
-  it("points a missing key at the key of the container that lacks it", () => {
+  it('points a missing key at the key of the container that lacks it', () => {
     expect(locate(doc, ['workflow', 'tasks', 0, 'resources', 'gpus', 'indices'])).toEqual(at(7, 9));
     expect(locate(doc, ['workflow', 'tasks', 0, 'backend'])).toEqual(at(5, 7));
     expect(locate(doc, ['workflow', 'timeout'])).toEqual(at(2, 1));
@@ -112,7 +119,9 @@ describe('locate', () => {
   });
 
   it('accepts a single item where a list is expected: `[0]` is the item itself', () => {
-    expect(locate(doc, ['workflow', 'tasks', 0, 'probes', 'readiness', 0, 'tcp_port', 'port'])).toEqual(at(11, 28));
+    expect(locate(doc, ['workflow', 'tasks', 0, 'probes', 'readiness', 0, 'tcp_port', 'port'])).toEqual(
+      at(11, 28),
+    );
   });
 
   it('gives the document start for an empty path', () => {

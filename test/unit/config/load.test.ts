@@ -9,8 +9,6 @@ import { describe, expect, it } from 'vitest';
 import { formatSflowError, SflowError } from '../../../src/config/errors.js';
 import { loadRecipe, type LoadOptions } from '../../../src/config/load.js';
 
-type Obj = Record<string, unknown>;
-
 const dir = mkdtempSync(join(tmpdir(), 'sflow-load-'));
 const MODULAR = '/work/shared/spec/examples/11_modular';
 const mod = (f: string) => join(MODULAR, f);
@@ -31,11 +29,12 @@ function fails(opts: LoadOptions): SflowError {
   throw new Error('expected loadRecipe to fail');
 }
 
-const tasksOf = (doc: Obj) => (doc.workflow as Obj).tasks as Obj[];
-
 describe('single file', () => {
   it('loads a dict-form recipe into the typed list form, with no warnings', () => {
-    const f = write('ok.yaml', 'version: "0.1"\nvariables:\n  N: 2\nworkflow:\n  name: w\n  tasks:\n    a:\n      script:\n        - echo ${{ variables.N }}\n    b:\n      depends_on: [a]\n      script: [echo b]\n');
+    const f = write(
+      'ok.yaml',
+      'version: "0.1"\nvariables:\n  N: 2\nworkflow:\n  name: w\n  tasks:\n    a:\n      script:\n        - echo ${{ variables.N }}\n    b:\n      depends_on: [a]\n      script: [echo b]\n',
+    );
     const r = loadRecipe({ files: [f] });
     expect(r.warnings).toEqual([]);
     expect(r.files).toEqual([f]);
@@ -46,11 +45,20 @@ describe('single file', () => {
   });
 
   it('warns about `timeout` on the workflow and on tasks, located at the key', () => {
-    const f = write('timeout.yaml', 'workflow:\n  name: w\n  timeout: 10\n  tasks:\n    - name: a\n      timeout: 1:00:00\n      script: [echo]\n');
+    const f = write(
+      'timeout.yaml',
+      'workflow:\n  name: w\n  timeout: 10\n  tasks:\n    - name: a\n      timeout: 1:00:00\n      script: [echo]\n',
+    );
     const r = loadRecipe({ files: [f] });
     expect(r.warnings).toEqual([
-      { message: "workflow 'timeout' is not enforced and will be ignored", location: { file: f, line: 3, col: 3 } },
-      { message: "task 'a': 'timeout' is not enforced and will be ignored", location: { file: f, line: 6, col: 7 } },
+      {
+        message: "workflow 'timeout' is not enforced and will be ignored",
+        location: { file: f, line: 3, col: 3 },
+      },
+      {
+        message: "task 'a': 'timeout' is not enforced and will be ignored",
+        location: { file: f, line: 6, col: 7 },
+      },
     ]);
   });
 
@@ -58,19 +66,29 @@ describe('single file', () => {
     const f = write('dup.yaml', 'workflow:\n  name: w\n  name: v\n  tasks: [{name: a, script: [x]}]\n');
     const r = loadRecipe({ files: [f] });
     expect(r.recipe.workflow.name).toBe('v');
-    expect(r.warnings).toEqual([{ message: "duplicate key 'name': the later value wins", location: { file: f, line: 3, col: 3 } }]);
+    expect(r.warnings).toEqual([
+      { message: "duplicate key 'name': the later value wins", location: { file: f, line: 3, col: 3 } },
+    ]);
   });
 
   it('a validation error carries file:line:col of the offending value', () => {
-    const f = write('bad.yaml', 'workflow:\n  name: w\n  tasks:\n    - name: a\n      script: [echo]\n      resources: {gpus: {count: two}}\n');
+    const f = write(
+      'bad.yaml',
+      'workflow:\n  name: w\n  tasks:\n    - name: a\n      script: [echo]\n      resources: {gpus: {count: two}}\n',
+    );
     const e = fails({ files: [f] });
     expect(e.code).toBe('config.validation');
-    expect(e.message).toMatch(/^Configuration validation failed: workflow\.tasks\[0\]\.resources\.gpus\.count: /);
+    expect(e.message).toMatch(
+      /^Configuration validation failed: workflow\.tasks\[0\]\.resources\.gpus\.count: /,
+    );
     expect(e.location).toEqual({ file: f, line: 6, col: 33 });
   });
 
   it('several problems are all listed, each located', () => {
-    const f = write('bad2.yaml', 'variables:\n  C: {value: 4, domain: [4, 8]}\nworkflow:\n  name: w\n  tasks:\n    - name: a\n      depends_on: [zz]\n      script: [echo]\n');
+    const f = write(
+      'bad2.yaml',
+      'variables:\n  C: {value: 4, domain: [4, 8]}\nworkflow:\n  name: w\n  tasks:\n    - name: a\n      depends_on: [zz]\n      script: [echo]\n',
+    );
     const e = fails({ files: [f], set: ['C=5'] });
     expect(e.message).toBe('Configuration validation failed (2 problems):');
     expect(e.details.map((d) => d.path)).toEqual(['variables[0].value', 'workflow.tasks[0].depends_on[0]']);
@@ -83,14 +101,20 @@ describe('single file', () => {
   });
 
   it('unknown keys are rejected at the key, with a hint', () => {
-    const f = write('key.yaml', 'workflow:\n  name: w\n  tasks:\n    - name: a\n      scrpt: [echo]\n      script: [echo]\n');
+    const f = write(
+      'key.yaml',
+      'workflow:\n  name: w\n  tasks:\n    - name: a\n      scrpt: [echo]\n      script: [echo]\n',
+    );
     const e = fails({ files: [f] });
     expect(e.location).toEqual({ file: f, line: 5, col: 7 });
     expect(`${e.message} ${e.hint ?? ''}`).toContain('script');
   });
 
   it('expression syntax errors are reported together, per string, before validation', () => {
-    const f = write('expr.yaml', 'variables:\n  X: ${{ 1 + }}\nworkflow:\n  name: w\n  tasks:\n    - name: a\n      script:\n        - echo ${{ variables.C + }}\n        - echo ok\n        - "${{ ) }}"\n      resources: {gpus: {count: two}}\n');
+    const f = write(
+      'expr.yaml',
+      'variables:\n  X: ${{ 1 + }}\nworkflow:\n  name: w\n  tasks:\n    - name: a\n      script:\n        - echo ${{ variables.C + }}\n        - echo ok\n        - "${{ ) }}"\n      resources: {gpus: {count: two}}\n',
+    );
     const e = fails({ files: [f] });
     expect(e.code).toBe('config.expression_syntax');
     expect(e.message).toBe(`expression syntax validation failed in ${f}`);
@@ -105,7 +129,10 @@ describe('single file', () => {
   });
 
   it('a literal block script points at the line and column of the bad expression', () => {
-    const f = write('expr2.yaml', 'workflow:\n  name: w\n  tasks:\n    - name: a\n      script:\n        - |\n          echo one\n\n          echo ${{ 1 + }}\n');
+    const f = write(
+      'expr2.yaml',
+      'workflow:\n  name: w\n  tasks:\n    - name: a\n      script:\n        - |\n          echo one\n\n          echo ${{ 1 + }}\n',
+    );
     expect(fails({ files: [f] }).location).toEqual({ file: f, line: 9, col: 24 });
   });
 
@@ -117,11 +144,20 @@ describe('single file', () => {
     expect(one.message).toContain('only valid with multiple input files');
     expect(one.exitCode).toBe(1);
     // bulk/batch modes may use -M with one file
-    expect(() => loadRecipe({ files: [mod('base.yaml'), mod('server.yaml')], missable: ['x'], allowMissableWithOneFile: true })).not.toThrow();
+    expect(() =>
+      loadRecipe({
+        files: [mod('base.yaml'), mod('server.yaml')],
+        missable: ['x'],
+        allowMissableWithOneFile: true,
+      }),
+    ).not.toThrow();
   });
 
   it('--set and --artifact apply before validation and are reported', () => {
-    const f = write('set.yaml', 'variables:\n  N: 1\nartifacts:\n  m: {uri: "fs:///m"}\nworkflow:\n  name: w\n  tasks: [{name: a, script: [x]}]\n');
+    const f = write(
+      'set.yaml',
+      'variables:\n  N: 1\nartifacts:\n  m: {uri: "fs:///m"}\nworkflow:\n  name: w\n  tasks: [{name: a, script: [x]}]\n',
+    );
     const r = loadRecipe({ files: [f], set: ['N=[2, 3]'], artifacts: ['m=fs:///other'] });
     expect(r.recipe.variables?.[0]).toMatchObject({ value: 2, domain: [2, 3] });
     expect(r.recipe.artifacts?.[0]).toMatchObject({ uri: 'fs:///other' });
@@ -164,8 +200,12 @@ describe('composition (spec/examples/11_modular cases)', () => {
     const r = loadRecipe({ files: [...A, mod('bench.yaml')], missable: ['agg_server'] });
     expect(r.recipe.workflow.tasks.map((t) => t.name)).toEqual(['server', 'bench']);
     const msgs = r.warnings.map((w) => w.message);
-    expect(msgs).toContain(`merge: variables.REQUESTS: redefined by ${mod('bench.yaml')} (same value as ${mod('bench.yaml')})`);
-    expect(msgs).toContain(`merge: workflow.tasks.bench: redefined by ${mod('bench.yaml')} (same value as ${mod('bench.yaml')})`);
+    expect(msgs).toContain(
+      `merge: variables.REQUESTS: redefined by ${mod('bench.yaml')} (same value as ${mod('bench.yaml')})`,
+    );
+    expect(msgs).toContain(
+      `merge: workflow.tasks.bench: redefined by ${mod('bench.yaml')} (same value as ${mod('bench.yaml')})`,
+    );
   });
 
   it('F (v0.3): required_by on server gives the same DAG as depends_on on bench', () => {
@@ -184,7 +224,9 @@ describe('composition (spec/examples/11_modular cases)', () => {
 
   it('a -M pattern that matches nothing is reported', () => {
     const r = loadRecipe({ files: A, missable: ['agg_*', 'nothing_*'] });
-    expect(r.warnings.map((w) => w.message)).toContain("--missable-tasks 'nothing_*' matched no task and no reference");
+    expect(r.warnings.map((w) => w.message)).toContain(
+      "--missable-tasks 'nothing_*' matched no task and no reference",
+    );
   });
 
   it('a version conflict between fragments is a located error', () => {

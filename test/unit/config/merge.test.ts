@@ -20,8 +20,14 @@ const tasksOf = (doc: Obj) => (doc.workflow as Obj).tasks as Obj[];
 describe('deep merge by name', () => {
   it('merges same-name entries field by field in every named section', () => {
     const r = merge(
-      ['a.yaml', 'backends:\n  b: {type: slurm, account: x}\noperators:\n  o: {type: srun}\nstorage:\n  s: {type: s3, bucket: one}\n'],
-      ['b.yaml', 'backends:\n  - {name: b, partition: p}\noperators:\n  o: {mpi: pmix}\nstorage:\n  s: {region: eu}\n'],
+      [
+        'a.yaml',
+        'backends:\n  b: {type: slurm, account: x}\noperators:\n  o: {type: srun}\nstorage:\n  s: {type: s3, bucket: one}\n',
+      ],
+      [
+        'b.yaml',
+        'backends:\n  - {name: b, partition: p}\noperators:\n  o: {mpi: pmix}\nstorage:\n  s: {region: eu}\n',
+      ],
     );
     expect(r.doc.backends).toEqual([{ name: 'b', type: 'slurm', account: 'x', partition: 'p' }]);
     expect(r.doc.operators).toEqual([{ name: 'o', type: 'srun', mpi: 'pmix' }]);
@@ -32,17 +38,32 @@ describe('deep merge by name', () => {
 
   it('deep-merges nested mappings inside an entry (a later non-null leaf wins)', () => {
     const r = merge(
-      ['a.yaml', 'workflow:\n  name: w\n  tasks:\n    t:\n      script: [a]\n      resources: {gpus: {count: 2}, nodes: {count: 1}}\n'],
+      [
+        'a.yaml',
+        'workflow:\n  name: w\n  tasks:\n    t:\n      script: [a]\n      resources: {gpus: {count: 2}, nodes: {count: 1}}\n',
+      ],
       ['b.yaml', 'workflow:\n  tasks:\n    t:\n      resources: {gpus: {count: 4}, nodes: null}\n'],
     );
-    expect(tasksOf(r.doc)[0]).toEqual({ name: 't', script: ['a'], resources: { gpus: { count: 4 }, nodes: { count: 1 } } });
-    expect(messages(r)).toEqual(['workflow.tasks.t.resources.gpus.count: overridden by b.yaml (previously from a.yaml), value: 2 → 4']);
+    expect(tasksOf(r.doc)[0]).toEqual({
+      name: 't',
+      script: ['a'],
+      resources: { gpus: { count: 4 }, nodes: { count: 1 } },
+    });
+    expect(messages(r)).toEqual([
+      'workflow.tasks.t.resources.gpus.count: overridden by b.yaml (previously from a.yaml), value: 2 → 4',
+    ]);
   });
 
   it('keeps tasks in first-seen order and merges a task split across files', () => {
     const r = merge(
-      ['a.yaml', 'workflow:\n  name: w\n  tasks:\n    - {name: t1, script: [one]}\n    - {name: t2, script: [two]}\n'],
-      ['b.yaml', 'workflow:\n  tasks:\n    - {name: t3, script: [three]}\n    - {name: t1, operator: fancy}\n'],
+      [
+        'a.yaml',
+        'workflow:\n  name: w\n  tasks:\n    - {name: t1, script: [one]}\n    - {name: t2, script: [two]}\n',
+      ],
+      [
+        'b.yaml',
+        'workflow:\n  tasks:\n    - {name: t3, script: [three]}\n    - {name: t1, operator: fancy}\n',
+      ],
     );
     expect(tasksOf(r.doc).map((t) => t.name)).toEqual(['t1', 't2', 't3']);
     expect(tasksOf(r.doc)[0]).toEqual({ name: 't1', script: ['one'], operator: 'fancy' });
@@ -54,7 +75,9 @@ describe('deep merge by name', () => {
       ['b.yaml', 'workflow:\n  tasks:\n    t: {script: [c], depends_on: [x]}\n'],
     );
     expect(tasksOf(r.doc)[0]).toEqual({ name: 't', script: ['c'], depends_on: ['x'] });
-    expect(messages(r)).toEqual(['workflow.tasks.t.script: overridden by b.yaml (previously from a.yaml), value: ["a","b"] → ["c"]']);
+    expect(messages(r)).toEqual([
+      'workflow.tasks.t.script: overridden by b.yaml (previously from a.yaml), value: ["a","b"] → ["c"]',
+    ]);
   });
 
   it('carries positions of the file that contributed each leaf', () => {
@@ -67,7 +90,10 @@ describe('deep merge by name', () => {
   it('does not mutate the parsed input documents', () => {
     const a = file('a.yaml', 'variables:\n  X: 3\nworkflow:\n  name: w\n  tasks:\n    t: {script: [a]}\n');
     const before = JSON.stringify(a.value);
-    mergeDocuments([a, file('b.yaml', 'variables:\n  X: 5\nworkflow:\n  tasks:\n    t: {depends_on: [u]}\n')]);
+    mergeDocuments([
+      a,
+      file('b.yaml', 'variables:\n  X: 5\nworkflow:\n  tasks:\n    t: {depends_on: [u]}\n'),
+    ]);
     expect(JSON.stringify(a.value)).toBe(before);
   });
 });
@@ -81,7 +107,11 @@ describe('override warnings (spec config.md §4.3)', () => {
   });
 
   it('a same-value redefinition says so, naming the file that defined it last', () => {
-    const r = merge(['A.yaml', 'variables:\n  X: 3\n'], ['B.yaml', 'variables:\n  X: 3\n'], ['C.yaml', 'variables:\n  X: 3\n']);
+    const r = merge(
+      ['A.yaml', 'variables:\n  X: 3\n'],
+      ['B.yaml', 'variables:\n  X: 3\n'],
+      ['C.yaml', 'variables:\n  X: 3\n'],
+    );
     expect(messages(r)).toEqual([
       'variables.X: redefined by B.yaml (same value as A.yaml)',
       'variables.X: redefined by C.yaml (same value as B.yaml)',
@@ -90,8 +120,14 @@ describe('override warnings (spec config.md §4.3)', () => {
 
   it('workflow variables and artifacts compare `value` and `uri`; other fields are named', () => {
     const r = merge(
-      ['A.yaml', 'artifacts:\n  m: {uri: "fs:///a"}\nworkflow:\n  name: w\n  variables:\n    W: {value: 1, type: integer}\n'],
-      ['B.yaml', 'artifacts:\n  m: {uri: "fs:///b"}\nworkflow:\n  variables:\n    W: {value: 1, type: string}\n'],
+      [
+        'A.yaml',
+        'artifacts:\n  m: {uri: "fs:///a"}\nworkflow:\n  name: w\n  variables:\n    W: {value: 1, type: integer}\n',
+      ],
+      [
+        'B.yaml',
+        'artifacts:\n  m: {uri: "fs:///b"}\nworkflow:\n  variables:\n    W: {value: 1, type: string}\n',
+      ],
     );
     expect(messages(r)).toEqual([
       'artifacts.m: overridden by B.yaml (previously from A.yaml), value: fs:///a → fs:///b',
@@ -102,13 +138,17 @@ describe('override warnings (spec config.md §4.3)', () => {
   it('a changed workflow name only warns (v0.3), the last one wins', () => {
     const r = merge(['A.yaml', 'workflow:\n  name: one\n'], ['B.yaml', 'workflow:\n  name: two\n']);
     expect((r.doc.workflow as Obj).name).toBe('two');
-    expect(messages(r)).toEqual(['workflow.name: overridden by B.yaml (previously from A.yaml), value: one → two']);
+    expect(messages(r)).toEqual([
+      'workflow.name: overridden by B.yaml (previously from A.yaml), value: one → two',
+    ]);
   });
 
   it('shortens long values in the message', () => {
     const long = 'x'.repeat(100);
     const r = merge(['A.yaml', `variables:\n  X: ${long}\n`], ['B.yaml', 'variables:\n  X: y\n']);
-    expect(messages(r)[0]).toBe(`variables.X: overridden by B.yaml (previously from A.yaml), value: ${'x'.repeat(57)}... → y`);
+    expect(messages(r)[0]).toBe(
+      `variables.X: overridden by B.yaml (previously from A.yaml), value: ${'x'.repeat(57)}... → y`,
+    );
   });
 });
 
@@ -116,7 +156,11 @@ describe('version and contributions', () => {
   it('files that set version must agree', () => {
     let err: unknown;
     try {
-      merge(['A.yaml', 'version: "0.1"\n'], ['B.yaml', 'workflow: {name: w}\n'], ['C.yaml', 'version: "0.2"\n']);
+      merge(
+        ['A.yaml', 'version: "0.1"\n'],
+        ['B.yaml', 'workflow: {name: w}\n'],
+        ['C.yaml', 'version: "0.2"\n'],
+      );
     } catch (e) {
       err = e;
     }
@@ -129,13 +173,18 @@ describe('version and contributions', () => {
 
   it('agreeing versions, or none, merge fine', () => {
     expect(merge(['A.yaml', 'version: "0.1"\n'], ['B.yaml', 'version: "0.1"\n']).doc.version).toBe('0.1');
-    expect(merge(['A.yaml', 'workflow: {name: w}\n'], ['B.yaml', 'variables: {X: 1}\n']).doc.version).toBeUndefined();
+    expect(
+      merge(['A.yaml', 'workflow: {name: w}\n'], ['B.yaml', 'variables: {X: 1}\n']).doc.version,
+    ).toBeUndefined();
   });
 
   it('records what each file contributed, per section', () => {
     const r = merge(
       ['A.yaml', 'variables: {X: 1, Y: 2}\nworkflow:\n  name: w\n  timeout: 10\n  tasks: []\n'],
-      ['B.yaml', 'backends: {b: {type: local}}\nworkflow:\n  variables: {W: 1}\n  tasks: {t: {script: [x]}}\n'],
+      [
+        'B.yaml',
+        'backends: {b: {type: local}}\nworkflow:\n  variables: {W: 1}\n  tasks: {t: {script: [x]}}\n',
+      ],
     );
     expect(r.contributions).toEqual([
       {

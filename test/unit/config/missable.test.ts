@@ -9,7 +9,21 @@ const tasksOf = (doc: Obj) => (doc.workflow as Obj).tasks as Obj[];
 const matches = (pattern: string, names: string[]) => names.filter((n) => globToRegExp(pattern).test(n));
 
 describe('glob patterns (Python fnmatch)', () => {
-  const names = ['agg_server', 'agg_client', 'prefill_server', 'decode_server', 'server', 'server1', 'server2', 'serverX', 'a.b', 'axb', 'x]y', 'x!y', 'x^y'];
+  const names = [
+    'agg_server',
+    'agg_client',
+    'prefill_server',
+    'decode_server',
+    'server',
+    'server1',
+    'server2',
+    'serverX',
+    'a.b',
+    'axb',
+    'x]y',
+    'x!y',
+    'x^y',
+  ];
 
   it('a plain name matches only itself; regex characters are literal', () => {
     expect(matches('server', names)).toEqual(['server']);
@@ -49,7 +63,10 @@ describe('stripMissableTasks', () => {
         script: ['w'],
         probes: {
           readiness: { log_watch: { logger: 'prefill_server', regex_pattern: 'READY' } },
-          failure: [{ log_watch: { logger: 'server', regex_pattern: 'ERR' } }, { log_watch: { logger: 'decode_server', regex_pattern: 'ERR' } }],
+          failure: [
+            { log_watch: { logger: 'server', regex_pattern: 'ERR' } },
+            { log_watch: { logger: 'decode_server', regex_pattern: 'ERR' } },
+          ],
         },
       },
     ]);
@@ -66,7 +83,10 @@ describe('stripMissableTasks', () => {
     // the logger key is removed, so the probe watches the task's own log
     expect(watcher.probes).toEqual({
       readiness: { log_watch: { regex_pattern: 'READY' } },
-      failure: [{ log_watch: { logger: 'server', regex_pattern: 'ERR' } }, { log_watch: { regex_pattern: 'ERR' } }],
+      failure: [
+        { log_watch: { logger: 'server', regex_pattern: 'ERR' } },
+        { log_watch: { regex_pattern: 'ERR' } },
+      ],
     });
     expect(r.removed).toEqual([
       'bench.depends_on: agg_server',
@@ -124,7 +144,10 @@ describe('foldRequiredBy', () => {
   });
 
   it('targets absent from the workflow are skipped silently', () => {
-    const d = recipe([{ name: 'server', script: ['s'], required_by: ['benchmark_infmax', 'bench'] }, { name: 'bench', script: ['b'] }]);
+    const d = recipe([
+      { name: 'server', script: ['s'], required_by: ['benchmark_infmax', 'bench'] },
+      { name: 'bench', script: ['b'] },
+    ]);
     expect(() => foldRequiredBy(d)).not.toThrow();
     expect(tasksOf(d)[1].depends_on).toEqual(['server']);
     expect(tasksOf(d)).toHaveLength(2);

@@ -22,7 +22,8 @@ function thrown(fn: () => unknown): SflowError {
   throw new Error('expected an SflowError');
 }
 
-const BASE = 'variables:\n  PORT: 8000\n  MODEL: {value: llama, domain: [llama, qwen]}\n  RATE: 0.5\nartifacts:\n  cfg: {uri: "file://c.json", content: "{}"}\n  weights: {uri: "fs:///w"}\nworkflow:\n  name: w\n  variables: {LOCAL: 1}\n  tasks: {t: {script: [x]}}\n';
+const BASE =
+  'variables:\n  PORT: 8000\n  MODEL: {value: llama, domain: [llama, qwen]}\n  RATE: 0.5\nartifacts:\n  cfg: {uri: "file://c.json", content: "{}"}\n  weights: {uri: "fs:///w"}\nworkflow:\n  name: w\n  variables: {LOCAL: 1}\n  tasks: {t: {script: [x]}}\n';
 
 describe('--set type inference, in order', () => {
   it('1. JSON lists and mappings (after trimming)', () => {
@@ -101,7 +102,11 @@ describe('applySetOverrides', () => {
     expect(entryOrigin(v, 'value')?.value).toEqual({ file: 'o.yaml', line: 2, col: 9 });
     // a domain given on the command line is located at the --set argument
     applySetOverrides(d, ['MODEL=["a"]']);
-    expect(entryOrigin((d.variables as Obj[])[1], 'domain')?.value).toEqual({ file: '--set', line: 1, col: 7 });
+    expect(entryOrigin((d.variables as Obj[])[1], 'domain')?.value).toEqual({
+      file: '--set',
+      line: 1,
+      col: 7,
+    });
   });
 
   it('an unknown variable is an error with a did-you-mean hint', () => {
@@ -110,8 +115,12 @@ describe('applySetOverrides', () => {
     expect(e.message).toBe("Variable 'PROT' specified in overrides is not defined in the configuration.");
     expect(e.hint).toBe("did you mean 'PORT'?");
     expect(e.exitCode).toBe(1);
-    expect(thrown(() => applySetOverrides(doc(BASE), ['ZZZZZZ=1'])).hint).toBe('declared variables: PORT, MODEL, RATE');
-    expect(thrown(() => applySetOverrides(doc('workflow: {name: w}\n'), ['A=1'])).hint).toMatch(/declares no top-level variables/);
+    expect(thrown(() => applySetOverrides(doc(BASE), ['ZZZZZZ=1'])).hint).toBe(
+      'declared variables: PORT, MODEL, RATE',
+    );
+    expect(thrown(() => applySetOverrides(doc('workflow: {name: w}\n'), ['A=1'])).hint).toMatch(
+      /declares no top-level variables/,
+    );
   });
 
   it('a workflow variable cannot be set, and the hint says why', () => {

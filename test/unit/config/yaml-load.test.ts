@@ -23,11 +23,23 @@ function thrown(fn: () => unknown): SflowError {
 }
 
 describe('positions', () => {
-  const text = ['version: "0.1"', 'workflow:', '  name: w', '  tasks:', '    - name: a', '      script:', '        - echo hi', ''].join('\n');
+  const text = [
+    'version: "0.1"',
+    'workflow:',
+    '  name: w',
+    '  tasks:',
+    '    - name: a',
+    '      script:',
+    '        - echo hi',
+    '',
+  ].join('\n');
   const doc = parse(text);
 
   it('registers the key and the value of every mapping entry (1-based line and column)', () => {
-    expect(entryOrigin(doc, 'version')).toEqual({ key: { file: 'r.yaml', line: 1, col: 1 }, value: { file: 'r.yaml', line: 1, col: 10 } });
+    expect(entryOrigin(doc, 'version')).toEqual({
+      key: { file: 'r.yaml', line: 1, col: 1 },
+      value: { file: 'r.yaml', line: 1, col: 10 },
+    });
     const wf = doc.workflow as Obj;
     expect(entryOrigin(wf, 'name')).toEqual({
       key: { file: 'r.yaml', line: 3, col: 3 },
@@ -44,7 +56,22 @@ describe('positions', () => {
   });
 
   it('records where the characters of a string start when they map one to one onto the file', () => {
-    const d = parse(['a: plain text', 'b: "quoted"', 'c: |', '', '    line one', '    line ${{ two }}', 'd: >', '  folded', 'e: 5', 'f:', '  - item', ''].join('\n'));
+    const d = parse(
+      [
+        'a: plain text',
+        'b: "quoted"',
+        'c: |',
+        '',
+        '    line one',
+        '    line ${{ two }}',
+        'd: >',
+        '  folded',
+        'e: 5',
+        'f:',
+        '  - item',
+        '',
+      ].join('\n'),
+    );
     expect(entryOrigin(d, 'a')?.text).toEqual({ file: 'r.yaml', line: 1, col: 4 });
     expect(entryOrigin(d, 'b')?.text).toBeUndefined();
     expect(entryOrigin(d, 'c')?.text).toEqual({ file: 'r.yaml', line: 4, col: 5 });
@@ -53,7 +80,11 @@ describe('positions', () => {
     expect(entryOrigin(d.f, 0)?.text).toEqual({ file: 'r.yaml', line: 11, col: 5 });
     // an offset inside the block maps back to its line and column
     const c = d.c as string;
-    expect(locateInText(entryOrigin(d, 'c'), c, c.indexOf('${{'))).toEqual({ file: 'r.yaml', line: 6, col: 10 });
+    expect(locateInText(entryOrigin(d, 'c'), c, c.indexOf('${{'))).toEqual({
+      file: 'r.yaml',
+      line: 6,
+      col: 10,
+    });
     expect(locateInText(entryOrigin(d, 'a'), d.a as string, 6)).toEqual({ file: 'r.yaml', line: 1, col: 10 });
     expect(locateInText(entryOrigin(d, 'b'), d.b as string, 1)).toBeUndefined();
   });
@@ -68,7 +99,14 @@ describe('positions', () => {
 
 describe('scalars like PyYAML (YAML 1.1)', () => {
   it('reads yes/no/on/off/true/false in any usual case as booleans', () => {
-    expect(parse('a: yes\nb: on\nc: No\nd: OFF\ne: True\nf: FALSE\n')).toEqual({ a: true, b: true, c: false, d: false, e: true, f: false });
+    expect(parse('a: yes\nb: on\nc: No\nd: OFF\ne: True\nf: FALSE\n')).toEqual({
+      a: true,
+      b: true,
+      c: false,
+      d: false,
+      e: true,
+      f: false,
+    });
   });
 
   it('keeps y, Y, n, N as strings, and unusual casings too', () => {
@@ -88,26 +126,53 @@ describe('scalars like PyYAML (YAML 1.1)', () => {
   });
 
   it('reads YAML 1.1 integers (octal, hex, binary, underscores)', () => {
-    expect(parse('a: 017\nb: 0x1F\nc: 0b101\nd: 1_000\ne: +12\n')).toEqual({ a: 15, b: 31, c: 5, d: 1000, e: 12 });
+    expect(parse('a: 017\nb: 0x1F\nc: 0b101\nd: 1_000\ne: +12\n')).toEqual({
+      a: 15,
+      b: 31,
+      c: 5,
+      d: 1000,
+      e: 12,
+    });
   });
 
   it('flags floats written with a dot, since a JS number cannot tell 3.0 from 3', () => {
     const d = parse('f: 3.0\ng: 3\nh: 1.5e+3\ni: .5\nj: .inf\nk: 0x1E\nl: [1.0, 2]\n');
     expect(d).toMatchObject({ f: 3, g: 3, h: 1500, i: 0.5, j: Infinity, k: 30 });
-    expect(['f', 'g', 'h', 'i', 'j', 'k'].map((k) => isYamlFloat(d, k))).toEqual([true, false, true, true, true, false]);
+    expect(['f', 'g', 'h', 'i', 'j', 'k'].map((k) => isYamlFloat(d, k))).toEqual([
+      true,
+      false,
+      true,
+      true,
+      true,
+      false,
+    ]);
     expect([isYamlFloat(d.l, 0), isYamlFloat(d.l, 1)]).toEqual([true, false]);
   });
 
   it('keeps float spellings PyYAML does not know as text (exponent without sign or dot)', () => {
-    expect(parse('a: 1e3\nb: 1.0e3\nc: -.5\nd: 1e-4\n')).toEqual({ a: '1e3', b: '1.0e3', c: '-.5', d: '1e-4' });
+    expect(parse('a: 1e3\nb: 1.0e3\nc: -.5\nd: 1e-4\n')).toEqual({
+      a: '1e3',
+      b: '1.0e3',
+      c: '-.5',
+      d: '1e-4',
+    });
   });
 
   it('keeps timestamps as the text written', () => {
-    expect(parse('d: 2024-01-01\nt: 2024-01-01 10:00:00\n')).toEqual({ d: '2024-01-01', t: '2024-01-01 10:00:00' });
+    expect(parse('d: 2024-01-01\nt: 2024-01-01 10:00:00\n')).toEqual({
+      d: '2024-01-01',
+      t: '2024-01-01 10:00:00',
+    });
   });
 
   it('reads ~, null, empty values as null and resolves aliases', () => {
-    expect(parse('a: ~\nb: null\nc:\nd: &x [1, 2]\ne: *x\n')).toEqual({ a: null, b: null, c: null, d: [1, 2], e: [1, 2] });
+    expect(parse('a: ~\nb: null\nc:\nd: &x [1, 2]\ne: *x\n')).toEqual({
+      a: null,
+      b: null,
+      c: null,
+      d: [1, 2],
+      e: [1, 2],
+    });
   });
 });
 
@@ -115,7 +180,9 @@ describe('warnings and errors', () => {
   it('warns about a duplicate key at the later key, and the later value wins', () => {
     const p = parseYamlText('a: 1\nb: 2\na: 3\n', 'r.yaml');
     expect((p.value as Obj).a).toBe(3);
-    expect(p.warnings).toEqual([{ message: "duplicate key 'a': the later value wins", location: { file: 'r.yaml', line: 3, col: 1 } }]);
+    expect(p.warnings).toEqual([
+      { message: "duplicate key 'a': the later value wins", location: { file: 'r.yaml', line: 3, col: 1 } },
+    ]);
   });
 
   it('rejects an empty file or a file with only comments', () => {
