@@ -1,0 +1,101 @@
+#!/usr/bin/env node
+// Bundles the compiled CLI (dist/cli/main.js, built by tsc) into dist/bundle/ so `sflow` starts
+// by loading a handful of files instead of ~100 small ES modules (ours + zod's + yaml's).
+//
+// - ESM with code splitting: every `await import(...)` in the CLI stays its own chunk, so
+//   `sflow --help` loads only the entry (commander + the command table), never zod or yaml.
+// - External: node builtins and packages that find files next to themselves at run time
+//   (wasm, native addons, fonts), and proper-lockfile: see EXTERNAL_PACKAGES below.
+// - dist/ (tsc's one-file-per-module output) is left as it is; tests import from it.
+// - Concurrency-safe: the bundle is written to a scratch folder, then moved into dist/bundle/
+//   file by file (content-hashed chunks first, the fixed-name entry last, each by rename), so a
+//   running `sflow` never sees a half-written file, and chunks of earlier builds that a running
+//   process may still import lazily are only deleted once they are old.
+//
+// Run: node scripts/bundle.mjs   (npm run build runs it after tsc)
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { rolldown } from 'rolldown';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const ENTRY = join(ROOT, 'dist', 'cli', 'main.js');
+const OUT = join(ROOT, 'dist', 'bundle');
+/** Chunks of earlier builds not produced by this one are deleted once older than this. */
+const STALE_MS = 10 * 60 * 1000;
+
+/** Packages left as imports of node_modules (with their subpaths). */
+const EXTERNAL_PACKAGES = [
+  '@hpcc-js/wasm-graphviz', // loads its wasm relative to itself
+  '@resvg/resvg-js', // native addon
+  'dejavu-fonts-ttf', // font files resolved with require.resolve
+  'proper-lockfile', // CommonJS that patches fs via graceful-fs; loaded only for GPU records
+];
+// execa is bundled on purpose: it is imported by every `sflow run` and is ~130 small modules
+// (with its dependencies), which alone cost ~0.2 s of CPU per run on a 2-core machine.
+
+function isExternal(id) {
+  if (id.startsWith('node:') || builtinModules.includes(id)) return true;
+  return EXTERNAL_PACKAGES.some((p) => id === p || id.startsWith(`${p}/`));
+}
+
+export async function bundle({ quiet = false } = {}) {
+  if (!existsSync(ENTRY)) throw new Error(`${ENTRY} is missing: run tsc -p tsconfig.build.json first`);
+  const t0 = Date.now();
+  mkdirSync(join(ROOT, 'dist'), { recursive: true });
+  const scratch = mkdtempSync(join(ROOT, 'dist', '.bundle-tmp-'));
+  try {
+    const build = await rolldown({
+      input: { main: ENTRY },
+      platform: 'node',
+      external: (id) => isExternal(id),
+      logLevel: 'warn',
+    });
+    const { output } = await build.write({
+      dir: scratch,
+      format: 'esm',
+      entryFileNames: '[name].js',
+      chunkFileNames: '[name]-[hash].js',
+      sourcemap: false,
+    });
+    await build.close();
+    const files = output.map((o) => o.fileName);
+    install(scratch, files);
+    if (!quiet) {
+      const chunks = output.filter((o) => o.type === 'chunk').length;
+      console.log(`bundled dist/cli/main.js into dist/bundle/ (${chunks} chunks) in ${Date.now() - t0} ms`);
+    }
+    return files;
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Move the new files into dist/bundle/, entries last; drop old leftovers. */
+function install(scratch, files) {
+  mkdirSync(OUT, { recursive: true });
+  const entries = files.filter((f) => f === 'main.js');
+  for (const f of [...files.filter((f) => f !== 'main.js'), ...entries]) {
+    mkdirSync(dirname(join(OUT, f)), { recursive: true });
+    renameSync(join(scratch, f), join(OUT, f));
+  }
+  const keep = new Set(files);
+  const now = Date.now();
+  for (const name of readdirSync(OUT)) {
+    if (keep.has(name)) continue;
+    const p = join(OUT, name);
+    try {
+      if (now - statSync(p).mtimeMs > STALE_MS) rmSync(p, { recursive: true, force: true });
+    } catch {
+      /* removed by a concurrent build */
+    }
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  bundle().catch((e) => {
+    console.error(`bundle failed: ${e?.message ?? e}`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,199 @@
+/**
+ * The shipped CLI: `npm run build` bundles dist/cli/main.js into dist/bundle/ (scripts/bundle.mjs)
+ * and bin/sflow.js loads that bundle, falling back to dist/cli/main.js when the bundle is missing
+ * or older than tsc's output. SFLOW_DEBUG_ENTRY=1 makes the launcher name its entry on stderr.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+} from 'node:fs';
+import { symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BIN, REPO } from '../helpers/cli.js';
+import { onlyRunDir, taskLog } from '../helpers/run-dir.js';
+
+const BUNDLE_DIR = join(REPO, 'dist', 'bundle');
+const BUNDLE_MAIN = join(BUNDLE_DIR, 'main.js');
+const COMPILED_MAIN = join(REPO, 'dist', 'cli', 'main.js');
+const HELLO = join(REPO, 'examples', 'hello.yaml');
+const VERSION = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
+
+const scratch = (prefix = 'sflow-build-') => mkdtempSync(join(tmpdir(), prefix));
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function node(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Run {
+  const r = spawnSync(process.execPath, args, {
+    cwd,
+    env: { ...process.env, NO_COLOR: '1', ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { code: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
+}
+
+/** `node bin/sflow.js …` from `cwd`, with the launcher naming its entry. */
+function sflow(args: string[], cwd: string, bin = BIN): Run {
+  return node([bin, ...args], cwd, { SFLOW_DEBUG_ENTRY: '1' });
+}
+
+function entryOf(r: Run): string | undefined {
+  return /^sflow entry: (.+)$/m.exec(r.stderr)?.[1];
+}
+
+/** Runs sflow with a module-load hook; returns the files (paths) the ES module loader loaded. */
+function loadedFiles(args: string[], cwd: string): { run: Run; files: string[] } {
+  const dir = scratch('sflow-load-');
+  const log = join(dir, 'loaded.txt');
+  writeFileSync(
+    join(dir, 'hooks.mjs'),
+    "import { appendFileSync } from 'node:fs';\n" +
+      'export async function load(url, context, next) {\n' +
+      "  if (url.startsWith('file:')) appendFileSync(process.env.SFLOW_TEST_LOAD_LOG, url + '\\n');\n" +
+      '  return next(url, context);\n}\n',
+  );
+  writeFileSync(
+    join(dir, 'register.mjs'),
+    "import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n",
+  );
+  const run = node(['--import', join(dir, 'register.mjs'), BIN, ...args], cwd, { SFLOW_TEST_LOAD_LOG: log });
+  const files = existsSync(log)
+    ? readFileSync(log, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((u) => fileURLToPath(u))
+    : [];
+  return { run, files };
+}
+
+const mentionsZodOrYaml = (file: string) => /\$ZodObject|YAMLMap/.test(readFileSync(file, 'utf8'));
+
+beforeAll(() => {
+  // vitest's global setup rebuilds dist/ with tsc only; bring the bundle up to date with it
+  const stale = !existsSync(BUNDLE_MAIN) || statSync(COMPILED_MAIN).mtimeMs > statSync(BUNDLE_MAIN).mtimeMs;
+  if (stale)
+    execFileSync(process.execPath, [join(REPO, 'scripts', 'bundle.mjs')], { cwd: REPO, stdio: 'pipe' });
+}, 120_000);
+
+describe('the bundled CLI', () => {
+  it('dist/bundle/ holds the entry and its lazily loaded chunks, next to tsc output', () => {
+    expect(existsSync(BUNDLE_MAIN)).toBe(true);
+    expect(readdirSync(BUNDLE_DIR).filter((f) => f.endsWith('.js')).length).toBeGreaterThan(3);
+    expect(existsSync(join(REPO, 'dist', 'runtime', 'run.js'))).toBe(true);
+  });
+
+  it('--version works from another cwd, through the bundle', () => {
+    const r = sflow(['--version'], scratch());
+    expect(r.code, r.stderr).toBe(0);
+    expect(entryOf(r)).toBe(BUNDLE_MAIN);
+    expect(r.stdout).toContain(`sflow ${VERSION}\n`);
+    expect(r.stdout).toContain(`package: ${REPO}\n`);
+  });
+
+  it('--help lists the commands and loads neither zod nor yaml', () => {
+    const { run, files } = loadedFiles(['--help'], scratch());
+    expect(run.code, run.stderr).toBe(0);
+    for (const cmd of ['run', 'compose', 'visualize', 'schema'])
+      expect(run.stdout).toMatch(new RegExp(`^  ${cmd} `, 'm'));
+    const ours = files.filter((f) => f !== BIN);
+    expect(ours.length).toBeGreaterThan(0);
+    expect(
+      ours.every((f) => f.startsWith(BUNDLE_DIR + '/')),
+      ours.join('\n'),
+    ).toBe(true);
+    expect(ours.filter(mentionsZodOrYaml)).toEqual([]);
+  });
+
+  it('a --dry-run of examples/hello.yaml plans through the bundle and creates nothing', () => {
+    const cwd = scratch();
+    const { run, files } = loadedFiles(['run', '-f', HELLO, '--dry-run'], cwd);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('Dry-run: hello');
+    expect(run.stdout).toContain('prepare → greet');
+    expect(readdirSync(cwd)).toEqual([]);
+    expect(files).toContain(BUNDLE_MAIN);
+    expect(
+      files.filter((f) => f.startsWith(join(REPO, 'dist') + '/') && !f.startsWith(BUNDLE_DIR + '/')),
+    ).toEqual([]);
+    // the lazily loaded chunks carry the schema and YAML parser (control for the --help check)
+    expect(files.some(mentionsZodOrYaml)).toBe(true);
+  });
+
+  it('runs examples/hello.yaml through the bundle (execa bundled in)', () => {
+    const cwd = scratch();
+    const r = sflow(['run', '-f', HELLO], cwd);
+    expect(r.code, r.stderr).toBe(0);
+    expect(entryOf(r)).toBe(BUNDLE_MAIN);
+    const runDir = onlyRunDir(join(cwd, 'sflow_output'));
+    expect(taskLog(runDir, 'greet')).toBe('hello world #1\nhello world #2\npreparing for world\n');
+  });
+});
+
+describe('bin/sflow.js picks its entry', () => {
+  /** A package folder with its own copy of the launcher; dist/cli links to the real compiled CLI. */
+  function fakePackage(): { root: string; bin: string } {
+    const root = scratch('sflow-pkg-');
+    mkdirSync(join(root, 'bin'));
+    mkdirSync(join(root, 'dist'));
+    copyFileSync(BIN, join(root, 'bin', 'sflow.js'));
+    return { root, bin: join(root, 'bin', 'sflow.js') };
+  }
+  /** A stand-in entry at dist/<sub>/main.js that only says which one ran. */
+  function fakeEntry(root: string, sub: string, mtime: Date): string {
+    mkdirSync(join(root, 'dist', sub));
+    const main = join(root, 'dist', sub, 'main.js');
+    writeFileSync(main, `export function main() { process.stdout.write('fake ${sub}\\n'); }\n`);
+    utimesSync(main, mtime, mtime);
+    return main;
+  }
+
+  it('says "not built yet" (exit 1) when neither the bundle nor dist/cli exists', () => {
+    const { root, bin } = fakePackage();
+    const r = sflow(['--help'], root, bin);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('sflow is not built yet: run `npm install`');
+  });
+
+  it('falls back to dist/cli/main.js without a bundle, and when the bundle is older', () => {
+    const { root, bin } = fakePackage();
+    symlinkSync(join(REPO, 'dist', 'cli'), join(root, 'dist', 'cli'));
+    const compiled = join(root, 'dist', 'cli', 'main.js');
+    let r = sflow(['--version'], root, bin);
+    expect(r.code, r.stderr).toBe(0);
+    expect(entryOf(r)).toBe(compiled);
+    expect(r.stdout).toContain(`sflow ${VERSION}\n`);
+
+    fakeEntry(root, 'bundle', new Date(statSync(COMPILED_MAIN).mtimeMs - 60_000));
+    r = sflow(['--version'], root, bin);
+    expect(entryOf(r)).toBe(compiled);
+    expect(r.stdout).not.toContain('fake bundle');
+  });
+
+  it('uses the bundle when it is at least as new as dist/cli/main.js (npm tarballs: equal mtimes)', () => {
+    const { root, bin } = fakePackage();
+    const packed = new Date('1985-10-26T08:15:00Z');
+    fakeEntry(root, 'cli', packed);
+    const main = fakeEntry(root, 'bundle', packed);
+    let r = sflow(['--version'], root, bin);
+    expect(r.code, r.stderr).toBe(0);
+    expect(entryOf(r)).toBe(main);
+    expect(r.stdout).toBe('fake bundle\n');
+
+    utimesSync(main, new Date(packed.getTime() - 1000), new Date(packed.getTime() - 1000));
+    r = sflow(['--version'], root, bin);
+    expect(r.stdout).toBe('fake cli\n');
+  });
+});
