@@ -116,7 +116,7 @@ export function renderDryRun(plan: Plan, loaded: LoadedRecipe, opts: { quiet?: b
     out.push(`  ${b.name}: type=${b.type}${b.isDefault ? ', default' : ''}, allocation=${b.placeholder ? '0 (placeholder)' : b.type}`);
     out.push(`    nodes: ${b.nodes.map((n) => `${n.name}(${n.ip}${n.numGpus !== null ? `, ${n.numGpus} GPUs` : ''})`).join(', ')}`);
     if (b.placeholder) out.push('    (placeholder hosts for planning only — never contacted)');
-    const details = ['account', 'partition', 'time', 'job_name', 'namespace', 'image', 'extra_args'].filter((k) => b.config[k] !== undefined && b.config[k] !== null);
+    const details = ['account', 'partition', 'time', 'job_name', 'namespace', 'compute_domain', 'image', 'extra_args'].filter((k) => b.config[k] !== undefined && b.config[k] !== null);
     if (details.length) out.push(`    ${details.map((k) => `${k}=${typeof b.config[k] === 'string' ? b.config[k] : JSON.stringify(b.config[k])}`).join(', ')}`);
   }
   out.push('');
