@@ -5,6 +5,7 @@
 import type { LoadedRecipe } from '../config/load.js';
 import { buildPlan } from '../plan/build.js';
 import type { Plan, PlannedNode } from '../plan/types.js';
+import { needsLocalGpuDiscovery } from './run.js';
 
 export async function executeRecipe(
   loaded: LoadedRecipe,
@@ -21,6 +22,10 @@ export async function executeRecipe(
       });
     }
     topology[b.name] = b.nodes;
+  }
+  if (needsLocalGpuDiscovery(trial)) {
+    const { discoverLocalTopology } = await import('../gpu/local-topology.js');
+    Object.assign(topology, await discoverLocalTopology(trial.backends));
   }
   const plan = buildPlan(loaded, { workspaceDir: o.workspaceDir, outputDir: o.outputDir, dryRun: false, runId: o.runId, topology });
   const { executePlan } = await import('../runtime/run.js');

@@ -5,6 +5,15 @@ import { makeRunId } from '../plan/run-id.js';
 import { checkArtifactPaths } from '../preflight/artifacts.js';
 import { inputFiles, loadOptions, printWarnings } from './common.js';
 import { reportError } from './errors.js';
+import type { Plan } from '../plan/types.js';
+
+/** A local backend without a declared gpus_per_node takes its GPU count from nvidia-smi. */
+export function needsLocalGpuDiscovery(plan: Plan): boolean {
+  const undeclared = new Set(
+    plan.backends.filter((b) => b.type === 'local' && (b.config.gpus_per_node === undefined || b.config.gpus_per_node === null)).map((b) => b.name),
+  );
+  return plan.tasks.some((t) => undeclared.has(t.backend) && t.resources?.gpus !== undefined);
+}
 
 export async function runCommand(positional: string[], opts: Record<string, unknown>): Promise<number> {
   try {
@@ -16,7 +25,12 @@ export async function runCommand(positional: string[], opts: Record<string, unkn
     if (opts.dryRun) {
       if (opts.tui) process.stderr.write('ℹ --tui is ignored with --dry-run\n');
       printWarnings(loaded.warnings);
-      const plan = buildPlan(loaded, { ...common, dryRun: true, runId: makeRunId(workflow) });
+      let plan = buildPlan(loaded, { ...common, dryRun: true, runId: makeRunId(workflow) });
+      if (needsLocalGpuDiscovery(plan)) {
+        const { discoverLocalTopology } = await import('../gpu/local-topology.js');
+        const topology = await discoverLocalTopology(plan.backends);
+        if (Object.keys(topology).length) plan = buildPlan(loaded, { ...common, dryRun: true, runId: plan.runId, topology });
+      }
       for (const w of checkArtifactPaths(plan.artifacts, Boolean(opts.skipArtifactCheck), loaded.doc)) plan.warnings.push(w);
       const { renderDryRun } = await import('../plan/render.js');
       process.stdout.write(renderDryRun(plan, { ...loaded, warnings: [] }) + '\n');
