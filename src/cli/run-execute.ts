@@ -4,7 +4,8 @@
  */
 import type { LoadedRecipe } from '../config/load.js';
 import { buildPlan } from '../plan/build.js';
-import type { Plan, PlannedNode } from '../plan/types.js';
+import type { Plan, PlannedBackend, PlannedNode } from '../plan/types.js';
+import type { RunEvent } from '../runtime/events.js';
 import { needsLocalGpuDiscovery } from './run.js';
 
 export async function executeRecipe(
@@ -29,6 +30,41 @@ export async function executeRecipe(
   }
   const plan = buildPlan(loaded, { workspaceDir: o.workspaceDir, outputDir: o.outputDir, dryRun: false, runId: o.runId, topology });
   const { executePlan } = await import('../runtime/run.js');
-  const r = await executePlan(plan, { cwd: process.cwd(), logLevel: o.logLevel, console: true, handleSignals: true, warnings: loaded.warnings.map((w) => w.message) });
+  const gpu = await gpuClaiming(plan, o.opts);
+  const r = await executePlan(plan, {
+    cwd: process.cwd(),
+    logLevel: o.logLevel,
+    console: true,
+    handleSignals: true,
+    warnings: loaded.warnings.map((w) => w.message),
+    ...(gpu ? { backendFactories: gpu.factories, onEvent: gpu.onEvent } : {}),
+  });
   return r.exitCode;
+}
+
+/**
+ * Local backends whose nodes carry GPU UUIDs (nvidia-smi found real GPUs) claim their tasks' GPUs
+ * in the cross-process reservation registry (SFLOW_GPU_RESERVATION=0 turns it off).
+ */
+async function gpuClaiming(plan: Plan, opts: Record<string, unknown>) {
+  const physical = plan.backends.some((b) => b.type === 'local' && b.nodes.some((n) => n.gpuUuids?.length));
+  if (!physical) return undefined;
+  const { parseWaitForGpus } = await import('../gpu/settings.js');
+  if (typeof opts.waitForGpus === 'string') {
+    process.env.SFLOW_WAIT_FOR_GPUS = String(parseWaitForGpus(opts.waitForGpus, '--wait-for-gpus', 'usage'));
+  }
+  const { TaskGpuClaims } = await import('../gpu/task-claims.js');
+  const { GpuClaimingLocalBackend } = await import('../backends/local/gpu-claiming.js');
+  const claims = new TaskGpuClaims(plan.runId, (m) => process.stderr.write(`⏳ ${m}\n`));
+  if (!claims.enabled) return undefined;
+  const byName = new Map(plan.tasks.map((t) => [t.name, t]));
+  return {
+    factories: { local: (b: PlannedBackend) => new GpuClaimingLocalBackend(b, claims) },
+    onEvent: (e: RunEvent) => {
+      if (e.type === 'task_ready') {
+        const t = byName.get(e.task);
+        if (t) void claims.ready(t);
+      }
+    },
+  };
 }

@@ -7,12 +7,10 @@ import { inputFiles, loadOptions, printWarnings } from './common.js';
 import { reportError } from './errors.js';
 import type { Plan } from '../plan/types.js';
 
-/** A local backend without a declared gpus_per_node takes its GPU count from nvidia-smi. */
+/** Local GPU tasks: nvidia-smi tells the GPUs' UUIDs (and their count when gpus_per_node is not declared). */
 export function needsLocalGpuDiscovery(plan: Plan): boolean {
-  const undeclared = new Set(
-    plan.backends.filter((b) => b.type === 'local' && (b.config.gpus_per_node === undefined || b.config.gpus_per_node === null)).map((b) => b.name),
-  );
-  return plan.tasks.some((t) => undeclared.has(t.backend) && t.resources?.gpus !== undefined);
+  const local = new Set(plan.backends.filter((b) => b.type === 'local').map((b) => b.name));
+  return plan.tasks.some((t) => local.has(t.backend) && t.resources?.gpus !== undefined);
 }
 
 export async function runCommand(positional: string[], opts: Record<string, unknown>): Promise<number> {

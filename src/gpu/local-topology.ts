@@ -1,7 +1,7 @@
 /**
- * GPUs of this machine for the local backend: nvidia-smi (bounded) when the backend declares no
- * `gpus_per_node`; a declared `gpus_per_node` is used as is (and is the only source where there is
- * no nvidia-smi, as on every machine without a GPU).
+ * GPUs of this machine for the local backend, from nvidia-smi (bounded): their UUIDs (for the
+ * reservation registry) and, unless `gpus_per_node` is declared, the capacity. Without nvidia-smi
+ * (every machine without a GPU) a declared `gpus_per_node` is the only source.
  */
 import { localNodes } from '../plan/backends.js';
 import type { PlannedBackend, PlannedNode } from '../plan/types.js';
@@ -24,12 +24,11 @@ export async function discoverLocalTopology(backends: PlannedBackend[]): Promise
   const out: Record<string, PlannedNode[]> = {};
   for (const b of backends) {
     if (b.type !== 'local') continue;
-    const declared = b.config.gpus_per_node;
-    if (declared !== undefined && declared !== null) continue;
+    const declared = typeof b.config.gpus_per_node === 'number' ? b.config.gpus_per_node : null;
     const gpus = await localGpus();
     if (!gpus || gpus.length === 0) continue;
     const uuids = [...gpus].sort((x, y) => x.index - y.index).map((g) => g.uuid);
-    out[b.name] = localNodes(b.nodes.length, gpus.length).map((n) => ({ ...n, gpuUuids: uuids }));
+    out[b.name] = localNodes(b.nodes.length, declared ?? gpus.length).map((n) => ({ ...n, gpuUuids: uuids }));
   }
   return out;
 }
