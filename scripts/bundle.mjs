@@ -17,7 +17,6 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, st
 import { builtinModules } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { rolldown } from 'rolldown';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ENTRY = join(ROOT, 'dist', 'cli', 'main.js');
@@ -40,8 +39,23 @@ function isExternal(id) {
   return EXTERNAL_PACKAGES.some((p) => id === p || id.startsWith(`${p}/`));
 }
 
+/** rolldown, or undefined (with a warning) where it cannot load, e.g. on Node older than it supports. */
+async function loadRolldown() {
+  try {
+    return (await import('rolldown')).rolldown;
+  } catch (e) {
+    console.warn(
+      `warning: rolldown could not be loaded (${e?.message ?? e}); no bundle built, ` +
+        'sflow will start from dist/cli/main.js (slower start, same behaviour)',
+    );
+    return undefined;
+  }
+}
+
 export async function bundle({ quiet = false } = {}) {
   if (!existsSync(ENTRY)) throw new Error(`${ENTRY} is missing: run tsc -p tsconfig.build.json first`);
+  const rolldown = await loadRolldown();
+  if (!rolldown) return [];
   const t0 = Date.now();
   mkdirSync(join(ROOT, 'dist'), { recursive: true });
   const scratch = mkdtempSync(join(ROOT, 'dist', '.bundle-tmp-'));
