@@ -47,9 +47,15 @@ export async function executeRecipe(
  * in the cross-process reservation registry (SFLOW_GPU_RESERVATION=0 turns it off).
  */
 async function gpuClaiming(plan: Plan, opts: Record<string, unknown>) {
-  const physical = plan.backends.some((b) => b.type === 'local' && b.nodes.some((n) => n.gpuUuids?.length));
-  if (!physical) return undefined;
-  const { parseWaitForGpus } = await import('../gpu/settings.js');
+  const physical = plan.backends.filter((b) => b.type === 'local' && b.nodes.some((n) => n.gpuUuids?.length));
+  if (physical.length === 0) return undefined;
+  const { parseWaitForGpus, registrySkipReason } = await import('../gpu/settings.js');
+  // synthetic multi-node local backends share one machine's cards: the registry serves single-host backends only
+  const skip = registrySkipReason({ nodes: Math.max(...physical.map((b) => b.nodes.length)), pool: false, nvidiaSmi: true });
+  if (skip) {
+    process.stderr.write(`⚠ ${skip}\n`);
+    return undefined;
+  }
   if (typeof opts.waitForGpus === 'string') {
     process.env.SFLOW_WAIT_FOR_GPUS = String(parseWaitForGpus(opts.waitForGpus, '--wait-for-gpus', 'usage'));
   }

@@ -16,6 +16,9 @@ export interface TaskRow {
   exitCode: number | null;
   signal: string | null;
   reason?: string;
+  /** GPUs the last attempt actually got (a backend that claims physical GPUs records them in the handle) */
+  seenGpus?: string;
+  seenGpuUuids?: string[];
 }
 
 export interface TimelineRow {
@@ -101,6 +104,9 @@ export class SummaryModel {
         r.status = 'RUNNING';
         r.firstStart ??= e.t;
         r.lastStart = e.t;
+        const ids = (e.handle as { ids?: Record<string, unknown> } | undefined)?.ids;
+        if (typeof ids?.gpus === 'string') r.seenGpus = ids.gpus;
+        if (Array.isArray(ids?.gpuUuids)) r.seenGpuUuids = ids.gpuUuids.map(String);
         break;
       }
       case 'task_ready': {

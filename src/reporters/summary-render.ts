@@ -150,13 +150,17 @@ export function renderSummary(
   else {
     out.push(
       ...table([
-        ['TASK', 'NODES', 'PLANNED GPUS', 'SEEN'],
-        ...gpuTasks.map((t) => [
-          t.name,
-          t.nodes.join(',') || '-',
-          `CUDA_VISIBLE_DEVICES=${(t.gpus ?? []).join(',')}`,
-          'n/a (not probed on this backend)',
-        ]),
+        ['TASK', 'NODES', 'PLANNED GPUS', 'SEEN BY THE TASK'],
+        ...gpuTasks.map((t) => {
+          const row = m.tasks.get(t.name);
+          const seen = row?.seenGpus
+            ? `CUDA_VISIBLE_DEVICES=${row.seenGpus}${row.seenGpuUuids?.length ? ` (${row.seenGpuUuids.join(',')})` : ''}` +
+              (row.seenGpus !== (t.gpus ?? []).join(',') ? ' [re-assigned by the GPU reservation registry]' : '')
+            : row?.firstStart !== undefined
+              ? `CUDA_VISIBLE_DEVICES=${(t.gpus ?? []).join(',')} (as planned; no physical GPUs reserved)`
+              : 'not started';
+          return [t.name, t.nodes.join(',') || '-', `CUDA_VISIBLE_DEVICES=${(t.gpus ?? []).join(',')}`, seen];
+        }),
       ]),
     );
   }
