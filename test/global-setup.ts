@@ -88,6 +88,8 @@ export default async function setup(): Promise<void> {
     }
     if (!existsSync(join(root, 'dist', 'runtime', 'run.js')))
       throw new Error('build produced no dist/runtime/run.js');
+    // the CLI users run is the bundle (bin/sflow.js prefers it when it is not older than dist/)
+    execFileSync(process.execPath, [join(root, 'scripts', 'bundle.mjs')], { cwd: root, stdio: 'pipe' });
     writeFileSync(stamp, new Date(started).toISOString() + '\n');
     // dated at the build's start, so sources edited during the build count as newer
     utimesSync(stamp, new Date(started), new Date(started));
