@@ -35,11 +35,23 @@ export async function executeRecipe(
     cwd: process.cwd(),
     logLevel: o.logLevel,
     console: true,
+    taskOutput: echoTaskOutput(),
     handleSignals: true,
     warnings: loaded.warnings.map((w) => w.message),
     ...(gpu ? { backendFactories: gpu.factories, onEvent: gpu.onEvent } : {}),
   });
   return r.exitCode;
+}
+
+/**
+ * Task output is echoed to the console on an interactive terminal only (as nv-sflow 0.3 does:
+ * without a TTY it goes only to the task logs); SFLOW_TASK_OUTPUT=always|never overrides.
+ */
+function echoTaskOutput(env: NodeJS.ProcessEnv = process.env): boolean {
+  const v = (env.SFLOW_TASK_OUTPUT ?? 'auto').toLowerCase();
+  if (v === 'always' || v === '1') return true;
+  if (v === 'never' || v === '0') return false;
+  return Boolean(process.stdout.isTTY);
 }
 
 /**

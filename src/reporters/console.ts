@@ -51,10 +51,21 @@ export class ConsoleReporter implements RunEventSink {
     this.logPaths = opts.logPaths ?? new Map();
     this.shown = new Set(opts.shownWarnings ?? []);
     if (opts.taskOutput !== false) {
-      this.output = new TaskOutputFollower(
-        (l) => this.out(`[${l.task}] ${l.line}\n`),
-        opts.maxLineChars ?? 2000,
-      );
+      // the console is a convenience copy: when its reader falls behind (a slow pipe or socket),
+      // task lines are skipped instead of buffered without bound; the task logs keep every byte
+      const backlog = opts.out ? () => 0 : () => process.stdout.writableLength + this.batch.pending;
+      let skipped = 0;
+      this.output = new TaskOutputFollower((l) => {
+        if (backlog() > CONSOLE_BACKLOG_LIMIT) {
+          skipped++;
+          return;
+        }
+        if (skipped > 0) {
+          this.out(`… ${skipped} line(s) of task output not shown (console too slow); the task logs have everything\n`);
+          skipped = 0;
+        }
+        this.out(`[${l.task}] ${l.line}\n`);
+      }, opts.maxLineChars ?? 2000);
     }
   }
 
@@ -170,10 +181,17 @@ export class ConsoleReporter implements RunEventSink {
   }
 }
 
+/** bytes of console output allowed to wait for a slow reader before task lines are skipped */
+export const CONSOLE_BACKLOG_LIMIT = 4 * 1024 * 1024;
+
 /** Collects small writes and hands them on in one piece: at 64 KiB, or on the next turn. */
 export class OutputBatcher {
   private buf: string[] = [];
   private size = 0;
+
+  get pending(): number {
+    return this.size;
+  }
   private scheduled = false;
   constructor(
     private readonly sink: (s: string) => void,
