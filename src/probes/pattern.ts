@@ -8,6 +8,9 @@
  */
 
 import { SflowError } from '../config/errors.js';
+import { translatePythonRegex } from '../util/python-regex.js';
+
+export { translatePythonRegex };
 
 export type CompiledPattern =
   { kind: 'literal'; text: string } | { kind: 'regex'; re: RegExp; source: string };
@@ -16,58 +19,6 @@ const PREFIXES = ['re:', 'regex:'];
 
 export function isRegexPattern(pattern: string): boolean {
   return PREFIXES.some((p) => pattern.startsWith(p));
-}
-
-/** Python `re` syntax → JS source and flags (see the module comment). */
-export function translatePythonRegex(src: string): { source: string; flags: string } {
-  const flags = new Set<string>();
-  let s = src;
-  for (let m = /^\(\?([aiLmsux]+)\)/.exec(s); m; m = /^\(\?([aiLmsux]+)\)/.exec(s)) {
-    for (const f of m[1]) {
-      if (f === 'x') throw new Error('the verbose flag (?x) is not supported');
-      if (f === 'i' || f === 'm' || f === 's') flags.add(f);
-    }
-    s = s.slice(m[0].length);
-  }
-  let out = '';
-  let inClass = false;
-  for (let i = 0; i < s.length; i++) {
-    const c = s[i];
-    if (c === '\\') {
-      const nx = s[i + 1] ?? '';
-      if (!inClass && nx === 'A') out += '^';
-      else if (!inClass && nx === 'Z') out += '$';
-      else out += c + nx;
-      i++;
-      continue;
-    }
-    if (inClass) {
-      if (c === ']') inClass = false;
-      out += c;
-      continue;
-    }
-    if (c === '[') {
-      inClass = true;
-      out += c;
-      // a ']' right after '[' or '[^' is a literal in both dialects
-      if (s[i + 1] === '^') out += s[++i];
-      if (s[i + 1] === ']') out += s[++i];
-      continue;
-    }
-    if (s.startsWith('(?P<', i)) {
-      out += '(?<';
-      i += 3;
-      continue;
-    }
-    const backref = /^\(\?P=(\w+)\)/.exec(s.slice(i, i + 64));
-    if (backref) {
-      out += `\\k<${backref[1]}>`;
-      i += backref[0].length - 1;
-      continue;
-    }
-    out += c;
-  }
-  return { source: out, flags: [...flags].join('') };
 }
 
 /**
