@@ -27,8 +27,8 @@ function start(name: string, recipe: string): { proc: ChildProcess; out: () => s
   const proc = spawn(process.execPath, [BIN, 'run', '-f', file], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(proc);
   let text = '';
-  proc.stdout!.on('data', (d) => (text += String(d)));
-  proc.stderr!.on('data', (d) => (text += String(d)));
+  proc.stdout.on('data', (d) => (text += String(d)));
+  proc.stderr.on('data', (d) => (text += String(d)));
   const done = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
   return { proc, out: () => text, done };
 }
