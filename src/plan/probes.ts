@@ -67,6 +67,10 @@ function draftOne(taskName: string, role: 'readiness' | 'failure', p: Obj, scope
     }
     draft.url = url;
     if (body.headers) draft.headers = Object.fromEntries(Object.entries(body.headers as Obj).map(([k, v]) => [k, String(v)]));
+    if (body.expected_status !== undefined && body.expected_status !== null) {
+      draft.expectStatus = (Array.isArray(body.expected_status) ? body.expected_status : [body.expected_status]).map(Number);
+    }
+    if (typeof body.body_match === 'string') draft.bodyMatch = body.body_match;
     if (kind === 'http_post') draft.body = body.body === undefined || body.body === null ? '' : renderField(String(body.body), scope, { doc: where.doc, path: [...kw.path, 'body'] });
   } else {
     draft.pattern = String(body.regex_pattern ?? body.match_pattern);

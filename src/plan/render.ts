@@ -32,7 +32,7 @@ function probeLine(p: PlannedProbe): string {
       return `${p.role}: tcp_port ${(p.hosts ?? [p.host]).join(',')}:${p.port} (${timing}, threshold=${p.role === 'readiness' ? p.successThreshold : p.failureThreshold})`;
     case 'http_get':
     case 'http_post':
-      return `${p.role}: ${p.kind} ${p.url} (${timing})`;
+      return `${p.role}: ${p.kind} ${p.url}${p.expectStatus ? ` status in [${p.expectStatus.join(', ')}]` : ''}${p.bodyMatch !== undefined ? ` body ~ ${JSON.stringify(p.bodyMatch)}` : ''} (${timing})`;
     default:
       return `${p.role}: log_watch ${JSON.stringify(p.pattern)} in ${p.logTask}.log, match_count=${p.matchCount} (${timing})`;
   }

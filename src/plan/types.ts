@@ -49,6 +49,10 @@ export interface PlannedProbe {
   url?: string;
   headers?: Record<string, string>;
   body?: string;
+  /** http_*: statuses that count as up (default 200–399) */
+  expectStatus?: number[];
+  /** http_*: the body must contain this text (or match it with a `re:` prefix) */
+  bodyMatch?: string;
   /** log_watch: literal, or `re:`/`regex:` prefixed regex */
   pattern?: string;
   /** log_watch: concrete task whose log is watched (own task when absent in the recipe) */

@@ -36,6 +36,8 @@ export function createProbeCheck(p: PlannedProbe, logPath: string): ProbeCheck {
         url: p.url ?? '',
         headers: p.headers,
         body: p.body,
+        ...(p.expectStatus ? { expectStatus: p.expectStatus } : {}),
+        ...(p.bodyMatch !== undefined ? { bodyMatch: p.bodyMatch } : {}),
       });
     case 'log_watch':
       return logWatchCheck({

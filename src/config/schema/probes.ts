@@ -1,6 +1,6 @@
 /** `task.probes` (config §1.14): readiness/failure, each one probe or a list of probes. */
 import * as z from 'zod';
-import { fail, intOrExpr, isExpr, msg, oneOf, scalarString, str } from './common.js';
+import { fail, intOrExpr, isExpr, literalInt, msg, oneOf, scalarString, str } from './common.js';
 import { list, record, strictObject } from './shapes.js';
 
 export const PROBE_TYPES = ['tcp_port', 'http_get', 'http_post', 'log_watch'] as const;
@@ -30,12 +30,20 @@ function httpUrlCheck(u: { url: string }, ctx: Parameters<typeof fail>[0]) {
 const HttpGetSchema = strictObject('http_get probe', {
   url: str({ nonEmpty: true }),
   headers: record(scalarString(), 'headers').optional(),
+  /** extension: statuses that count as up (default: any 200–399) */
+  expected_status: z.union([literalInt({ min: 100, max: 599 }), z.array(literalInt({ min: 100, max: 599 })).min(1)]).optional(),
+  /** extension: the body must contain this text (or match it, with a `re:` prefix) */
+  body_match: str().optional(),
 }).superRefine(httpUrlCheck);
 
 const HttpPostSchema = strictObject('http_post probe', {
   url: str({ nonEmpty: true }),
   headers: record(scalarString(), 'headers').optional(),
   body: str().optional(),
+  /** extension: statuses that count as up (default: any 200–399) */
+  expected_status: z.union([literalInt({ min: 100, max: 599 }), z.array(literalInt({ min: 100, max: 599 })).min(1)]).optional(),
+  /** extension: the body must contain this text (or match it, with a `re:` prefix) */
+  body_match: str().optional(),
 }).superRefine(httpUrlCheck);
 
 const LogWatchSchema = strictObject('log_watch probe', {
