@@ -1,0 +1,149 @@
+/**
+ * One declared task → its draft before placement: backend, operator, replica expansion, resolved
+ * resources, retries, probes, fail_fast and the script lines that do not read `task.*` (those are
+ * resolved by `finishScript` once every task is placed).
+ */
+import { didYouMean } from '../config/errors.js';
+import { hasExpression, type Scope } from '../config/expr/index.js';
+import { SHELL_OPERATORS } from '../operators/index.js';
+import type { GpuRequest, NodeRequest } from './placement/types.js';
+import { selectOperator } from './operators.js';
+import { draftProbes, type ProbeDraft } from './probes.js';
+import { expandReplicas, type Expansion } from './replicas.js';
+import { planError, renderField, resolveInt, resolveIntList, resolveOptionalInt, type Where } from './resolve.js';
+import { taskExpressionHint, type TaskFacts } from './task-namespace.js';
+import type { PlannedBackend, PlannedOperator, PlannedTask, ReleaseAfter } from './types.js';
+import type { ResolvedVariable } from './variables.js';
+
+type Obj = Record<string, any>;
+
+export interface Draft {
+  base: string;
+  where: Where;
+  item: Obj;
+  backend: PlannedBackend;
+  operator: PlannedOperator;
+  expansion: Expansion;
+  resources: { nodes?: NodeRequest; gpus?: GpuRequest };
+  hasResources: boolean;
+  retries: PlannedTask['retries'];
+  probes: ProbeDraft[];
+  failFast: boolean;
+  lines: string[];
+  /** indices of lines that read `task.` and resolve after placement */
+  pass2: number[];
+}
+
+export function draftTask(
+  item: Obj,
+  where: Where,
+  backends: PlannedBackend[],
+  operators: Obj[],
+  vars: Map<string, ResolvedVariable>,
+  scope: Scope,
+): Draft {
+  const base = String(item.name);
+  const at = (...p: (string | number)[]): Where => ({ doc: where.doc, path: [...where.path, ...p] });
+  // backend
+  let backend: PlannedBackend;
+  if (item.backend !== undefined && item.backend !== null && typeof item.backend !== 'string') {
+    throw planError(at('backend'), 'plan.inline_backend', `Inline backend overrides are not supported yet (task '${base}')`, 'declare the backend under `backends:` and reference it by name');
+  }
+  if (typeof item.backend === 'string') {
+    const b = backends.find((x) => x.name === item.backend);
+    if (!b) {
+      const names = backends.map((x) => x.name);
+      throw planError(at('backend'), 'plan.unknown_backend', `task '${base}' references unknown backend '${item.backend}'`, didYouMean(item.backend, names) ?? `declared backends: ${names.join(', ')}`);
+    }
+    backend = b;
+  } else backend = backends.find((b) => b.isDefault) ?? backends[0];
+  const operator = selectOperator(base, item.operator, backend, operators, scope, where);
+  const expansion = expandReplicas(base, item.replicas as Obj, vars, scope, at('replicas'));
+  // resources
+  const res = (item.resources ?? {}) as Obj;
+  const resources: Draft['resources'] = {};
+  if (res.nodes) {
+    const n = res.nodes as Obj;
+    const nw = at('resources', 'nodes');
+    const indices = resolveIntList(n.indices, scope, { doc: nw.doc, path: [...nw.path, 'indices'] }, `resources.nodes.indices of task '${base}'`);
+    const count = resolveOptionalInt(n.count, scope, { doc: nw.doc, path: [...nw.path, 'count'] }, `resources.nodes.count of task '${base}'`);
+    const exclude = resolveIntList(n.exclude, scope, { doc: nw.doc, path: [...nw.path, 'exclude'] }, `resources.nodes.exclude of task '${base}'`);
+    resources.nodes = {
+      ...(indices ? { indices } : {}),
+      ...(count !== undefined ? { count } : {}),
+      ...(exclude ? { exclude } : {}),
+      ...(n.release_after ? { releaseAfter: n.release_after as ReleaseAfter } : {}),
+    };
+  }
+  if (res.gpus) {
+    const g = res.gpus as Obj;
+    const gw = at('resources', 'gpus');
+    const indices = resolveIntList(g.indices, scope, { doc: gw.doc, path: [...gw.path, 'indices'] }, `resources.gpus.indices of task '${base}'`);
+    const count = resolveOptionalInt(g.count, scope, { doc: gw.doc, path: [...gw.path, 'count'] }, `resources.gpus.count of task '${base}'`);
+    resources.gpus = {
+      ...(indices ? { indices } : {}),
+      ...(count !== undefined ? { count } : {}),
+      ...(g.release_after ? { releaseAfter: g.release_after as ReleaseAfter } : {}),
+    };
+  }
+  // retries
+  let retries: Draft['retries'] = null;
+  if (item.retries) {
+    const r = item.retries as Obj;
+    const count = resolveInt(r.count, scope, at('retries', 'count'), `retries.count of task '${base}'`);
+    const intervalS = resolveInt(r.interval, scope, at('retries', 'interval'), `retries.interval of task '${base}'`);
+    const backoff = r.backoff === undefined || r.backoff === null ? 1 : resolveInt(r.backoff, scope, at('retries', 'backoff'), `retries.backoff of task '${base}'`);
+    if (count < 0) throw planError(at('retries', 'count'), 'plan.retries', `retries.count of task '${base}' must be >= 0, got ${count}`);
+    if (intervalS < 0) throw planError(at('retries', 'interval'), 'plan.retries', `retries.interval of task '${base}' must be >= 0, got ${intervalS}`);
+    if (backoff < 1) throw planError(at('retries', 'backoff'), 'plan.retries', `retries.backoff of task '${base}' must be >= 1, got ${backoff}`);
+    retries = { count, intervalS, backoff };
+  }
+  const probes = draftProbes(base, item.probes as Obj, scope, where);
+  const failFast = typeof item.fail_fast === 'boolean' ? item.fail_fast : backend.type === 'kubernetes';
+  // scripts, pass 1
+  const raw = (item.script as unknown[]).map(String);
+  const pass2: number[] = [];
+  const lines = raw.map((line, i) => {
+    if (hasExpression(line) && line.includes('task.')) {
+      pass2.push(i);
+      return line;
+    }
+    return renderField(line, scope, at('script', i));
+  });
+  return { base, where, item, backend, operator, expansion, resources, hasResources: Boolean(res.nodes || res.gpus), retries, probes, failFast, lines, pass2 };
+}
+
+export function finishScript(d: Draft, taskScope: Scope, facts: TaskFacts[]): string {
+  const lines = [...d.lines];
+  for (const i of d.pass2) {
+    try {
+      lines[i] = renderField(lines[i], taskScope, { doc: d.where.doc, path: [...d.where.path, 'script', i] });
+    } catch (e) {
+      const expr = /\$\{\{(.*?)\}\}/.exec(lines[i])?.[0] ?? lines[i];
+      throw planError(
+        { doc: d.where.doc, path: [...d.where.path, 'script', i] },
+        'plan.task_expression',
+        `Failed to resolve task expression in '${d.base}' script: ${expr}${e instanceof Error ? ` (${e.message.split('\n')[0]})` : ''}`,
+        taskExpressionHint(lines[i], facts),
+      );
+    }
+  }
+  let script = lines.join('\n');
+  if (d.failFast && SHELL_OPERATORS.has(d.operator.type)) script = `set -e\n${script}`;
+  return script;
+}
+
+export function plannedResult(r: unknown): PlannedTask['result'] {
+  if (!r || typeof r !== 'object') return null;
+  const o = r as Obj;
+  const patterns = ((o.patterns as Obj[]) ?? []).map((p) => ({
+    name: String(p.name),
+    regex: String(p.regex),
+    type: (p.type ?? 'auto') as 'auto',
+    unit: p.unit ?? null,
+    aggregate: (p.aggregate ?? 'last') as 'last',
+    required: p.required === true,
+    ...(p.group !== undefined && p.group !== null ? { group: p.group as string | number } : {}),
+  }));
+  return { patterns, ...(o.file ? { file: String(o.file) } : {}) };
+}
