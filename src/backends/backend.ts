@@ -32,6 +32,12 @@ export interface ExitStatus {
   signal: string | null;
 }
 
+export interface StopOutcome {
+  signals: string[];
+  gone: boolean;
+  alreadyGone: boolean;
+}
+
 export interface LaunchContext {
   runDir: string;
   attempt: number;
@@ -54,6 +60,10 @@ export interface Backend {
   stop(handle: TaskHandle, graceMs: number): Promise<void>;
   /** force-kill immediately (second Ctrl-C) */
   kill(handle: TaskHandle): Promise<void>;
+  /** stop() that also reports which signals were needed (for the summary and events) */
+  stopWithOutcome?(handle: TaskHandle, graceMs: number): Promise<StopOutcome>;
+  /** false once nothing of the attempt runs any more (leader and stray children); unknown → omit */
+  isAlive?(handle: TaskHandle): boolean;
   release(): Promise<void>;
 }
 

@@ -7,15 +7,6 @@ import type { Backend, TaskHandle } from '../backends/backend.js';
 import type { RunEvent } from './events.js';
 import type { TaskRt } from './task-state.js';
 
-/** Optional extras a backend may offer (the local backend does). */
-export interface BackendStopExtras {
-  stopWithOutcome?(
-    handle: TaskHandle,
-    graceMs: number,
-  ): Promise<{ signals: string[]; gone: boolean; alreadyGone: boolean }>;
-  isAlive?(handle: TaskHandle): boolean;
-}
-
 export interface StopTarget {
   task: string;
   attempt: number;
@@ -33,13 +24,13 @@ export interface StopResult {
 
 /** True unless the backend can tell the attempt has nothing left running. */
 export function mayBeAlive(t: StopTarget): boolean {
-  const b = t.backend as Backend & BackendStopExtras;
+  const b = t.backend;
   return b.isAlive ? b.isAlive(t.handle) : true;
 }
 
 export async function stopOne(t: StopTarget, graceMs: number): Promise<StopResult> {
   const t0 = Date.now();
-  const b = t.backend as Backend & BackendStopExtras;
+  const b = t.backend;
   try {
     if (b.stopWithOutcome) {
       const o = await b.stopWithOutcome(t.handle, graceMs);
