@@ -93,7 +93,40 @@ export class ConsoleReporter implements RunEventSink {
     this.after('', text, toErr);
   }
 
+  /** services still waiting for readiness: start time, next progress line, last check */
+  private readonly waiting = new Map<string, { since: number; nextAt: number; last?: string }>();
+  private services = new Set<string>();
+  private ticker: NodeJS.Timeout | undefined;
+
+  /** Every long wait shows progress: a service not READY after 10 s gets a line, then every 30 s. */
+  private tick(now = Date.now()): void {
+    for (const [task, w] of this.waiting) {
+      if (now < w.nextAt) continue;
+      w.nextAt += 30_000;
+      this.say(
+        `⏳ ${task} waiting for readiness (${shortDuration(now - w.since)})${w.last ? ` — last check: ${w.last}` : ''}\n`,
+      );
+    }
+  }
+
+  private trackReadiness(e: RunEvent): void {
+    if (e.type === 'run_plan') this.services = new Set(e.tasks.filter((t) => t.service).map((t) => t.name));
+    else if (e.type === 'task_started' && this.services.has(e.task)) {
+      this.waiting.set(e.task, { since: e.t, nextAt: e.t + 10_000 });
+      this.ticker ??= setInterval(() => this.tick(), 1000).unref();
+    } else if (e.type === 'probe_result' && e.role === 'readiness') {
+      const w = this.waiting.get(e.task);
+      if (w) w.last = e.detail.length > 200 ? `${e.detail.slice(0, 200)}…` : e.detail;
+    } else if (e.type === 'task_ready' || e.type === 'task_finished' || e.type === 'task_retry') {
+      this.waiting.delete(e.task);
+    } else if (e.type === 'run_finished' && this.ticker) {
+      clearInterval(this.ticker);
+      this.ticker = undefined;
+    }
+  }
+
   emit(e: RunEvent): void {
+    this.trackReadiness(e);
     switch (e.type) {
       case 'run_started':
         this.runDir = e.runDir;
