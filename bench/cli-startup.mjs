@@ -6,5 +6,7 @@ const runs = Number(process.env.RUNS ?? 9);
 const help = timeSflow(['--help'], { runs });
 const version = timeSflow(['--version'], { runs });
 const nodeFloor = timeCommand(process.execPath, ['-e', '0'], { runs });
-console.log(`| sflow --help | ${fmt(help.wall)} s | ${fmt(help.rssMiB, 0)} MiB | node -e 0: ${fmt(nodeFloor)} s |`);
+console.log(
+  `| sflow --help | ${fmt(help.wall)} s | ${fmt(help.rssMiB, 0)} MiB | node -e 0: ${fmt(nodeFloor)} s |`,
+);
 console.log(`| sflow --version | ${fmt(version.wall)} s | ${fmt(version.rssMiB, 0)} MiB | |`);

@@ -4,12 +4,20 @@ import { SflowError } from '../config/errors.js';
 import type { LoadOptions, LoadWarning } from '../config/load.js';
 import { formatLocation } from '../config/errors.js';
 
-export function inputFiles(positional: string[], opts: Record<string, unknown>, defaultFile?: string): string[] {
+export function inputFiles(
+  positional: string[],
+  opts: Record<string, unknown>,
+  defaultFile?: string,
+): string[] {
   const files = [...positional, ...((opts.file as string[] | undefined) ?? [])];
   if (files.length === 0 && defaultFile) files.push(defaultFile);
   for (const f of files) {
     if (!existsSync(f)) {
-      throw new SflowError('cli.file_missing', `file not found: ${f}`, { phase: 'usage', hint: 'check the path given with -f/--file', exitCode: 2 });
+      throw new SflowError('cli.file_missing', `file not found: ${f}`, {
+        phase: 'usage',
+        hint: 'check the path given with -f/--file',
+        exitCode: 2,
+      });
     }
   }
   return files;
@@ -24,7 +32,10 @@ export function loadOptions(files: string[], opts: Record<string, unknown>): Loa
   };
 }
 
-export function printWarnings(warnings: LoadWarning[], write: (s: string) => void = (s) => process.stderr.write(s)): void {
+export function printWarnings(
+  warnings: LoadWarning[],
+  write: (s: string) => void = (s) => process.stderr.write(s),
+): void {
   for (const w of warnings) {
     const at = formatLocation(w.location);
     write(`⚠ ${at ? at + ': ' : ''}${w.message}\n`);

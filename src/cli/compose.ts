@@ -32,7 +32,10 @@ export function composeText(doc: Obj): string {
   const ordered: Obj = { version: '0.1' };
   for (const [k, v] of Object.entries(clean(doc) as Obj)) if (k !== 'version') ordered[k] = v;
   const parts = Object.entries(ordered).map(([k, v]) =>
-    stringify({ [k]: v }, { blockQuote: 'literal', lineWidth: 0, defaultStringType: 'PLAIN', defaultKeyType: 'PLAIN' }),
+    stringify(
+      { [k]: v },
+      { blockQuote: 'literal', lineWidth: 0, defaultStringType: 'PLAIN', defaultKeyType: 'PLAIN' },
+    ),
   );
   return separateTasks(parts.join('\n')).replace(/version: "0\.1"/, "version: '0.1'");
 }
@@ -58,7 +61,9 @@ export async function composeCommand(positional: string[], opts: Record<string, 
     const loaded = loadRecipe(loadOptions(files, opts));
     for (const w of loaded.warnings) {
       const at = formatLocation(w.location);
-      process.stderr.write(`  compose ${w.message.startsWith('merge: ') ? 'override: ' + w.message.slice(7) : 'warning: ' + w.message}${at ? ` (${at})` : ''}\n`);
+      process.stderr.write(
+        `  compose ${w.message.startsWith('merge: ') ? 'override: ' + w.message.slice(7) : 'warning: ' + w.message}${at ? ` (${at})` : ''}\n`,
+      );
     }
     const doc = opts.resolve ? resolveComposed(loaded.doc) : loaded.doc;
     const text = composeText(doc);
@@ -72,7 +77,10 @@ export async function composeCommand(positional: string[], opts: Record<string, 
   } catch (e) {
     if (!isSflowError(e)) return reportError(e);
     // compose reports with `Error:` (spec cli.md §9.0, §9.3)
-    const text = formatSflowError(e).replace('Configuration validation failed', 'Composed configuration validation failed');
+    const text = formatSflowError(e).replace(
+      'Configuration validation failed',
+      'Composed configuration validation failed',
+    );
     process.stderr.write(`Error: ${text}\n`);
     return e.exitCode;
   }

@@ -7,6 +7,8 @@ export function reportError(e: unknown, prefix = 'Configuration error'): number 
     process.stderr.write(`✗ ${label}: ${formatSflowError(e)}\n`);
     return e.exitCode;
   }
-  process.stderr.write(`✗ Internal error (this is a bug in sflow, please report it):\n${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.stderr.write(
+    `✗ Internal error (this is a bug in sflow, please report it):\n${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
+  );
   return 1;
 }

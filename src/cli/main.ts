@@ -15,10 +15,25 @@ function collect(value: string, previous: string[] = []): string[] {
 function fileOptions(cmd: Command, defaultFile = true): Command {
   return cmd
     .argument('[files...]', 'recipe files (merged in order, before -f files)')
-    .option('-f, --file <path>', `recipe file, repeatable${defaultFile ? ' (default: sflow.yaml)' : ''}`, collect, [])
-    .option('-s, --set <NAME=VALUE>', 'override a declared top-level variable (a JSON list sweeps its domain)', collect, [])
+    .option(
+      '-f, --file <path>',
+      `recipe file, repeatable${defaultFile ? ' (default: sflow.yaml)' : ''}`,
+      collect,
+      [],
+    )
+    .option(
+      '-s, --set <NAME=VALUE>',
+      'override a declared top-level variable (a JSON list sweeps its domain)',
+      collect,
+      [],
+    )
     .option('-a, --artifact <NAME=URI>', 'override a declared artifact URI', collect, [])
-    .option('-M, --missable-tasks <pattern>', 'tolerate references to tasks absent from the composition (name or glob)', collect, []);
+    .option(
+      '-M, --missable-tasks <pattern>',
+      'tolerate references to tasks absent from the composition (name or glob)',
+      collect,
+      [],
+    );
 }
 
 export function buildProgram(): Command {
@@ -37,8 +52,14 @@ export function buildProgram(): Command {
     // `sflow bogus`
     if (program.args.length > 0) {
       const word = program.args[0];
-      const near = didYouMean(word, program.commands.map((c) => c.name()));
-      program.error(`error: unknown command '${word}'${near ? ` (${near})` : ''}`, { code: 'commander.unknownCommand', exitCode: 2 });
+      const near = didYouMean(
+        word,
+        program.commands.map((c) => c.name()),
+      );
+      program.error(`error: unknown command '${word}'${near ? ` (${near})` : ''}`, {
+        code: 'commander.unknownCommand',
+        exitCode: 2,
+      });
     }
     // `sflow` alone: help, and the usage-error exit code of a missing command (spec cli.md §9.0)
     program.outputHelp();
@@ -50,11 +71,20 @@ export function buildProgram(): Command {
     .option('--tui', 'full-screen live view (ignored with --dry-run)')
     .option('--workspace-dir <dir>', 'base for relative artifact paths and the default output root')
     .option('--output-dir <dir>', 'output root (default: <workspace>/sflow_output)')
-    .addOption(new Option('--log-level <level>', 'driver log level').choices(['debug', 'info', 'warning', 'error', 'critical']).default('info'))
+    .addOption(
+      new Option('--log-level <level>', 'driver log level')
+        .choices(['debug', 'info', 'warning', 'error', 'critical'])
+        .default('info'),
+    )
     .option('--skip-artifact-check', 'missing fs:// artifact paths warn instead of failing')
     .option('--wait-for-gpus <seconds>', 'wait for free GPUs (0 = forever) instead of failing fast')
     .option('--enable-workflow-monitor', 'add a default workflow monitor')
-    .option('--enable-task-monitor <tasks>', 'add a default monitor to these tasks (comma separated, repeatable)', collect, [])
+    .option(
+      '--enable-task-monitor <tasks>',
+      'add a default monitor to these tasks (comma separated, repeatable)',
+      collect,
+      [],
+    )
     .option('-e, --extra-args <arg>', 'appended to every slurm backend extra_args', collect, [])
     .option('-v, --verbose', 'accepted for compatibility (no effect)')
     .addHelpText('after', `\n${DOCS}`)
@@ -73,7 +103,9 @@ export function buildProgram(): Command {
     });
 
   fileOptions(program.command('visualize').description('render the task DAG'))
-    .addOption(new Option('--format <fmt>', 'output format').choices(['mermaid', 'dot', 'svg', 'png']).default('svg'))
+    .addOption(
+      new Option('--format <fmt>', 'output format').choices(['mermaid', 'dot', 'svg', 'png']).default('svg'),
+    )
     .option('-o, --output <path>', 'output file (default: <output-dir>/<run id>/<workflow>.<ext>)')
     .option('--show-variables', 'include resolved variables')
     .option('--workspace-dir <dir>', 'workspace dir')
@@ -110,7 +142,11 @@ export async function main(argv: string[]): Promise<void> {
     await program.parseAsync(argv);
   } catch (e) {
     if (e instanceof CommanderError) {
-      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') {
+      if (
+        e.code === 'commander.helpDisplayed' ||
+        e.code === 'commander.version' ||
+        e.code === 'commander.help'
+      ) {
         process.exitCode = 0;
         return;
       }

@@ -11,16 +11,26 @@ import { needsLocalGpuDiscovery } from './run.js';
 export async function executeRecipe(
   loaded: LoadedRecipe,
   trial: Plan,
-  o: { workspaceDir: string; outputDir?: string; runId: string; logLevel: string; opts: Record<string, unknown> },
+  o: {
+    workspaceDir: string;
+    outputDir?: string;
+    runId: string;
+    logLevel: string;
+    opts: Record<string, unknown>;
+  },
 ): Promise<number> {
   const topology: Record<string, PlannedNode[]> = {};
   for (const b of trial.backends) {
     if (b.type !== 'local') {
       const { SflowError } = await import('../config/errors.js');
-      throw new SflowError('run.backend_unavailable', `backend '${b.name}' (${b.type}) cannot run yet in this version of sflow; use --dry-run to see its plan`, {
-        phase: 'preflight',
-        hint: 'the local backend runs today; docker, slurm and kubernetes are planned',
-      });
+      throw new SflowError(
+        'run.backend_unavailable',
+        `backend '${b.name}' (${b.type}) cannot run yet in this version of sflow; use --dry-run to see its plan`,
+        {
+          phase: 'preflight',
+          hint: 'the local backend runs today; docker, slurm and kubernetes are planned',
+        },
+      );
     }
     topology[b.name] = b.nodes;
   }
@@ -28,7 +38,13 @@ export async function executeRecipe(
     const { discoverLocalTopology } = await import('../gpu/local-topology.js');
     Object.assign(topology, await discoverLocalTopology(trial.backends));
   }
-  const plan = buildPlan(loaded, { workspaceDir: o.workspaceDir, outputDir: o.outputDir, dryRun: false, runId: o.runId, topology });
+  const plan = buildPlan(loaded, {
+    workspaceDir: o.workspaceDir,
+    outputDir: o.outputDir,
+    dryRun: false,
+    runId: o.runId,
+    topology,
+  });
   const { executePlan } = await import('../runtime/run.js');
   const gpu = await gpuClaiming(plan, o.opts);
   const r = await executePlan(plan, {
@@ -63,7 +79,11 @@ async function gpuClaiming(plan: Plan, opts: Record<string, unknown>) {
   if (physical.length === 0) return undefined;
   const { parseWaitForGpus, registrySkipReason } = await import('../gpu/settings.js');
   // synthetic multi-node local backends share one machine's cards: the registry serves single-host backends only
-  const skip = registrySkipReason({ nodes: Math.max(...physical.map((b) => b.nodes.length)), pool: false, nvidiaSmi: true });
+  const skip = registrySkipReason({
+    nodes: Math.max(...physical.map((b) => b.nodes.length)),
+    pool: false,
+    nvidiaSmi: true,
+  });
   if (skip) {
     process.stderr.write(`⚠ ${skip}\n`);
     return undefined;

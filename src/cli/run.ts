@@ -27,9 +27,11 @@ export async function runCommand(positional: string[], opts: Record<string, unkn
       if (needsLocalGpuDiscovery(plan)) {
         const { discoverLocalTopology } = await import('../gpu/local-topology.js');
         const topology = await discoverLocalTopology(plan.backends);
-        if (Object.keys(topology).length) plan = buildPlan(loaded, { ...common, dryRun: true, runId: plan.runId, topology });
+        if (Object.keys(topology).length)
+          plan = buildPlan(loaded, { ...common, dryRun: true, runId: plan.runId, topology });
       }
-      for (const w of checkArtifactPaths(plan.artifacts, Boolean(opts.skipArtifactCheck), loaded.doc)) plan.warnings.push(w);
+      for (const w of checkArtifactPaths(plan.artifacts, Boolean(opts.skipArtifactCheck), loaded.doc))
+        plan.warnings.push(w);
       const { renderDryRun } = await import('../plan/render.js');
       process.stdout.write(renderDryRun(plan, { ...loaded, warnings: [] }) + '\n');
       process.stdout.write('✓ Configuration is valid\n');
@@ -39,9 +41,15 @@ export async function runCommand(positional: string[], opts: Record<string, unkn
     const runId = makeRunId(workflow);
     // trial plan against placeholders: every plan error fires before anything is allocated
     const trial = buildPlan(loaded, { ...common, dryRun: false, runId });
-    for (const w of checkArtifactPaths(trial.artifacts, Boolean(opts.skipArtifactCheck), loaded.doc)) process.stderr.write(`⚠ ${w}\n`);
+    for (const w of checkArtifactPaths(trial.artifacts, Boolean(opts.skipArtifactCheck), loaded.doc))
+      process.stderr.write(`⚠ ${w}\n`);
     const { executeRecipe } = await import('./run-execute.js');
-    return await executeRecipe(loaded, trial, { ...common, runId, logLevel: String(opts.logLevel ?? 'info'), opts });
+    return await executeRecipe(loaded, trial, {
+      ...common,
+      runId,
+      logLevel: String(opts.logLevel ?? 'info'),
+      opts,
+    });
   } catch (e) {
     return reportError(e);
   }

@@ -18,9 +18,16 @@ export async function visualizeCommand(positional: string[], opts: Record<string
     const workflow = String((loaded.recipe as { workflow: { name: string } }).workflow.name);
     const workspaceDir = (opts.workspaceDir as string | undefined) ?? process.cwd();
     const runId = makeRunId(workflow);
-    const plan = buildPlan(loaded, { workspaceDir, outputDir: opts.outputDir as string | undefined, dryRun: true, runId });
+    const plan = buildPlan(loaded, {
+      workspaceDir,
+      outputDir: opts.outputDir as string | undefined,
+      dryRun: true,
+      runId,
+    });
     const view = planToDagView(plan);
-    const variables = opts.showVariables ? Object.fromEntries(plan.variables.map((v) => [v.name, v.rendered])) : undefined;
+    const variables = opts.showVariables
+      ? Object.fromEntries(plan.variables.map((v) => [v.name, v.rendered]))
+      : undefined;
     const format = String(opts.format ?? 'svg');
     const viz = await import('../visualize/index.js');
     let data: string | Buffer;
@@ -34,7 +41,10 @@ export async function visualizeCommand(positional: string[], opts: Record<string
         data = format === 'svg' ? svg : await viz.renderPng(svg);
       }
     }
-    const out = typeof opts.output === 'string' ? resolve(opts.output) : join(plan.paths.outputDir, runId, `${workflow}.${EXT[format]}`);
+    const out =
+      typeof opts.output === 'string'
+        ? resolve(opts.output)
+        : join(plan.paths.outputDir, runId, `${workflow}.${EXT[format]}`);
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, data);
     process.stdout.write(`✓ Saved to ${out}\n`);

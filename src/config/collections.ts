@@ -58,7 +58,9 @@ export function toListForm(section: unknown): unknown {
  */
 function namesInFileOrder(section: Obj): string[] {
   const keys = Object.keys(section);
-  const written = [...(getOrigin(section)?.entries.keys() ?? [])].filter((k): k is string => typeof k === 'string' && Object.hasOwn(section, k));
+  const written = [...(getOrigin(section)?.entries.keys() ?? [])].filter(
+    (k): k is string => typeof k === 'string' && Object.hasOwn(section, k),
+  );
   return written.length === keys.length ? written : keys;
 }
 

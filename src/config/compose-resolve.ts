@@ -11,7 +11,8 @@ import { isYamlFloat } from './source.js';
 
 type Obj = Record<string, any>;
 
-const BUILTIN_ENV = /^(CUDA_VISIBLE_DEVICES|SLURM_\w+|HOME|USER|PATH|PWD|HOSTNAME|SHELL|LANG|TERM|COLUMNS|IFS|SFLOW_\w+)$/;
+const BUILTIN_ENV =
+  /^(CUDA_VISIBLE_DEVICES|SLURM_\w+|HOME|USER|PATH|PWD|HOSTNAME|SHELL|LANG|TERM|COLUMNS|IFS|SFLOW_\w+)$/;
 const EXPR = /\$\{\{([\s\S]*?)\}\}/g;
 
 function refsOf(source: string): (string | number)[][] {
@@ -20,7 +21,11 @@ function refsOf(source: string): (string | number)[][] {
 
 function rootVar(ref: (string | number)[]): string | undefined {
   if (ref[0] === 'variables' && typeof ref[1] === 'string') return ref[1];
-  if (typeof ref[0] === 'string' && !['backends', 'artifacts', 'workflow', 'task', 'range', 'env'].includes(ref[0])) return ref[0];
+  if (
+    typeof ref[0] === 'string' &&
+    !['backends', 'artifacts', 'workflow', 'task', 'range', 'env'].includes(ref[0])
+  )
+    return ref[0];
   return undefined;
 }
 
@@ -56,7 +61,10 @@ export function resolveComposed(doc: Obj): Obj {
     // a variable without a value has to be set at run time (--set): it stays a variable
     if (v.value === null || v.value === undefined || pending.includes(v)) continue;
     try {
-      resolved.set(String(v.name), castVariable(rawOf(v, v.value), v.value as Value, isYamlFloat(v, 'value')));
+      resolved.set(
+        String(v.name),
+        castVariable(rawOf(v, v.value), v.value as Value, isYamlFloat(v, 'value')),
+      );
     } catch {
       /* a value that does not cast stays a variable: the run reports it */
     }
@@ -70,7 +78,9 @@ export function resolveComposed(doc: Obj): Obj {
       if (!refs || ![...refs].every((r) => resolved.has(r))) continue;
       // a global variable cannot see workflow variables (in a run it would not resolve either)
       if (globals.includes(v) && [...refs].some((r) => localNames.has(r))) continue;
-      const raw = [...vars.filter((x) => resolved.has(String(x.name))), v].map((x) => rawOf(x, x === v ? v.value : resolved.get(String(x.name))));
+      const raw = [...vars.filter((x) => resolved.has(String(x.name))), v].map((x) =>
+        rawOf(x, x === v ? v.value : resolved.get(String(x.name))),
+      );
       try {
         const r = resolveVariables(raw, new Map(), {});
         resolved.set(String(v.name), r.get(String(v.name))!.value);
@@ -89,10 +99,14 @@ export function resolveComposed(doc: Obj): Obj {
     const r = t.replicas as Obj | undefined;
     if (!r) continue;
     for (const n of (r.variables as string[] | undefined) ?? []) keep.add(n);
-    for (const k of ['count', 'policy']) if (typeof r[k] === 'string' && hasExpression(r[k])) for (const n of referencedVars(r[k]) ?? []) keep.add(n);
+    for (const k of ['count', 'policy'])
+      if (typeof r[k] === 'string' && hasExpression(r[k]))
+        for (const n of referencedVars(r[k]) ?? []) keep.add(n);
   }
   for (const k of keep) resolved.delete(k);
-  const scopeVars = new Map([...resolved].map(([name, value]) => [name, { name, value, type: 'string', domain: null }]));
+  const scopeVars = new Map(
+    [...resolved].map(([name, value]) => [name, { name, value, type: 'string', domain: null }]),
+  );
   const scope = variableScope(scopeVars);
   // inside the global `variables` section only globals can be inlined (a global cannot see workflow variables)
   const substitute = (s: string, globalOnly: boolean): unknown => {
@@ -125,7 +139,8 @@ export function resolveComposed(doc: Obj): Obj {
   const walk = (v: unknown, globalOnly = false): unknown => {
     if (typeof v === 'string') return substitute(v, globalOnly);
     if (Array.isArray(v)) return v.map((x) => walk(x, globalOnly));
-    if (isPlainObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, globalOnly)]));
+    if (isPlainObject(v))
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, globalOnly)]));
     return v;
   };
   const out: Obj = {};

@@ -45,13 +45,20 @@ export interface LoadedRecipe {
 
 export function loadRecipe(opts: LoadOptions): LoadedRecipe {
   if (opts.files.length === 0) {
-    throw new SflowError('cli.no_files', 'no input files provided', { phase: 'usage', hint: 'pass a recipe with -f FILE' });
+    throw new SflowError('cli.no_files', 'no input files provided', {
+      phase: 'usage',
+      hint: 'pass a recipe with -f FILE',
+    });
   }
   if (opts.missable?.length && opts.files.length < 2 && !opts.allowMissableWithOneFile) {
-    throw new SflowError('cli.missable_one_file', '--missable-tasks is only valid with multiple input files', {
-      phase: 'load',
-      hint: 'compose several fragments with -f a.yaml -f b.yaml, or drop -M',
-    });
+    throw new SflowError(
+      'cli.missable_one_file',
+      '--missable-tasks is only valid with multiple input files',
+      {
+        phase: 'load',
+        hint: 'compose several fragments with -f a.yaml -f b.yaml, or drop -M',
+      },
+    );
   }
   const warnings: LoadWarning[] = [];
   const parsed: ParsedFile[] = opts.files.map((f) => {
@@ -82,7 +89,8 @@ export function loadRecipe(opts: LoadOptions): LoadedRecipe {
         message: `Missable tasks: removed ${r.removed.length} reference(s) to absent tasks: ${r.removed.join('; ')}`,
       });
     }
-    for (const u of r.unused) warnings.push({ message: `--missable-tasks '${u}' matched no task and no reference` });
+    for (const u of r.unused)
+      warnings.push({ message: `--missable-tasks '${u}' matched no task and no reference` });
   }
   foldRequiredBy(doc);
   const v = validateRecipe(doc);
@@ -96,7 +104,9 @@ export function loadRecipe(opts: LoadOptions): LoadedRecipe {
     const first = details[0];
     throw new SflowError(
       'config.validation',
-      details.length === 1 ? `Configuration validation failed: ${first.path ? first.path + ': ' : ''}${first.message}` : `Configuration validation failed (${details.length} problems):`,
+      details.length === 1
+        ? `Configuration validation failed: ${first.path ? first.path + ': ' : ''}${first.message}`
+        : `Configuration validation failed (${details.length} problems):`,
       {
         phase: 'load',
         location: first?.location,
@@ -138,7 +148,8 @@ function checkExpressionSyntax(p: ParsedFile): void {
         });
       }
     } else if (Array.isArray(v)) v.forEach((x, i) => walk(x, [...path, i], v));
-    else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, [...path, k], v);
+    else if (v !== null && typeof v === 'object')
+      for (const [k, x] of Object.entries(v)) walk(x, [...path, k], v);
   };
   walk(p.value, []);
   if (details.length) {

@@ -42,7 +42,10 @@ export function mergeDocuments(files: ParsedFile[]): MergeResult {
         throw new SflowError(
           'config.version_conflict',
           `Version conflict: '${String(merged.version)}' (from ${versionFrom}) vs '${String(doc.version)}' (from ${f.file})`,
-          { location: entryOrigin(doc, 'version')?.value, hint: 'every file that sets `version` must use "0.1"' },
+          {
+            location: entryOrigin(doc, 'version')?.value,
+            hint: 'every file that sets `version` must use "0.1"',
+          },
         );
       }
       versionFrom ??= f.file;
@@ -95,7 +98,13 @@ function mergeObjects(a: Obj, b: Obj, path: string, file: string, warnings: Merg
   return out;
 }
 
-function mergeNamedLists(a: unknown[], b: unknown[], section: string, file: string, warnings: MergeWarning[]): unknown[] {
+function mergeNamedLists(
+  a: unknown[],
+  b: unknown[],
+  section: string,
+  file: string,
+  warnings: MergeWarning[],
+): unknown[] {
   const out = [...a];
   setOrigin(out, { self: getOrigin(a)?.self, entries: new Map() });
   a.forEach((_, i) => copyEntryOrigin(out, i, a, i));
@@ -115,7 +124,8 @@ function mergeNamedLists(a: unknown[], b: unknown[], section: string, file: stri
       continue;
     }
     const prevItem = out[at] as Obj;
-    const prevFile = DEFINED_BY.get(prevItem) ?? getOrigin(prevItem)?.self?.file ?? entryOrigin(prevItem, 'name')?.key?.file;
+    const prevFile =
+      DEFINED_BY.get(prevItem) ?? getOrigin(prevItem)?.self?.file ?? entryOrigin(prevItem, 'name')?.key?.file;
     const local: MergeWarning[] = [];
     const merged = mergeObjects(prevItem, item, `${section}.${name}`, file, local);
     DEFINED_BY.set(merged, file);

@@ -89,7 +89,8 @@ export function stripMissableTasks(doc: Obj, patterns: string[]): MissableResult
   }
   for (const task of tasksOf(doc)) {
     if (!Array.isArray(task.required_by)) continue;
-    for (const r of task.required_by) if (typeof r === 'string' && !present.has(r)) res.forEach((re, i) => re.test(r) && used.add(i));
+    for (const r of task.required_by)
+      if (typeof r === 'string' && !present.has(r)) res.forEach((re, i) => re.test(r) && used.add(i));
   }
   for (const name of present) res.forEach((re, i) => re.test(name) && used.add(i));
   return { removed, unused: patterns.filter((_, i) => !used.has(i)) };

@@ -61,7 +61,8 @@ export function applySetOverrides(doc: Obj, args: string[]): SetOverride[] {
     if (!v) {
       const names = vars.map((x) => String(x.name));
       const dym = didYouMean(key, names);
-      const wfVar = isPlainObject(doc.workflow) && namedItems(doc.workflow.variables).some((x) => x.name === key);
+      const wfVar =
+        isPlainObject(doc.workflow) && namedItems(doc.workflow.variables).some((x) => x.name === key);
       throw new SflowError(
         'cli.set_unknown_variable',
         `Variable '${key}' specified in overrides is not defined in the configuration.`,
@@ -69,7 +70,10 @@ export function applySetOverrides(doc: Obj, args: string[]): SetOverride[] {
           phase: 'load',
           hint: wfVar
             ? `'${key}' is a workflow variable; --set only overrides top-level \`variables:\``
-            : (dym ?? (names.length ? `declared variables: ${names.join(', ')}` : 'the recipe declares no top-level variables')),
+            : (dym ??
+              (names.length
+                ? `declared variables: ${names.join(', ')}`
+                : 'the recipe declares no top-level variables')),
         },
       );
     }
@@ -83,12 +87,20 @@ export function applySetOverrides(doc: Obj, args: string[]): SetOverride[] {
       origin.entries.set('domain', { key: at, value: at });
       if (value.length > 0) {
         v.value = value[0];
-        origin.entries.set('value', { key: prevValue?.key ?? at, value: prevValue?.value ?? at, float: false });
+        origin.entries.set('value', {
+          key: prevValue?.key ?? at,
+          value: prevValue?.value ?? at,
+          float: false,
+        });
       }
       applied.push({ key, raw, value, isFloat: false, isDomain: true });
     } else {
       v.value = value;
-      origin.entries.set('value', { key: prevValue?.key ?? at, value: prevValue?.value ?? at, float: isFloat });
+      origin.entries.set('value', {
+        key: prevValue?.key ?? at,
+        value: prevValue?.value ?? at,
+        float: isFloat,
+      });
       applied.push({ key, raw, value, isFloat, isDomain: false });
     }
   }
@@ -106,7 +118,12 @@ export function applyArtifactOverrides(doc: Obj, args: string[]): { name: string
       throw new SflowError(
         'cli.artifact_unknown',
         `Artifact '${name}' specified in overrides is not defined in the configuration.`,
-        { phase: 'load', hint: didYouMean(name, names) ?? (names.length ? `declared artifacts: ${names.join(', ')}` : 'the recipe declares no artifacts') },
+        {
+          phase: 'load',
+          hint:
+            didYouMean(name, names) ??
+            (names.length ? `declared artifacts: ${names.join(', ')}` : 'the recipe declares no artifacts'),
+        },
       );
     }
     const wasFile = typeof a.uri === 'string' && a.uri.startsWith('file://');

@@ -22,13 +22,21 @@ export interface EntryOrigin {
 }
 
 /** The file position of character `offset` of `value`, when its entry records where the text starts. */
-export function locateInText(entry: EntryOrigin | undefined, value: string, offset: number): SourceLocation | undefined {
+export function locateInText(
+  entry: EntryOrigin | undefined,
+  value: string,
+  offset: number,
+): SourceLocation | undefined {
   const t = entry?.text;
   if (!t) return undefined;
   const before = value.slice(0, Math.max(0, Math.min(offset, value.length)));
   const nl = before.lastIndexOf('\n');
   const lines = nl < 0 ? 0 : before.split('\n').length - 1;
-  return { file: t.file, line: t.line + lines, col: t.col + (nl < 0 ? before.length : before.length - nl - 1) };
+  return {
+    file: t.file,
+    line: t.line + lines,
+    col: t.col + (nl < 0 ? before.length : before.length - nl - 1),
+  };
 }
 
 export interface Origin {
@@ -83,7 +91,8 @@ export function locate(root: unknown, path: readonly PathSeg[], atKey = false): 
     const origin = getOrigin(cur);
     if (origin?.self) best = origin.self;
     const entry = origin?.entries.get(seg);
-    const next: unknown = cur !== null && typeof cur === 'object' ? (cur as Record<PathSeg, unknown>)[seg] : undefined;
+    const next: unknown =
+      cur !== null && typeof cur === 'object' ? (cur as Record<PathSeg, unknown>)[seg] : undefined;
     if (!entry || next === undefined) {
       // the key is absent: point at the key of the container that lacks it
       return containerEntry?.key ?? best;

@@ -12,7 +12,8 @@ const SEXAGESIMAL = /^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?$/;
 /** integer spellings of YAML 1.1 (decimal, octal, hex, binary); any other number was read as a float */
 const INT_SOURCE = /^[-+]?(0b[01_]+|0x[0-9a-fA-F_]+|[0-9][0-9_]*)$/;
 /** PyYAML's float spellings: a dot is required and an exponent needs its sign (`1e3` is text) */
-const PY_FLOAT = /^(?:[-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/;
+const PY_FLOAT =
+  /^(?:[-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/;
 
 /** a plain number scalar written as a float (e.g. `3.0`, which a JS number cannot tell from 3) */
 function isFloatScalar(node: Node | null | undefined, value: unknown): boolean {
@@ -33,7 +34,9 @@ export function readYamlFile(file: string): ParsedFile {
     const code = (e as NodeJS.ErrnoException).code;
     throw new SflowError(
       'config.file_not_found',
-      code === 'ENOENT' ? `configuration file not found: ${file}` : `cannot read ${file}: ${(e as Error).message}`,
+      code === 'ENOENT'
+        ? `configuration file not found: ${file}`
+        : `cannot read ${file}: ${(e as Error).message}`,
       { phase: 'load', hint: 'check the path given with -f/--file', exitCode: code === 'ENOENT' ? 2 : 1 },
     );
   }
@@ -42,7 +45,12 @@ export function readYamlFile(file: string): ParsedFile {
 
 export function parseYamlText(text: string, file: string): ParsedFile {
   const lc = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lc, version: '1.1', uniqueKeys: false, prettyErrors: false });
+  const doc = parseDocument(text, {
+    lineCounter: lc,
+    version: '1.1',
+    uniqueKeys: false,
+    prettyErrors: false,
+  });
   const loc = (offset: number | undefined): SourceLocation | undefined => {
     if (offset === undefined) return undefined;
     const p = lc.linePos(offset);
@@ -66,7 +74,8 @@ export function parseYamlText(text: string, file: string): ParsedFile {
   /** where the characters of a string scalar start, when they map one to one onto the source */
   const textStart = (node: Node | null | undefined): SourceLocation | undefined => {
     if (!isScalar(node) || typeof node.value !== 'string' || !node.range) return undefined;
-    if (node.type === 'PLAIN') return node.source === node.value && !node.value.includes('\n') ? loc(node.range[0]) : undefined;
+    if (node.type === 'PLAIN')
+      return node.source === node.value && !node.value.includes('\n') ? loc(node.range[0]) : undefined;
     if (node.type !== 'BLOCK_LITERAL') return undefined;
     // content starts on the line after the `|` header, at the block's indentation (of its first non-blank line)
     const at = text.indexOf('\n', node.range[0]) + 1;
@@ -77,17 +86,27 @@ export function parseYamlText(text: string, file: string): ParsedFile {
   const warnings: ParsedFile['warnings'] = [];
   const convert = (node: Node | null | undefined, depth: number): unknown => {
     if (node === null || node === undefined) return null;
-    if (depth > 200) throw new SflowError('config.yaml_depth', 'YAML nesting is too deep', { location: loc(node.range?.[0]) });
+    if (depth > 200)
+      throw new SflowError('config.yaml_depth', 'YAML nesting is too deep', {
+        location: loc(node.range?.[0]),
+      });
     if (isAlias(node)) return convert(node.resolve(doc), depth + 1);
     if (isScalar(node)) {
       const v = node.value;
-      if (typeof v === 'number' && typeof node.source === 'string' && SEXAGESIMAL.test(node.source)) return node.source;
+      if (typeof v === 'number' && typeof node.source === 'string' && SEXAGESIMAL.test(node.source))
+        return node.source;
       // floats PyYAML does not recognise (`1e3`, `1.0e3`, `-.5`, `-.nan`) stay text, as do timestamps
-      if (typeof v === 'number' && typeof node.source === 'string' && !INT_SOURCE.test(node.source) && !PY_FLOAT.test(node.source))
+      if (
+        typeof v === 'number' &&
+        typeof node.source === 'string' &&
+        !INT_SOURCE.test(node.source) &&
+        !PY_FLOAT.test(node.source)
+      )
         return node.source;
       if (v instanceof Date) return String(node.source);
       // PyYAML reads y/Y/n/N as strings (YAML 1.1 lists them as booleans; the original tool did not)
-      if (typeof v === 'boolean' && node.type === 'PLAIN' && /^[yYnN]$/.test(String(node.source))) return String(node.source);
+      if (typeof v === 'boolean' && node.type === 'PLAIN' && /^[yYnN]$/.test(String(node.source)))
+        return String(node.source);
       if (typeof v === 'bigint') return Number(v);
       return v;
     }
@@ -98,16 +117,26 @@ export function parseYamlText(text: string, file: string): ParsedFile {
         if (!isPair(pair)) continue;
         const keyNode = pair.key as Node | null;
         // keys are names: keep the text as written (`N:` is the name N, not the boolean false)
-        const rawKey = isScalar(keyNode) ? (keyNode.type === 'PLAIN' && typeof keyNode.source === 'string' ? keyNode.source : keyNode.value) : convert(keyNode, depth + 1);
+        const rawKey = isScalar(keyNode)
+          ? keyNode.type === 'PLAIN' && typeof keyNode.source === 'string'
+            ? keyNode.source
+            : keyNode.value
+          : convert(keyNode, depth + 1);
         const key = rawKey === null ? 'null' : String(rawKey);
         if (key === '<<') continue; // merge keys are not part of the recipe language
         if (Object.hasOwn(out, key)) {
-          warnings.push({ message: `duplicate key '${key}': the later value wins`, location: loc(keyNode?.range?.[0]) });
+          warnings.push({
+            message: `duplicate key '${key}': the later value wins`,
+            location: loc(keyNode?.range?.[0]),
+          });
         }
         const valueNode = pair.value as Node | null;
         const value = convert(valueNode, depth + 1);
         Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
-        const entry: EntryOrigin = { key: loc(keyNode?.range?.[0]), value: loc(valueNode?.range?.[0] ?? keyNode?.range?.[1]) };
+        const entry: EntryOrigin = {
+          key: loc(keyNode?.range?.[0]),
+          value: loc(valueNode?.range?.[0] ?? keyNode?.range?.[1]),
+        };
         if (isFloatScalar(valueNode, value)) entry.float = true;
         const t = textStart(valueNode);
         if (t) entry.text = t;
@@ -143,11 +172,15 @@ export function parseYamlText(text: string, file: string): ParsedFile {
     });
   }
   if (typeof value !== 'object' || Array.isArray(value)) {
-    throw new SflowError('config.not_mapping', 'a recipe must be a YAML mapping (keys such as version, variables, workflow)', {
-      phase: 'load',
-      location: loc(doc.contents?.range?.[0]) ?? { file, line: 1, col: 1 },
-      hint: 'start the file with `workflow:` (and optionally `version: "0.1"`, `variables:` …)',
-    });
+    throw new SflowError(
+      'config.not_mapping',
+      'a recipe must be a YAML mapping (keys such as version, variables, workflow)',
+      {
+        phase: 'load',
+        location: loc(doc.contents?.range?.[0]) ?? { file, line: 1, col: 1 },
+        hint: 'start the file with `workflow:` (and optionally `version: "0.1"`, `variables:` …)',
+      },
+    );
   }
   return { file, value, warnings };
 }

@@ -20,7 +20,9 @@ export function resetLocalGpuCache(): void {
 }
 
 /** Topology overrides for local backends whose GPU capacity comes from this machine's GPUs. */
-export async function discoverLocalTopology(backends: PlannedBackend[]): Promise<Record<string, PlannedNode[]>> {
+export async function discoverLocalTopology(
+  backends: PlannedBackend[],
+): Promise<Record<string, PlannedNode[]>> {
   const out: Record<string, PlannedNode[]> = {};
   for (const b of backends) {
     if (b.type !== 'local') continue;

@@ -43,7 +43,8 @@ export class TaskGpuClaims {
       signal,
     });
     this.claims.set(task.name, c);
-    if (c.reaped.length) this.log(`${task.name}: reaped ${c.reaped.length} GPU reservation(s) of dead sflow runs`);
+    if (c.reaped.length)
+      this.log(`${task.name}: reaped ${c.reaped.length} GPU reservation(s) of dead sflow runs`);
     return { indices: c.indices, uuids: c.uuids };
   }
 

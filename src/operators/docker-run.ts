@@ -7,9 +7,14 @@ export const dockerRunArgv: ArgvBuilder = ({ task, config, script, gpus, env, ba
   else if (config.gpus) argv.push('--gpus', String(config.gpus));
   const workdir = config.workdir ?? backendConfig.workdir;
   if (workdir) argv.push('-w', String(workdir));
-  for (const m of [...((backendConfig.mounts as unknown[]) ?? []), ...((config.mounts as unknown[]) ?? [])]) argv.push('-v', String(m));
+  for (const m of [...((backendConfig.mounts as unknown[]) ?? []), ...((config.mounts as unknown[]) ?? [])])
+    argv.push('-v', String(m));
   if (config.pass_envs !== false) for (const k of Object.keys(env)) argv.push('-e', k);
-  argv.push(...[...((backendConfig.extra_args as unknown[]) ?? []), ...((config.extra_args as unknown[]) ?? [])].map(String));
+  argv.push(
+    ...[...((backendConfig.extra_args as unknown[]) ?? []), ...((config.extra_args as unknown[]) ?? [])].map(
+      String,
+    ),
+  );
   argv.push(String(config.image ?? backendConfig.image ?? '<image>'), 'bash', '-lc', script);
   return argv;
 };

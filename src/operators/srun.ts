@@ -27,7 +27,9 @@ export function containerInUse(config: Record<string, any>): boolean {
   return (
     set(config.container_image) ||
     set(config.container_name) ||
-    extra.some((a) => typeof a === 'string' && (a.startsWith('--container-image') || a.startsWith('--container-name')))
+    extra.some(
+      (a) => typeof a === 'string' && (a.startsWith('--container-image') || a.startsWith('--container-name')),
+    )
   );
 }
 
@@ -38,8 +40,12 @@ export const srunArgv: ArgvBuilder = ({ task, config, script, nodes, allocationI
   for (const [k, f] of VALUE_FLAGS) if (set(config[k])) argv.push(f, String(config[k]));
   if (config.exclusive === true) argv.push('--exclusive');
   if (set(config.chdir)) argv.push('--chdir', String(config.chdir));
-  const nodelist: string[] = Array.isArray(config.nodelist) && config.nodelist.length ? config.nodelist.map(String) : nodes.map((n) => n.name);
-  const nodeCount = set(config.nodes) && String(config.nodes) !== '0' ? String(config.nodes) : String(nodelist.length);
+  const nodelist: string[] =
+    Array.isArray(config.nodelist) && config.nodelist.length
+      ? config.nodelist.map(String)
+      : nodes.map((n) => n.name);
+  const nodeCount =
+    set(config.nodes) && String(config.nodes) !== '0' ? String(config.nodes) : String(nodelist.length);
   if (nodeCount !== '0') argv.push('--nodes', nodeCount);
   if (nodelist.length) argv.push('--nodelist', nodelist.join(','));
   for (const [k, f] of AFTER_NODES) if (set(config[k])) argv.push(f, String(config[k]));
@@ -58,7 +64,8 @@ export const srunArgv: ArgvBuilder = ({ task, config, script, nodes, allocationI
   for (let i = 0; i < extra.length; i++) {
     const a = extra[i];
     if (a === '--container-mounts' && i + 1 < extra.length) extraMounts.push(...extra[++i].split(','));
-    else if (a.startsWith('--container-mounts=')) extraMounts.push(...a.slice('--container-mounts='.length).split(','));
+    else if (a.startsWith('--container-mounts='))
+      extraMounts.push(...a.slice('--container-mounts='.length).split(','));
     else passThrough.push(a);
   }
   if (containerInUse(config)) {
@@ -66,7 +73,10 @@ export const srunArgv: ArgvBuilder = ({ task, config, script, nodes, allocationI
     if (set(config.container_name)) argv.push('--container-name', String(config.container_name));
     argv.push(config.container_mount_home === true ? '--container-mount-home' : '--no-container-mount-home');
     if (config.container_writable !== false) argv.push('--container-writable');
-    const mounts = [...((config.container_mounts as unknown[] | undefined) ?? []).map(String), ...extraMounts].filter(Boolean);
+    const mounts = [
+      ...((config.container_mounts as unknown[] | undefined) ?? []).map(String),
+      ...extraMounts,
+    ].filter(Boolean);
     if (mounts.length) argv.push('--container-mounts', [...new Set(mounts)].join(','));
     if (set(config.container_workdir)) argv.push('--container-workdir', String(config.container_workdir));
     if (config.container_remap_root === true) argv.push('--container-remap-root');

@@ -9,7 +9,11 @@ export function shellQuote(s: string): string {
 export const sshArgv: ArgvBuilder = ({ task, config, script, env }) => {
   const exports = Object.entries(env).map(([k, v]) => {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) {
-      throw new SflowError('plan.env_name', `Invalid environment variable name '${k}' for ssh task '${task}'`, { phase: 'plan' });
+      throw new SflowError(
+        'plan.env_name',
+        `Invalid environment variable name '${k}' for ssh task '${task}'`,
+        { phase: 'plan' },
+      );
     }
     return `export ${k}=${shellQuote(v)}`;
   });

@@ -34,7 +34,11 @@ export function planArtifact(
   const uri = renderField(item.uri, scope, { doc: where.doc, path: [...where.path, 'uri'] });
   const scheme = artifactScheme(uri);
   if (!scheme) {
-    throw planError(where, 'plan.artifact_scheme', `Artifact '${item.name}' URI must have a scheme (e.g. fs://, file://, https://), got '${uri}'`);
+    throw planError(
+      where,
+      'plan.artifact_scheme',
+      `Artifact '${item.name}' URI must have a scheme (e.g. fs://, file://, https://), got '${uri}'`,
+    );
   }
   const content =
     item.content === undefined || item.content === null

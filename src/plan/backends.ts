@@ -38,8 +38,14 @@ function hostNodes(hosts: Obj[]): PlannedNode[] {
   });
 }
 
-export function planBackends(decls: BackendDecl[], scope: Scope, topology?: Record<string, PlannedNode[]>): PlannedBackend[] {
-  const list = decls.length ? decls : [{ item: DEFAULT_LOCAL_BACKEND as Obj, where: { doc: {}, path: ['backends'] } }];
+export function planBackends(
+  decls: BackendDecl[],
+  scope: Scope,
+  topology?: Record<string, PlannedNode[]>,
+): PlannedBackend[] {
+  const list = decls.length
+    ? decls
+    : [{ item: DEFAULT_LOCAL_BACKEND as Obj, where: { doc: {}, path: ['backends'] } }];
   const explicitDefault = list.findIndex((d) => d.item.default === true);
   return list.map((d, i) => {
     const item = d.item;
@@ -48,13 +54,27 @@ export function planBackends(decls: BackendDecl[], scope: Scope, topology?: Reco
     const intField = (key: string): number | null =>
       config[key] === undefined || config[key] === null
         ? null
-        : resolveInt(config[key], scope, { doc: d.where.doc, path: [...d.where.path, key] }, `backends.${item.name}.${key}`);
+        : resolveInt(
+            config[key],
+            scope,
+            { doc: d.where.doc, path: [...d.where.path, key] },
+            `backends.${item.name}.${key}`,
+          );
     const gpn = intField('gpus_per_node');
     if (gpn !== null && gpn < 0) {
-      throw planError({ doc: d.where.doc, path: [...d.where.path, 'gpus_per_node'] }, 'plan.gpus_per_node', `gpus_per_node must be > 0 (backend '${item.name}')`);
+      throw planError(
+        { doc: d.where.doc, path: [...d.where.path, 'gpus_per_node'] },
+        'plan.gpus_per_node',
+        `gpus_per_node must be > 0 (backend '${item.name}')`,
+      );
     }
     if (gpn === 0 && type === 'local') {
-      throw planError({ doc: d.where.doc, path: [...d.where.path, 'gpus_per_node'] }, 'plan.gpus_per_node', `gpus_per_node must be > 0 (backend '${item.name}')`, 'omit gpus_per_node for a CPU-only local backend (0 is accepted on docker, slurm and kubernetes backends)');
+      throw planError(
+        { doc: d.where.doc, path: [...d.where.path, 'gpus_per_node'] },
+        'plan.gpus_per_node',
+        `gpus_per_node must be > 0 (backend '${item.name}')`,
+        'omit gpus_per_node for a CPU-only local backend (0 is accepted on docker, slurm and kubernetes backends)',
+      );
     }
     let nodesCount = intField('nodes');
     if (nodesCount !== null) config.nodes = nodesCount;
@@ -79,7 +99,12 @@ export function planBackends(decls: BackendDecl[], scope: Scope, topology?: Reco
       }
       hosts.forEach((h, hi) => {
         if (h.gpus_per_node !== undefined && h.gpus_per_node !== null) {
-          h.gpus_per_node = resolveInt(h.gpus_per_node, scope, { doc: d.where.doc, path: [...d.where.path, 'hosts', hi, 'gpus_per_node'] }, `hosts[${hi}].gpus_per_node`);
+          h.gpus_per_node = resolveInt(
+            h.gpus_per_node,
+            scope,
+            { doc: d.where.doc, path: [...d.where.path, 'hosts', hi, 'gpus_per_node'] },
+            `hosts[${hi}].gpus_per_node`,
+          );
         }
       });
       nodes = hostNodes(hosts);

@@ -32,7 +32,6 @@ export interface BuildOptions {
   topology?: Record<string, PlannedNode[]>;
 }
 
-
 export function buildPlan(loaded: LoadedRecipe, opts: BuildOptions): Plan {
   const { recipe, doc } = loaded as { recipe: Obj; doc: Obj };
   const wf = recipe.workflow as Obj;
@@ -48,25 +47,46 @@ export function buildPlan(loaded: LoadedRecipe, opts: BuildOptions): Plan {
   const globalScope = variableScope(globals);
 
   // 2. backends
-  const backendItems = ((recipe.backends as Obj[]) ?? []).map((item, i) => ({ item, where: { doc, path: ['backends', i] } }));
+  const backendItems = ((recipe.backends as Obj[]) ?? []).map((item, i) => ({
+    item,
+    where: { doc, path: ['backends', i] },
+  }));
   const backends = planBackends(backendItems, globalScope, opts.topology);
   const workflowNs = { name: workflowName };
 
   // 3. artifacts
   const artScope = variableScope(globals, { backends: backendsNamespace(backends), workflow: workflowNs });
   const artifacts = ((recipe.artifacts as Obj[]) ?? []).map((a, i) =>
-    planArtifact(a as { name: string; uri: string; content?: string }, artScope, { doc, path: ['artifacts', i] }, { workspaceDir, runDir }),
+    planArtifact(
+      a as { name: string; uri: string; content?: string },
+      artScope,
+      { doc, path: ['artifacts', i] },
+      { workspaceDir, runDir },
+    ),
   );
 
   // 4. workflow variables
-  const extras: Scope = { backends: backendsNamespace(backends), artifacts: artifactsNamespace(artifacts), workflow: workflowNs };
+  const extras: Scope = {
+    backends: backendsNamespace(backends),
+    artifacts: artifactsNamespace(artifacts),
+    workflow: workflowNs,
+  };
   const rawWf = rawVariables((wf.variables as Obj[]) ?? [], doc, ['workflow', 'variables']);
   const vars = resolveVariables(rawWf, globals, extras);
   const scope = variableScope(vars, extras);
 
   // 5. tasks (pre-placement)
   const tasks = wf.tasks as Obj[];
-  const drafts = tasks.map((item, i) => draftTask(item, { doc, path: ['workflow', 'tasks', i] }, backends, (recipe.operators as Obj[]) ?? [], vars, scope));
+  const drafts = tasks.map((item, i) =>
+    draftTask(
+      item,
+      { doc, path: ['workflow', 'tasks', i] },
+      backends,
+      (recipe.operators as Obj[]) ?? [],
+      vars,
+      scope,
+    ),
+  );
 
   const baseTasks: BaseTask[] = drafts.map((d) => ({
     name: d.base,
@@ -108,7 +128,15 @@ export function buildPlan(loaded: LoadedRecipe, opts: BuildOptions): Plan {
   for (const d of drafts) {
     for (const inst of d.expansion.instances) {
       const p = placements.get(inst.name)!;
-      facts.push({ name: inst.name, base: d.base, replicated: d.expansion.replicated, nodes: p.nodes, gpus: p.gpus, backend: d.backend.name, operator: d.operator.name });
+      facts.push({
+        name: inst.name,
+        base: d.base,
+        replicated: d.expansion.replicated,
+        nodes: p.nodes,
+        gpus: p.gpus,
+        backend: d.backend.name,
+        operator: d.operator.name,
+      });
     }
   }
   const taskScope: Scope = { ...scope, task: taskNamespace(facts) };
@@ -170,11 +198,20 @@ export function buildPlan(loaded: LoadedRecipe, opts: BuildOptions): Plan {
         releaseAfter: p.releaseAfter,
         retries: d.retries,
         probes: {
-          readiness: d.probes.filter((x) => x.role === 'readiness').map((x) => finaliseProbe(x, p.nodes, inst.name, loggerInstance)),
-          failure: d.probes.filter((x) => x.role === 'failure').map((x) => finaliseProbe(x, p.nodes, inst.name, loggerInstance)),
+          readiness: d.probes
+            .filter((x) => x.role === 'readiness')
+            .map((x) => finaliseProbe(x, p.nodes, inst.name, loggerInstance)),
+          failure: d.probes
+            .filter((x) => x.role === 'failure')
+            .map((x) => finaliseProbe(x, p.nodes, inst.name, loggerInstance)),
         },
         result: plannedResult(d.item.result),
-        outputs: Array.isArray(d.item.outputs) ? (d.item.outputs as Obj[]).map((o) => ({ pattern: String(o.pattern), source: String(o.source ?? 'stdout') })) : null,
+        outputs: Array.isArray(d.item.outputs)
+          ? (d.item.outputs as Obj[]).map((o) => ({
+              pattern: String(o.pattern),
+              source: String(o.source ?? 'stdout'),
+            }))
+          : null,
         uploads: (d.item.uploads as unknown[]) ?? null,
         monitor: d.item.monitor ?? null,
         failFast: d.failFast,
@@ -183,7 +220,10 @@ export function buildPlan(loaded: LoadedRecipe, opts: BuildOptions): Plan {
       });
     }
   }
-  const order = topologicalOrder(planned.map((t) => t.name), deps);
+  const order = topologicalOrder(
+    planned.map((t) => t.name),
+    deps,
+  );
   return {
     workflow: workflowName,
     runId: opts.runId,
@@ -209,7 +249,11 @@ export function buildPlan(loaded: LoadedRecipe, opts: BuildOptions): Plan {
 }
 
 /** Placement errors name the task; point them at its `resources` in the recipe. */
-function placeWithLocation(requests: PlacementRequest[], topology: Record<string, PlannedNode[]>, drafts: Draft[]): ReturnType<typeof planPlacement> {
+function placeWithLocation(
+  requests: PlacementRequest[],
+  topology: Record<string, PlannedNode[]>,
+  drafts: Draft[],
+): ReturnType<typeof planPlacement> {
   try {
     return planPlacement(requests, topology);
   } catch (e) {
@@ -222,8 +266,17 @@ function placeWithLocation(requests: PlacementRequest[], topology: Record<string
     const named = /resources\.(nodes|gpus)(?:\.(indices|count|exclude))?/.exec(e.message);
     const kind = named?.[1] ?? (res.gpus ? 'gpus' : res.nodes ? 'nodes' : undefined);
     const field = named?.[2];
-    const path = [...d.where.path, ...(kind && res[kind] ? ['resources', kind] : ['resources']), ...(kind && field && res[kind]?.[field] !== undefined ? [field] : [])];
-    throw new SflowError(e.code, e.message, { phase: e.phase, hint: e.hint, details: e.details, location: locate(d.where.doc, path) });
+    const path = [
+      ...d.where.path,
+      ...(kind && res[kind] ? ['resources', kind] : ['resources']),
+      ...(kind && field && res[kind]?.[field] !== undefined ? [field] : []),
+    ];
+    throw new SflowError(e.code, e.message, {
+      phase: e.phase,
+      hint: e.hint,
+      details: e.details,
+      location: locate(d.where.doc, path),
+    });
   }
 }
 
@@ -255,4 +308,3 @@ function baseEnvironment(
   env.SFLOW_WORKFLOW_RESULT_FILE = join(dirs.runDir, 'results.json');
   return env;
 }
-

@@ -17,7 +17,8 @@ export function planToDagView(plan: Plan): DagView {
       t.dependsOn.map((d) => ({
         from: d,
         to: t.name,
-        label: (byName.get(d)?.probes.readiness.length ?? 0) > 0 ? ('Ready' as const) : ('Completed' as const),
+        label:
+          (byName.get(d)?.probes.readiness.length ?? 0) > 0 ? ('Ready' as const) : ('Completed' as const),
       })),
     ),
   };

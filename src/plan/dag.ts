@@ -41,12 +41,17 @@ export function findCycle(tasks: BaseTask[]): string[] | null {
   return null;
 }
 
-export function cycleError(tasks: BaseTask[], cycle: string[], location?: SflowError['location']): SflowError {
+export function cycleError(
+  tasks: BaseTask[],
+  cycle: string[],
+  location?: SflowError['location'],
+): SflowError {
   const edges: string[] = [];
   for (let i = 0; i + 1 < cycle.length; i++) edges.push(`'${cycle[i]}' depends_on '${cycle[i + 1]}'`);
   const inCycle = new Set(cycle);
   const dependents = new Map<string, string[]>();
-  for (const t of tasks) for (const d of t.dependsOn) dependents.set(d, [...(dependents.get(d) ?? []), t.name]);
+  for (const t of tasks)
+    for (const d of t.dependsOn) dependents.set(d, [...(dependents.get(d) ?? []), t.name]);
   const waiting = new Set<string>();
   const queue = [...inCycle];
   while (queue.length) {

@@ -21,7 +21,9 @@ function marker(m: unknown, defSelect: 'first' | 'last'): string {
   if (m === null || m === undefined) return '(task boundary)';
   if (typeof m === 'string') return `'${m}' (${defSelect})`;
   const o = m as Obj;
-  const pats = Array.isArray(o.pattern) ? o.pattern.map((p: unknown) => `'${String(p)}'`).join(' | ') : `'${String(o.pattern)}'`;
+  const pats = Array.isArray(o.pattern)
+    ? o.pattern.map((p: unknown) => `'${String(p)}'`).join(' | ')
+    : `'${String(o.pattern)}'`;
   return `${pats} (${String(o.select ?? defSelect)})`;
 }
 
@@ -37,14 +39,20 @@ export function plannedReports(tasks: PlannedTask[], workflowMonitor: unknown): 
   const wm = workflowMonitor as Obj | null;
   if (wm && reportEnabled(wm)) {
     add({ path: 'lifecycle/workflow/', group: 'lifecycle', note: 'whole-pool aggregate' });
-    for (const t of monitored) add({ path: `lifecycle/${t.name}/`, group: 'lifecycle', note: 'task lifecycle window' });
+    for (const t of monitored)
+      add({ path: `lifecycle/${t.name}/`, group: 'lifecycle', note: 'task lifecycle window' });
   }
   for (const t of monitored) {
     const m = t.monitor as Obj | null;
     if (!m || !reportEnabled(m)) continue;
     const users = (m.resources?.used_by_tasks as string[] | undefined) ?? [];
     if (users.length) {
-      for (const b of users) add({ path: `lifecycle/${b}__monitored_by__${t.name}/`, group: 'lifecycle', note: `${b}'s resources over ${t.name}'s run window` });
+      for (const b of users)
+        add({
+          path: `lifecycle/${b}__monitored_by__${t.name}/`,
+          group: 'lifecycle',
+          note: `${b}'s resources over ${t.name}'s run window`,
+        });
     } else add({ path: `lifecycle/${t.name}/`, group: 'lifecycle', note: 'task lifecycle window' });
     if (m.window) {
       const w = m.window as Obj;

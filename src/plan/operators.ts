@@ -40,7 +40,8 @@ export function selectOperator(
       at,
       'plan.unknown_operator',
       `task '${taskName}' references unknown operator '${name}'`,
-      didYouMean(name, names) ?? (names.length ? `declared operators: ${names.join(', ')}` : 'declare it under `operators:`'),
+      didYouMean(name, names) ??
+        (names.length ? `declared operators: ${names.join(', ')}` : 'declare it under `operators:`'),
     );
   }
   let merged: Obj = { ...named };
@@ -49,13 +50,19 @@ export function selectOperator(
     const override = spec as Obj;
     for (const [k, v] of Object.entries(override)) {
       if (k === 'name' || v === null || v === undefined) continue;
-      if (k === 'extra_args' && Array.isArray(v)) merged.extra_args = [...((named.extra_args as unknown[]) ?? []), ...v];
+      if (k === 'extra_args' && Array.isArray(v))
+        merged.extra_args = [...((named.extra_args as unknown[]) ?? []), ...v];
       else merged[k] = v;
     }
     const issues = validateOperatorOverride(String(named.type), merged);
     if (issues.length) {
       const i = issues[0];
-      throw planError({ doc: where.doc, path: [...where.path, 'operator', ...i.path] }, 'plan.operator_override', `task '${taskName}' operator override: ${i.message}`, i.hint);
+      throw planError(
+        { doc: where.doc, path: [...where.path, 'operator', ...i.path] },
+        'plan.operator_override',
+        `task '${taskName}' operator override: ${i.message}`,
+        i.hint,
+      );
     }
     mergedWhere = at;
   }

@@ -13,7 +13,9 @@ import type { Plan, PlannedProbe, PlannedTask } from './types.js';
 const SHOW_LIMIT = 5;
 
 function list(names: string[]): string {
-  return names.length > SHOW_LIMIT ? `${names.slice(0, SHOW_LIMIT).join(', ')} … (+${names.length - SHOW_LIMIT})` : names.join(', ');
+  return names.length > SHOW_LIMIT
+    ? `${names.slice(0, SHOW_LIMIT).join(', ')} … (+${names.length - SHOW_LIMIT})`
+    : names.join(', ');
 }
 
 function quoteArg(a: string): string {
@@ -40,7 +42,9 @@ function probeLine(p: PlannedProbe): string {
 
 function taskBlock(t: PlannedTask, i: number, out: string[]): void {
   out.push(`  [${i + 1}] ${t.name}`);
-  out.push(`      backend: ${t.backend} (${t.backendType})   operator: ${t.operator.name} (${t.operator.type})`);
+  out.push(
+    `      backend: ${t.backend} (${t.backendType})   operator: ${t.operator.name} (${t.operator.type})`,
+  );
   if (t.dependsOn.length) out.push(`      depends_on: [${t.dependsOn.map((d) => `'${d}'`).join(', ')}]`);
   out.push(`      nodes: ${t.nodes.map((n) => n.name).join(',') || '(none)'}`);
   if (t.resources) {
@@ -53,20 +57,32 @@ function taskBlock(t: PlannedTask, i: number, out: string[]): void {
     out.push(`      CUDA_VISIBLE_DEVICES: ${t.gpus.join(',')}`);
     out.push(`      release_after: gpus=${t.releaseAfter.gpus ?? '-'} nodes=${t.releaseAfter.nodes}`);
   }
-  if (t.replicaCount > 1 || t.name !== t.base) out.push(`      replica: ${t.replicaIndex + 1}/${t.replicaCount} of ${t.base} (${t.policy})`);
+  if (t.replicaCount > 1 || t.name !== t.base)
+    out.push(`      replica: ${t.replicaIndex + 1}/${t.replicaCount} of ${t.base} (${t.policy})`);
   const sweep = Object.entries(t.sweep);
   if (sweep.length) out.push(`      sweep: ${sweep.map(([k, v]) => `${k}=${v}`).join(', ')}`);
   out.push(`      output: ${t.outputDir}`);
-  out.push(`      retries: ${t.retries ? `${t.retries.count}x, interval=${t.retries.intervalS}s, backoff=${t.retries.backoff}` : 'none'}`);
+  out.push(
+    `      retries: ${t.retries ? `${t.retries.count}x, interval=${t.retries.intervalS}s, backoff=${t.retries.backoff}` : 'none'}`,
+  );
   if (t.failFast) out.push('      fail_fast: true (set -e)');
   for (const p of [...t.probes.readiness, ...t.probes.failure]) out.push(`      probe ${probeLine(p)}`);
-  if (t.result) out.push(`      result: ${t.result.file ? `file ${t.result.file}` : t.result.patterns.map((p) => p.name).join(', ')} → result.json`);
+  if (t.result)
+    out.push(
+      `      result: ${t.result.file ? `file ${t.result.file}` : t.result.patterns.map((p) => p.name).join(', ')} → result.json`,
+    );
   if (t.outputs) out.push(`      outputs: ${t.outputs.length} pattern(s) → outputs.json`);
   if (t.uploads && t.uploads.length) {
-    for (const u of t.uploads as Record<string, unknown>[]) out.push(`      upload: ${String(u.from)} → ${String(u.target)}:${String(u.to ?? '(default prefix)')}`);
+    for (const u of t.uploads as Record<string, unknown>[])
+      out.push(`      upload: ${String(u.from)} → ${String(u.target)}:${String(u.to ?? '(default prefix)')}`);
   }
-  const cfg = Object.entries(t.operator.config).filter(([, v]) => v !== null && v !== undefined && !(Array.isArray(v) && v.length === 0));
-  if (cfg.length) out.push(`      operator config: ${cfg.map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', ')}`);
+  const cfg = Object.entries(t.operator.config).filter(
+    ([, v]) => v !== null && v !== undefined && !(Array.isArray(v) && v.length === 0),
+  );
+  if (cfg.length)
+    out.push(
+      `      operator config: ${cfg.map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', ')}`,
+    );
   out.push(`      command: ${formatCommand(t.argv)}`);
 }
 
@@ -91,38 +107,71 @@ export function renderDryRun(plan: Plan, loaded: LoadedRecipe, opts: { quiet?: b
   out.push(`workflow_output_dir (planned, not created): ${plan.paths.runDir}`, '');
   if (loaded.setOverrides.length || loaded.artifactOverrides.length) {
     out.push('Overrides:');
-    for (const s of loaded.setOverrides) out.push(`  --set ${s.key}=${s.raw}${s.isDomain ? '  (domain sweep)' : ''}`);
+    for (const s of loaded.setOverrides)
+      out.push(`  --set ${s.key}=${s.raw}${s.isDomain ? '  (domain sweep)' : ''}`);
     for (const a of loaded.artifactOverrides) out.push(`  --artifact ${a.name}=${a.uri}`);
     out.push('');
   }
   if (plan.variables.length) {
     out.push('Variables:');
     for (const v of plan.variables.slice(0, 200)) {
-      out.push(`  ${v.name} = ${v.rendered}${v.type !== 'string' ? ` (${v.type})` : ''}${v.domain ? `  domain: [${v.domain.join(', ')}]` : ''}${v.scope === 'workflow' ? '  [workflow]' : ''}`);
+      out.push(
+        `  ${v.name} = ${v.rendered}${v.type !== 'string' ? ` (${v.type})` : ''}${v.domain ? `  domain: [${v.domain.join(', ')}]` : ''}${v.scope === 'workflow' ? '  [workflow]' : ''}`,
+      );
     }
     if (plan.variables.length > 200) out.push(`  … (+${plan.variables.length - 200} more)`);
     out.push('');
   }
   if (plan.artifacts.length) {
     out.push('Artifacts:');
-    for (const a of plan.artifacts) out.push(`  ${a.name}: ${a.uri} → ${a.path}${a.content !== undefined ? ' (inline content, written at run start)' : ''}`);
+    for (const a of plan.artifacts)
+      out.push(
+        `  ${a.name}: ${a.uri} → ${a.path}${a.content !== undefined ? ' (inline content, written at run start)' : ''}`,
+      );
     out.push('');
   }
   out.push(`Tasks: ${plan.tasks.length}`);
-  out.push(`Topological order: ${plan.order.length > 50 ? `${plan.order.slice(0, 50).join(' → ')} … (+${plan.order.length - 50})` : plan.order.join(' → ')}`, '');
+  out.push(
+    `Topological order: ${plan.order.length > 50 ? `${plan.order.slice(0, 50).join(' → ')} … (+${plan.order.length - 50})` : plan.order.join(' → ')}`,
+    '',
+  );
   const used = new Set(plan.tasks.map((t) => t.backend));
   out.push(`Backends: ${plan.backends.map((b) => b.name).join(', ')} (used: ${[...used].join(', ')})`);
   for (const b of plan.backends) {
-    out.push(`  ${b.name}: type=${b.type}${b.isDefault ? ', default' : ''}, allocation=${b.placeholder ? '0 (placeholder)' : b.type}`);
-    out.push(`    nodes: ${b.nodes.map((n) => `${n.name}(${n.ip}${n.numGpus !== null ? `, ${n.numGpus} GPUs` : ''})`).join(', ')}`);
+    out.push(
+      `  ${b.name}: type=${b.type}${b.isDefault ? ', default' : ''}, allocation=${b.placeholder ? '0 (placeholder)' : b.type}`,
+    );
+    out.push(
+      `    nodes: ${b.nodes.map((n) => `${n.name}(${n.ip}${n.numGpus !== null ? `, ${n.numGpus} GPUs` : ''})`).join(', ')}`,
+    );
     if (b.placeholder) out.push('    (placeholder hosts for planning only — never contacted)');
-    const details = ['account', 'partition', 'time', 'job_name', 'namespace', 'compute_domain', 'image', 'extra_args'].filter((k) => b.config[k] !== undefined && b.config[k] !== null);
-    if (details.length) out.push(`    ${details.map((k) => `${k}=${typeof b.config[k] === 'string' ? b.config[k] : JSON.stringify(b.config[k])}`).join(', ')}`);
+    const details = [
+      'account',
+      'partition',
+      'time',
+      'job_name',
+      'namespace',
+      'compute_domain',
+      'image',
+      'extra_args',
+    ].filter((k) => b.config[k] !== undefined && b.config[k] !== null);
+    if (details.length)
+      out.push(
+        `    ${details.map((k) => `${k}=${typeof b.config[k] === 'string' ? b.config[k] : JSON.stringify(b.config[k])}`).join(', ')}`,
+      );
   }
   out.push('');
   const map = renderAllocationMap(
     allocationMap(
-      plan.tasks.map((t) => ({ task: t.name, backend: t.backend, nodes: t.nodes, gpus: t.gpus, gpusPerNode: t.gpus?.length ?? null, releaseAfter: t.releaseAfter, warnings: [] })),
+      plan.tasks.map((t) => ({
+        task: t.name,
+        backend: t.backend,
+        nodes: t.nodes,
+        gpus: t.gpus,
+        gpusPerNode: t.gpus?.length ?? null,
+        releaseAfter: t.releaseAfter,
+        warnings: [],
+      })),
       Object.fromEntries(plan.backends.map((b) => [b.name, b.nodes])),
     ),
   );
@@ -130,12 +179,18 @@ export function renderDryRun(plan: Plan, loaded: LoadedRecipe, opts: { quiet?: b
   const storage = plan.storage as Record<string, unknown>[];
   if (storage.length) {
     out.push('Storage targets:');
-    for (const s of storage) out.push(`  ${String(s.name)}: ${String(s.type ?? 's3')} bucket=${String(s.bucket)}${s.prefix ? ` prefix=${String(s.prefix)}` : ''} (not contacted in dry-run)`);
+    for (const s of storage)
+      out.push(
+        `  ${String(s.name)}: ${String(s.type ?? 's3')} bucket=${String(s.bucket)}${s.prefix ? ` prefix=${String(s.prefix)}` : ''} (not contacted in dry-run)`,
+      );
     out.push('');
   }
   if (plan.uploadAll) {
     const u = plan.uploadAll as Record<string, unknown>;
-    out.push(`Planned workflow upload: run directory (zip) → ${String(u.target)}:${String(u.to ?? `${plan.workflow}/<run_id>.zip`)}`, '');
+    out.push(
+      `Planned workflow upload: run directory (zip) → ${String(u.target)}:${String(u.to ?? `${plan.workflow}/<run_id>.zip`)}`,
+      '',
+    );
   }
   const reports = plannedReports(plan.tasks, plan.workflowMonitor);
   if (reports.length) {
@@ -144,7 +199,12 @@ export function renderDryRun(plan: Plan, loaded: LoadedRecipe, opts: { quiet?: b
     out.push('');
   }
   out.push('DAG:');
-  out.push(...toAscii(planToDagView(plan)).split('\n').map((l) => `  ${l}`), '');
+  out.push(
+    ...toAscii(planToDagView(plan))
+      .split('\n')
+      .map((l) => `  ${l}`),
+    '',
+  );
   if (!opts.quiet) {
     out.push('Task plan:');
     plan.tasks.forEach((t, i) => taskBlock(t, i, out));

@@ -31,20 +31,32 @@ export function expandReplicas(
   scope: Scope,
   where: Where,
 ): Expansion {
-  if (!replicas) return { policy: 'parallel', replicated: false, instances: [{ name: base, replicaIndex: 0, sweep: {} }] };
+  if (!replicas)
+    return { policy: 'parallel', replicated: false, instances: [{ name: base, replicaIndex: 0, sweep: {} }] };
   const at = (k: string): Where => ({ doc: where.doc, path: [...where.path, k] });
   let policy: 'parallel' | 'sequential' = 'parallel';
   if (replicas.policy !== undefined && replicas.policy !== null) {
-    const p = String(toNative(evaluateField(replicas.policy, scope, at('policy')))).trim().toLowerCase();
+    const p = String(toNative(evaluateField(replicas.policy, scope, at('policy'))))
+      .trim()
+      .toLowerCase();
     if (p !== 'parallel' && p !== 'sequential') {
-      throw planError(at('policy'), 'plan.replicas_policy', `replicas.policy of task '${base}' must be 'parallel' or 'sequential', got '${p}'`);
+      throw planError(
+        at('policy'),
+        'plan.replicas_policy',
+        `replicas.policy of task '${base}' must be 'parallel' or 'sequential', got '${p}'`,
+      );
     }
     policy = p;
   }
   let count: number | undefined;
   if (replicas.count !== undefined && replicas.count !== null) {
     count = resolveInt(replicas.count, scope, at('count'), `replicas.count of task '${base}'`);
-    if (count <= 0) throw planError(at('count'), 'plan.replicas_count', `replicas.count must be > 0 (task '${base}', got ${count})`);
+    if (count <= 0)
+      throw planError(
+        at('count'),
+        'plan.replicas_count',
+        `replicas.count must be > 0 (task '${base}', got ${count})`,
+      );
   }
   const sweepVars = replicas.variables ?? [];
   if (sweepVars.length === 0) {
@@ -59,10 +71,20 @@ export function expandReplicas(
     const v = vars.get(name);
     const w: Where = { doc: where.doc, path: [...where.path, 'variables', i] };
     if (!v) {
-      throw planError(w, 'plan.replicas_unknown_variable', `replicas of task '${base}' references unknown variable '${name}'`, `declared variables: ${[...vars.keys()].join(', ')}`);
+      throw planError(
+        w,
+        'plan.replicas_unknown_variable',
+        `replicas of task '${base}' references unknown variable '${name}'`,
+        `declared variables: ${[...vars.keys()].join(', ')}`,
+      );
     }
     if (!v.domain || v.domain.length === 0) {
-      throw planError(w, 'plan.replicas_no_domain', `replicas of task '${base}' requires variable '${name}' to define a non-empty domain`, `add \`domain: [...]\` to '${name}' or sweep it with --set '${name}=[a,b]'`);
+      throw planError(
+        w,
+        'plan.replicas_no_domain',
+        `replicas of task '${base}' requires variable '${name}' to define a non-empty domain`,
+        `add \`domain: [...]\` to '${name}' or sweep it with --set '${name}=[a,b]'`,
+      );
     }
     return { name, values: v.domain };
   });
@@ -73,14 +95,24 @@ export function expandReplicas(
     combos.splice(0, combos.length, ...next);
   }
   if (count !== undefined && count !== combos.length) {
-    throw planError(at('count'), 'plan.replicas_sweep_size', `replicas.count=${count} does not match sweep size ${combos.length} (task '${base}')`, `drop replicas.count or set it to ${combos.length}`);
+    throw planError(
+      at('count'),
+      'plan.replicas_sweep_size',
+      `replicas.count=${count} does not match sweep size ${combos.length} (task '${base}')`,
+      `drop replicas.count or set it to ${combos.length}`,
+    );
   }
   const seen = new Map<string, number>();
   const instances = combos.map((combo, i) => {
     const name = [base, ...combo.map(sanitiseReplicaPart)].join('_');
     const prev = seen.get(name);
     if (prev !== undefined) {
-      throw planError(where, 'plan.replicas_name_clash', `sweep replicas ${prev} and ${i} of task '${base}' both get the name '${name}'`, 'use domain values that differ after replacing ".", "-" and spaces with "_"');
+      throw planError(
+        where,
+        'plan.replicas_name_clash',
+        `sweep replicas ${prev} and ${i} of task '${base}' both get the name '${name}'`,
+        'use domain values that differ after replacing ".", "-" and spaces with "_"',
+      );
     }
     seen.set(name, i);
     const sweep: Record<string, Value> = {};

@@ -23,7 +23,12 @@ export interface Where {
   path: PathSeg[];
 }
 
-export function planError(where: Where | undefined, code: string, message: string, hint?: string): SflowError {
+export function planError(
+  where: Where | undefined,
+  code: string,
+  message: string,
+  hint?: string,
+): SflowError {
   return new SflowError(code, message, {
     phase: 'plan',
     location: where ? locate(where.doc, where.path) : undefined,
@@ -42,7 +47,11 @@ function exprError(e: unknown, source: string, where: Where | undefined): never 
     );
   }
   if (e instanceof ExprEvalError) {
-    throw planError(where, 'plan.eval', `Error evaluating expression ${JSON.stringify(source)}${at}: ${e.message}`);
+    throw planError(
+      where,
+      'plan.eval',
+      `Error evaluating expression ${JSON.stringify(source)}${at}: ${e.message}`,
+    );
   }
   throw e;
 }
@@ -70,10 +79,12 @@ export function evaluateField(value: unknown, scope: Scope, where?: Where): Valu
 /** Resolve every string inside a structure (operator configs, backend fields), keeping shapes. */
 export function resolveDeep(value: unknown, scope: Scope, where: Where): unknown {
   if (typeof value === 'string') return renderField(value, scope, where);
-  if (Array.isArray(value)) return value.map((v, i) => resolveDeep(v, scope, { doc: where.doc, path: [...where.path, i] }));
+  if (Array.isArray(value))
+    return value.map((v, i) => resolveDeep(v, scope, { doc: where.doc, path: [...where.path, i] }));
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = resolveDeep(v, scope, { doc: where.doc, path: [...where.path, k] });
+    for (const [k, v] of Object.entries(value))
+      out[k] = resolveDeep(v, scope, { doc: where.doc, path: [...where.path, k] });
     return out;
   }
   return value;
@@ -93,19 +104,35 @@ export function resolveInt(value: unknown, scope: Scope, where: Where, field: st
   }
   const s = typeof value === 'string' ? renderField(value, scope, where).trim() : String(value);
   if (!/^[-+]?\d+$/.test(s)) {
-    throw planError(where, 'plan.not_int', `${field} must resolve to int, got '${s}'`, 'the expression must produce a whole number');
+    throw planError(
+      where,
+      'plan.not_int',
+      `${field} must resolve to int, got '${s}'`,
+      'the expression must produce a whole number',
+    );
   }
   return parseInt(s, 10);
 }
 
-export function resolveOptionalInt(value: unknown, scope: Scope, where: Where, field: string): number | undefined {
+export function resolveOptionalInt(
+  value: unknown,
+  scope: Scope,
+  where: Where,
+  field: string,
+): number | undefined {
   return value === undefined || value === null ? undefined : resolveInt(value, scope, where, field);
 }
 
 /** A list of ints written as a list (items may be expressions) or as one expression yielding a list or an int. */
-export function resolveIntList(value: unknown, scope: Scope, where: Where, field: string): number[] | undefined {
+export function resolveIntList(
+  value: unknown,
+  scope: Scope,
+  where: Where,
+  field: string,
+): number[] | undefined {
   if (value === undefined || value === null) return undefined;
-  if (Array.isArray(value)) return value.map((v, i) => resolveInt(v, scope, { doc: where.doc, path: [...where.path, i] }, field));
+  if (Array.isArray(value))
+    return value.map((v, i) => resolveInt(v, scope, { doc: where.doc, path: [...where.path, i] }, field));
   const v = typeof value === 'string' ? toNative(evaluateField(value, scope, where)) : value;
   if (Array.isArray(v)) return v.map((x) => resolveInt(x, scope, where, field));
   if (typeof v === 'string' && /^\s*\[.*\]\s*$/.test(v)) {

@@ -10,7 +10,14 @@ import type { GpuRequest, NodeRequest } from './placement/types.js';
 import { selectOperator } from './operators.js';
 import { draftProbes, type ProbeDraft } from './probes.js';
 import { expandReplicas, type Expansion } from './replicas.js';
-import { planError, renderField, resolveInt, resolveIntList, resolveOptionalInt, type Where } from './resolve.js';
+import {
+  planError,
+  renderField,
+  resolveInt,
+  resolveIntList,
+  resolveOptionalInt,
+  type Where,
+} from './resolve.js';
 import { taskExpressionHint, type TaskFacts } from './task-namespace.js';
 import type { PlannedBackend, PlannedOperator, PlannedTask, ReleaseAfter } from './types.js';
 import type { ResolvedVariable } from './variables.js';
@@ -47,13 +54,23 @@ export function draftTask(
   // backend
   let backend: PlannedBackend;
   if (item.backend !== undefined && item.backend !== null && typeof item.backend !== 'string') {
-    throw planError(at('backend'), 'plan.inline_backend', `Inline backend overrides are not supported yet (task '${base}')`, 'declare the backend under `backends:` and reference it by name');
+    throw planError(
+      at('backend'),
+      'plan.inline_backend',
+      `Inline backend overrides are not supported yet (task '${base}')`,
+      'declare the backend under `backends:` and reference it by name',
+    );
   }
   if (typeof item.backend === 'string') {
     const b = backends.find((x) => x.name === item.backend);
     if (!b) {
       const names = backends.map((x) => x.name);
-      throw planError(at('backend'), 'plan.unknown_backend', `task '${base}' references unknown backend '${item.backend}'`, didYouMean(item.backend, names) ?? `declared backends: ${names.join(', ')}`);
+      throw planError(
+        at('backend'),
+        'plan.unknown_backend',
+        `task '${base}' references unknown backend '${item.backend}'`,
+        didYouMean(item.backend, names) ?? `declared backends: ${names.join(', ')}`,
+      );
     }
     backend = b;
   } else backend = backends.find((b) => b.isDefault) ?? backends[0];
@@ -65,9 +82,24 @@ export function draftTask(
   if (res.nodes) {
     const n = res.nodes as Obj;
     const nw = at('resources', 'nodes');
-    const indices = resolveIntList(n.indices, scope, { doc: nw.doc, path: [...nw.path, 'indices'] }, `resources.nodes.indices of task '${base}'`);
-    const count = resolveOptionalInt(n.count, scope, { doc: nw.doc, path: [...nw.path, 'count'] }, `resources.nodes.count of task '${base}'`);
-    const exclude = resolveIntList(n.exclude, scope, { doc: nw.doc, path: [...nw.path, 'exclude'] }, `resources.nodes.exclude of task '${base}'`);
+    const indices = resolveIntList(
+      n.indices,
+      scope,
+      { doc: nw.doc, path: [...nw.path, 'indices'] },
+      `resources.nodes.indices of task '${base}'`,
+    );
+    const count = resolveOptionalInt(
+      n.count,
+      scope,
+      { doc: nw.doc, path: [...nw.path, 'count'] },
+      `resources.nodes.count of task '${base}'`,
+    );
+    const exclude = resolveIntList(
+      n.exclude,
+      scope,
+      { doc: nw.doc, path: [...nw.path, 'exclude'] },
+      `resources.nodes.exclude of task '${base}'`,
+    );
     resources.nodes = {
       ...(indices ? { indices } : {}),
       ...(count !== undefined ? { count } : {}),
@@ -78,8 +110,18 @@ export function draftTask(
   if (res.gpus) {
     const g = res.gpus as Obj;
     const gw = at('resources', 'gpus');
-    const indices = resolveIntList(g.indices, scope, { doc: gw.doc, path: [...gw.path, 'indices'] }, `resources.gpus.indices of task '${base}'`);
-    const count = resolveOptionalInt(g.count, scope, { doc: gw.doc, path: [...gw.path, 'count'] }, `resources.gpus.count of task '${base}'`);
+    const indices = resolveIntList(
+      g.indices,
+      scope,
+      { doc: gw.doc, path: [...gw.path, 'indices'] },
+      `resources.gpus.indices of task '${base}'`,
+    );
+    const count = resolveOptionalInt(
+      g.count,
+      scope,
+      { doc: gw.doc, path: [...gw.path, 'count'] },
+      `resources.gpus.count of task '${base}'`,
+    );
     resources.gpus = {
       ...(indices ? { indices } : {}),
       ...(count !== undefined ? { count } : {}),
@@ -91,11 +133,34 @@ export function draftTask(
   if (item.retries) {
     const r = item.retries as Obj;
     const count = resolveInt(r.count, scope, at('retries', 'count'), `retries.count of task '${base}'`);
-    const intervalS = resolveInt(r.interval, scope, at('retries', 'interval'), `retries.interval of task '${base}'`);
-    const backoff = r.backoff === undefined || r.backoff === null ? 1 : resolveInt(r.backoff, scope, at('retries', 'backoff'), `retries.backoff of task '${base}'`);
-    if (count < 0) throw planError(at('retries', 'count'), 'plan.retries', `retries.count of task '${base}' must be >= 0, got ${count}`);
-    if (intervalS < 0) throw planError(at('retries', 'interval'), 'plan.retries', `retries.interval of task '${base}' must be >= 0, got ${intervalS}`);
-    if (backoff < 1) throw planError(at('retries', 'backoff'), 'plan.retries', `retries.backoff of task '${base}' must be >= 1, got ${backoff}`);
+    const intervalS = resolveInt(
+      r.interval,
+      scope,
+      at('retries', 'interval'),
+      `retries.interval of task '${base}'`,
+    );
+    const backoff =
+      r.backoff === undefined || r.backoff === null
+        ? 1
+        : resolveInt(r.backoff, scope, at('retries', 'backoff'), `retries.backoff of task '${base}'`);
+    if (count < 0)
+      throw planError(
+        at('retries', 'count'),
+        'plan.retries',
+        `retries.count of task '${base}' must be >= 0, got ${count}`,
+      );
+    if (intervalS < 0)
+      throw planError(
+        at('retries', 'interval'),
+        'plan.retries',
+        `retries.interval of task '${base}' must be >= 0, got ${intervalS}`,
+      );
+    if (backoff < 1)
+      throw planError(
+        at('retries', 'backoff'),
+        'plan.retries',
+        `retries.backoff of task '${base}' must be >= 1, got ${backoff}`,
+      );
     retries = { count, intervalS, backoff };
   }
   const probes = draftProbes(base, item.probes as Obj, scope, where);
@@ -110,7 +175,21 @@ export function draftTask(
     }
     return renderField(line, scope, at('script', i));
   });
-  return { base, where, item, backend, operator, expansion, resources, hasResources: Boolean(res.nodes || res.gpus), retries, probes, failFast, lines, pass2 };
+  return {
+    base,
+    where,
+    item,
+    backend,
+    operator,
+    expansion,
+    resources,
+    hasResources: Boolean(res.nodes || res.gpus),
+    retries,
+    probes,
+    failFast,
+    lines,
+    pass2,
+  };
 }
 
 export function finishScript(d: Draft, taskScope: Scope, facts: TaskFacts[]): string {

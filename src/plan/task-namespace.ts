@@ -42,10 +42,13 @@ export function taskNamespace(all: TaskFacts[]): Record<string, Value> {
 
 /** Hint for a failing `${{ task… }}` in a script (spec config.md §3.7). */
 export function taskExpressionHint(expr: string, all: TaskFacts[]): string {
-  const m = /task\s*\.\s*([A-Za-z_][\w-]*)(\s*\.\s*(\w+))?/.exec(expr) ?? /task\s*\[\s*['"]([^'"]+)['"]\s*\]/.exec(expr);
+  const m =
+    /task\s*\.\s*([A-Za-z_][\w-]*)(\s*\.\s*(\w+))?/.exec(expr) ??
+    /task\s*\[\s*['"]([^'"]+)['"]\s*\]/.exec(expr);
   const plain = [...new Set(all.filter((t) => !t.replicated).map((t) => t.name))];
   const replicated = [...new Set(all.filter((t) => t.replicated).map((t) => t.base))];
-  if (!m) return `available tasks: ${plain.join(', ') || '(none)'}; replicated tasks: ${replicated.join(', ') || '(none)'}`;
+  if (!m)
+    return `available tasks: ${plain.join(', ') || '(none)'}; replicated tasks: ${replicated.join(', ') || '(none)'}`;
   const name = m[1];
   const attr = m[3];
   if (replicated.includes(name) && attr) {

@@ -3,7 +3,14 @@
  * a bad `--set` is reported against the variable that was overridden; expression values are
  * resolved iteratively (declaration order does not matter) and cast as soon as they resolve.
  */
-import { DomainValue, PyFloat, hasExpression, renderValue, type Scope, type Value } from '../config/expr/index.js';
+import {
+  DomainValue,
+  PyFloat,
+  hasExpression,
+  renderValue,
+  type Scope,
+  type Value,
+} from '../config/expr/index.js';
 import { isYamlFloat } from '../config/source.js';
 import { evaluateField, planError, type Where } from './resolve.js';
 import { SflowError } from '../config/errors.js';
@@ -55,7 +62,8 @@ export function castVariable(v: RawVariable, value: Value, yamlFloat: boolean): 
     case 'float':
       if (raw instanceof PyFloat) return raw;
       if (typeof raw === 'number') return new PyFloat(raw);
-      if (typeof raw === 'string' && raw.trim() !== '' && !Number.isNaN(Number(raw.trim()))) return new PyFloat(Number(raw.trim()));
+      if (typeof raw === 'string' && raw.trim() !== '' && !Number.isNaN(Number(raw.trim())))
+        return new PyFloat(Number(raw.trim()));
       throw castError(v, 'float', raw);
     case 'boolean': {
       if (typeof raw === 'boolean') return raw;
@@ -109,7 +117,11 @@ export function resolveVariables(
     if (typeof v.value === 'string' && hasExpression(v.value)) pending.push(v);
     else {
       const yamlFloat = isYamlFloat(v.docItem, 'value');
-      const value = castVariable(v, (yamlFloat && typeof v.value === 'number' ? v.value : v.value) as Value, yamlFloat);
+      const value = castVariable(
+        v,
+        (yamlFloat && typeof v.value === 'number' ? v.value : v.value) as Value,
+        yamlFloat,
+      );
       out.set(v.name, resolved(v, value));
     }
   }
@@ -117,7 +129,7 @@ export function resolveVariables(
   for (let pass = 0; pass <= raw.length && pending.length > 0; pass++) {
     const scope = variableScope(out, extras);
     let progress = false;
-    for (let i = 0; i < pending.length; ) {
+    for (let i = 0; i < pending.length;) {
       const v = pending[i];
       let value: Value;
       try {

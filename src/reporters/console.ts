@@ -61,7 +61,9 @@ export class ConsoleReporter implements RunEventSink {
           return;
         }
         if (skipped > 0) {
-          this.out(`… ${skipped} line(s) of task output not shown (console too slow); the task logs have everything\n`);
+          this.out(
+            `… ${skipped} line(s) of task output not shown (console too slow); the task logs have everything\n`,
+          );
           skipped = 0;
         }
         this.out(`[${l.task}] ${l.line}\n`);

@@ -155,7 +155,9 @@ export function renderSummary(
           const row = m.tasks.get(t.name);
           const seen = row?.seenGpus
             ? `CUDA_VISIBLE_DEVICES=${row.seenGpus}${row.seenGpuUuids?.length ? ` (${row.seenGpuUuids.join(',')})` : ''}` +
-              (row.seenGpus !== (t.gpus ?? []).join(',') ? ' [re-assigned by the GPU reservation registry]' : '')
+              (row.seenGpus !== (t.gpus ?? []).join(',')
+                ? ' [re-assigned by the GPU reservation registry]'
+                : '')
             : row?.firstStart !== undefined
               ? `CUDA_VISIBLE_DEVICES=${(t.gpus ?? []).join(',')} (as planned; no physical GPUs reserved)`
               : 'not started';

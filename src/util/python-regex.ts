@@ -57,4 +57,3 @@ export function translatePythonRegex(src: string): { source: string; flags: stri
   }
   return { source: out, flags };
 }
-

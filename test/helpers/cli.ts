@@ -13,7 +13,10 @@ export interface CliResult {
   stderr: string;
 }
 
-export function sflow(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): CliResult {
+export function sflow(
+  args: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): CliResult {
   const r = spawnSync(process.execPath, [BIN, ...args], {
     cwd: opts.cwd ?? REPO,
     env: { ...process.env, NO_COLOR: '1', ...opts.env },

@@ -9,7 +9,9 @@ export function onlyRunDir(outputRoot: string): string {
 }
 
 /** task → {status, attempts, exit} from the Tasks table of sflow_summary.log */
-export function taskTable(runDir: string): Record<string, { status: string; attempts: number; exit: string }> {
+export function taskTable(
+  runDir: string,
+): Record<string, { status: string; attempts: number; exit: string }> {
   const text = readFileSync(join(runDir, 'sflow_summary.log'), 'utf8');
   const start = text.indexOf('\nTasks\n');
   const all = text.slice(start).split('\n');

@@ -15,19 +15,29 @@ import { onlyRunDir } from '../helpers/run-dir.js';
 /** a generous ceiling: the driver's RSS is ~60–110 MiB whatever the output size */
 const RSS_CEILING_MIB = 250;
 
-function runRecipe(name: string, cmd: string): { runDir: string; rssMiB: number; code: number | null; stderr: string } {
+function runRecipe(
+  name: string,
+  cmd: string,
+): { runDir: string; rssMiB: number; code: number | null; stderr: string } {
   const cwd = mkdtempSync(join(tmpdir(), `sflow-big-${name}-`));
   const file = join(cwd, `${name}.yaml`);
-  writeFileSync(file, `version: "0.1"\nworkflow:\n  name: ${name}\n  tasks:\n    - name: out\n      script:\n        - ${cmd}\n`);
+  writeFileSync(
+    file,
+    `version: "0.1"\nworkflow:\n  name: ${name}\n  tasks:\n    - name: out\n      script:\n        - ${cmd}\n`,
+  );
   const rssFile = join(cwd, 'rss');
-  const r = spawnSync(process.execPath, ['--import', join(REPO, 'bench', 'rss-hook.mjs'), BIN, 'run', '-f', file], {
-    cwd,
-    env: { ...process.env, SFLOW_BENCH_RSS_FILE: rssFile },
-    encoding: 'utf8',
-    timeout: 240_000,
-    // the console copy of 1 GB goes nowhere; a captured stdout would hit spawnSync's maxBuffer
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const r = spawnSync(
+    process.execPath,
+    ['--import', join(REPO, 'bench', 'rss-hook.mjs'), BIN, 'run', '-f', file],
+    {
+      cwd,
+      env: { ...process.env, SFLOW_BENCH_RSS_FILE: rssFile },
+      encoding: 'utf8',
+      timeout: 240_000,
+      // the console copy of 1 GB goes nowhere; a captured stdout would hit spawnSync's maxBuffer
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   const rss = Math.max(...readFileSync(rssFile, 'utf8').trim().split('\n').map(Number)) / 1024;
   return { runDir: onlyRunDir(join(cwd, 'sflow_output')), rssMiB: rss, code: r.status, stderr: r.stderr };
 }

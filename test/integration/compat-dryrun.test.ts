@@ -37,7 +37,9 @@ describe('compat recipes dry-run as listed in cases.txt', () => {
   const cases = existsSync(COMPAT) ? readCases() : [];
   const out = mkdtempSync(join(tmpdir(), 'sflow-compat-'));
   it.each(cases.map((c, i) => [`${i + 1}:${c.id}`, c] as const))('%s', (_label, c) => {
-    const r = sflow(['run', ...c.args, '--dry-run', '--skip-artifact-check', '--output-dir', out], { cwd: COMPAT });
+    const r = sflow(['run', ...c.args, '--dry-run', '--skip-artifact-check', '--output-dir', out], {
+      cwd: COMPAT,
+    });
     if (c.expected === 'ok') {
       expect(r.stderr).not.toMatch(/Configuration error|Internal error/);
       expect(r.code, r.stderr).toBe(0);

@@ -10,7 +10,10 @@ import { SHARED, sflow } from '../helpers/cli.js';
 
 const EX = join(SHARED, 'spec', 'examples');
 
-function dry(files: string[], extra: string[] = []): { code: number | null; out: string; err: string; dir: string } {
+function dry(
+  files: string[],
+  extra: string[] = [],
+): { code: number | null; out: string; err: string; dir: string } {
   const dir = mkdtempSync(join(tmpdir(), 'sflow-ex-'));
   const r = sflow(['run', ...files.flatMap((f) => ['-f', join(EX, f)]), '--dry-run', ...extra], { cwd: dir });
   return { code: r.code, out: r.stdout, err: r.stderr, dir };
@@ -87,7 +90,14 @@ describe('spec examples dry-run', () => {
 
   it('05: Cartesian sweep names, chain order and --set list', () => {
     const r = dry(['05_sweep.yaml']);
-    const names = ['bench_4_fast', 'bench_4_slow', 'bench_8_fast', 'bench_8_slow', 'bench_16_fast', 'bench_16_slow'];
+    const names = [
+      'bench_4_fast',
+      'bench_4_slow',
+      'bench_8_fast',
+      'bench_8_slow',
+      'bench_16_fast',
+      'bench_16_slow',
+    ];
     const order = /Topological order: (.*)/.exec(r.out)![1];
     expect(order).toContain(names.join(' → '));
     expect(taskBlock(r.out, 'collect')).toContain("depends_on: ['bench_16_slow']");
@@ -124,7 +134,9 @@ describe('spec examples dry-run', () => {
     const a = dry([m('base.yaml'), m('server.yaml'), m('bench.yaml')], ['-M', 'agg_server']);
     expect(a.code, a.err).toBe(0);
     expect(a.out).toContain('bench.depends_on: agg_server');
-    expect(a.err).toMatch(/variables\.REQUESTS: overridden by .*bench\.yaml \(previously from .*base\.yaml\), value: 3 → 5/);
+    expect(a.err).toMatch(
+      /variables\.REQUESTS: overridden by .*bench\.yaml \(previously from .*base\.yaml\), value: 3 → 5/,
+    );
     const c = dry([m('base.yaml'), m('server.yaml'), m('bench.yaml')]);
     expect(c.code).toBe(1);
     expect(c.err).toContain("depends on unknown task 'agg_server'");

@@ -11,7 +11,11 @@ import { onlyRunDir, readJson, taskLog, taskTable } from '../helpers/run-dir.js'
 
 const EX = join(SHARED, 'spec', 'examples');
 
-function run(files: string[], extra: string[] = [], timeoutMs = 90_000): CliResult & { runDir: string; cwd: string } {
+function run(
+  files: string[],
+  extra: string[] = [],
+  timeoutMs = 90_000,
+): CliResult & { runDir: string; cwd: string } {
   const cwd = mkdtempSync(join(tmpdir(), 'sflow-run-'));
   const r = sflow(['run', ...files.flatMap((f) => ['-f', join(EX, f)]), ...extra], { cwd, timeoutMs });
   let runDir = '';
@@ -32,7 +36,9 @@ describe.sequential('spec examples run on the local backend', () => {
     const r = run(['01_hello_variables.yaml']);
     expect(r.code, r.stderr).toBe(0);
     const log = taskLog(r.runDir, 'greet');
-    expect(log).toContain('expr: Hello world x2 (strict=True)\nenv:  Hello world x2 (strict=True)\ncomputed: 4 / 4\ntyped: 2+2=4');
+    expect(log).toContain(
+      'expr: Hello world x2 (strict=True)\nenv:  Hello world x2 (strict=True)\ncomputed: 4 / 4\ntyped: 2+2=4',
+    );
     const s = run(['01_hello_variables.yaml'], ['--set', 'GREETING=Hi', '--set', 'REPEAT=3']);
     expect(taskLog(s.runDir, 'greet')).toContain('expr: Hi world x3 (strict=True)');
     expect(taskLog(s.runDir, 'greet')).toContain('computed: 6 / 6');
@@ -48,7 +54,12 @@ describe.sequential('spec examples run on the local backend', () => {
   it('02 diamond DAG and output dirs', () => {
     const r = run(['02_dag_and_output_dirs.yaml']);
     expect(r.code, r.stderr).toBe(0);
-    expect(statuses(r.runDir)).toEqual({ fetch: 'COMPLETED', count_words: 'COMPLETED', count_lines: 'COMPLETED', report: 'COMPLETED' });
+    expect(statuses(r.runDir)).toEqual({
+      fetch: 'COMPLETED',
+      count_words: 'COMPLETED',
+      count_lines: 'COMPLETED',
+      report: 'COMPLETED',
+    });
     expect(existsSync(join(r.runDir, 'corpus.txt'))).toBe(true);
     expect(readFileSync(join(r.runDir, 'count_words', 'words.txt'), 'utf8').trim()).toBe('9');
     expect(readFileSync(join(r.runDir, 'count_lines', 'lines.txt'), 'utf8').trim()).toBe('3');
@@ -92,7 +103,9 @@ describe.sequential('spec examples run on the local backend', () => {
     expect(taskLog(r.runDir, 'bench_8_slow')).toContain('env CONC=8 MODE=slow idx=3 | expr CONC=4 MODE=fast');
     expect(taskLog(r.runDir, 'collect')).toContain('4:fast 4:slow 8:fast 8:slow 16:fast 16:slow');
     const s = run(['05_sweep.yaml'], ['--set', 'CONC=[1,2]']);
-    expect(Object.keys(statuses(s.runDir))).toEqual(expect.arrayContaining(['bench_1_fast', 'bench_1_slow', 'bench_2_fast', 'bench_2_slow']));
+    expect(Object.keys(statuses(s.runDir))).toEqual(
+      expect.arrayContaining(['bench_1_fast', 'bench_1_slow', 'bench_2_fast', 'bench_2_slow']),
+    );
   });
 
   it('06 services gated by tcp and http readiness, torn down at the end', () => {
@@ -119,7 +132,12 @@ describe.sequential('spec examples run on the local backend', () => {
     expect(Date.now() - t0).toBeLessThan(30_000);
     expect(r.code).toBe(1);
     expect(r.stderr + r.stdout).toMatch(/failure_probe_cancels.*failed[\s\S]*server/);
-    expect(statuses(r.runDir)).toEqual({ server: 'FAILED', bench: 'CANCELLED', independent: 'CANCELLED', never_runs: 'CANCELLED' });
+    expect(statuses(r.runDir)).toEqual({
+      server: 'FAILED',
+      bench: 'CANCELLED',
+      independent: 'CANCELLED',
+      never_runs: 'CANCELLED',
+    });
     expect(readFileSync(join(r.runDir, 'sflow.log'), 'utf8')).toContain('failure probe terminated: server');
     expect(r.stdout + r.stderr).toContain(r.runDir);
     expect(taskLog(r.runDir, 'never_runs')).toBe('');
@@ -136,14 +154,18 @@ describe.sequential('spec examples run on the local backend', () => {
     expect(taskLog(r.runDir, 'strict').match(/strict: passed/g)).toHaveLength(1);
     expect(t.flaky.attempts).toBe(3);
     expect(readFileSync(join(r.runDir, 'flaky_attempts'), 'utf8').trim()).toBe('3');
-    const retries = readFileSync(join(r.runDir, 'sflow.log'), 'utf8').split('\n').filter((l) => /WARNING.*flaky.*retry/i.test(l));
+    const retries = readFileSync(join(r.runDir, 'sflow.log'), 'utf8')
+      .split('\n')
+      .filter((l) => /WARNING.*flaky.*retry/i.test(l));
     expect(retries).toHaveLength(2);
   });
 
   it('10 inline artifact, fs:// artifact, outputs.json', () => {
     const r = run(['10_outputs_and_artifacts.yaml']);
     expect(r.code, r.stderr).toBe(0);
-    expect(readFileSync(join(r.runDir, 'configs', 'run.json'), 'utf8')).toBe('{"model": "tiny", "workflow": "outputs_and_artifacts"}');
+    expect(readFileSync(join(r.runDir, 'configs', 'run.json'), 'utf8')).toBe(
+      '{"model": "tiny", "workflow": "outputs_and_artifacts"}',
+    );
     expect(taskLog(r.runDir, 'bench')).toContain('scratch=/tmp');
     const o = readJson(join(r.runDir, 'bench', 'outputs.json'));
     expect(o.task).toBe('bench');

@@ -20,11 +20,18 @@ const env = {
 };
 const children: ChildProcess[] = [];
 
-function start(name: string, recipe: string): { proc: ChildProcess; out: () => string; done: Promise<number | null> } {
+function start(
+  name: string,
+  recipe: string,
+): { proc: ChildProcess; out: () => string; done: Promise<number | null> } {
   const file = join(dir, `${name}.yaml`);
   writeFileSync(file, recipe);
   const cwd = mkdtempSync(join(dir, `${name}-`));
-  const proc = spawn(process.execPath, [BIN, 'run', '-f', file], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [BIN, 'run', '-f', file], {
+    cwd,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(proc);
   let text = '';
   proc.stdout.on('data', (d) => (text += String(d)));
@@ -71,10 +78,9 @@ workflow:
         - 'while [ ! -e ${dir}/release ]; do sleep 0.05; done'
 `;
     const a = start('a', hold('a'));
-    const bRecipe =
-      hold(
-        'b',
-        `
+    const bRecipe = hold(
+      'b',
+      `
     - name: gate
       script: ['while [ ! -e ${dir}/go ]; do sleep 0.05; done']
     - name: b2
@@ -83,9 +89,12 @@ workflow:
         gpus: {count: 2}
       script:
         - 'echo "$CUDA_VISIBLE_DEVICES" > ${dir}/b2.gpus'`,
-      );
+    );
     const b = start('b', bRecipe);
-    await until('both runs to hold GPUs', () => existsSync(join(dir, 'a1.gpus')) && existsSync(join(dir, 'b1.gpus')));
+    await until(
+      'both runs to hold GPUs',
+      () => existsSync(join(dir, 'a1.gpus')) && existsSync(join(dir, 'b1.gpus')),
+    );
     const ga = gpusOf(join(dir, 'a1.gpus'));
     const gb = gpusOf(join(dir, 'b1.gpus'));
     expect(ga).toHaveLength(2);

@@ -56,9 +56,14 @@ ${probe}
 describe.sequential('http readiness with status and body match', () => {
   it('waits for the body to match before the dependent starts', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sflow-http-'));
-    writeFileSync(join(dir, 'r.yaml'), recipe(dir, '            expected_status: 200\n            body_match: "re:state:\\\\s+ready"'));
+    writeFileSync(
+      join(dir, 'r.yaml'),
+      recipe(dir, '            expected_status: 200\n            body_match: "re:state:\\\\s+ready"'),
+    );
     const dry = sflow(['run', '-f', 'r.yaml', '--dry-run'], { cwd: dir });
-    expect(dry.stdout).toMatch(/http_get http:\/\/127\.0\.0\.1:18763\/health status in \[200\] body ~ "re:state:\\\\s\+ready"/);
+    expect(dry.stdout).toMatch(
+      /http_get http:\/\/127\.0\.0\.1:18763\/health status in \[200\] body ~ "re:state:\\\\s\+ready"/,
+    );
     const r = sflow(['run', '-f', 'r.yaml'], { cwd: dir });
     expect(r.code, r.stderr).toBe(0);
     const runDir = onlyRunDir(join(dir, 'sflow_output'));
@@ -70,10 +75,17 @@ describe.sequential('http readiness with status and body match', () => {
 
   it('a status outside expected_status never counts, whatever the body', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sflow-http-'));
-    writeFileSync(join(dir, 'r.yaml'), recipe(dir, '            expected_status: [200, 204]').replace('exec python3', 'WARM_CODE=503 exec python3').replace('sleep 2', 'sleep 1'));
+    writeFileSync(
+      join(dir, 'r.yaml'),
+      recipe(dir, '            expected_status: [200, 204]')
+        .replace('exec python3', 'WARM_CODE=503 exec python3')
+        .replace('sleep 2', 'sleep 1'),
+    );
     const r = sflow(['run', '-f', 'r.yaml'], { cwd: dir });
     expect(r.code, r.stderr).toBe(0);
     const runDir = onlyRunDir(join(dir, 'sflow_output'));
-    expect(Number(taskLog(runDir, 'client').trim())).toBeGreaterThan(Number(readFileSync(join(dir, 'flag'), 'utf8')));
+    expect(Number(taskLog(runDir, 'client').trim())).toBeGreaterThan(
+      Number(readFileSync(join(dir, 'flag'), 'utf8')),
+    );
   });
 });

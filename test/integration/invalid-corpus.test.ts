@@ -22,7 +22,8 @@ interface Fixture {
 
 function readFixture(file: string): Fixture {
   const text = readFileSync(join(DIR, file), 'utf8');
-  const header = (key: string): string | undefined => new RegExp(`^# ${key}: (.*)$`, 'm').exec(text)?.[1].trim();
+  const header = (key: string): string | undefined =>
+    new RegExp(`^# ${key}: (.*)$`, 'm').exec(text)?.[1].trim();
   const lines = text.split('\n');
   const marked = lines.findIndex((l) => /#@\s*$/.test(l));
   const explicitLine = header('expect-line');

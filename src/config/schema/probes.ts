@@ -31,7 +31,9 @@ const HttpGetSchema = strictObject('http_get probe', {
   url: str({ nonEmpty: true }),
   headers: record(scalarString(), 'headers').optional(),
   /** extension: statuses that count as up (default: any 200–399) */
-  expected_status: z.union([literalInt({ min: 100, max: 599 }), z.array(literalInt({ min: 100, max: 599 })).min(1)]).optional(),
+  expected_status: z
+    .union([literalInt({ min: 100, max: 599 }), z.array(literalInt({ min: 100, max: 599 })).min(1)])
+    .optional(),
   /** extension: the body must contain this text (or match it, with a `re:` prefix) */
   body_match: str().optional(),
 }).superRefine(httpUrlCheck);
@@ -41,7 +43,9 @@ const HttpPostSchema = strictObject('http_post probe', {
   headers: record(scalarString(), 'headers').optional(),
   body: str().optional(),
   /** extension: statuses that count as up (default: any 200–399) */
-  expected_status: z.union([literalInt({ min: 100, max: 599 }), z.array(literalInt({ min: 100, max: 599 })).min(1)]).optional(),
+  expected_status: z
+    .union([literalInt({ min: 100, max: 599 }), z.array(literalInt({ min: 100, max: 599 })).min(1)])
+    .optional(),
   /** extension: the body must contain this text (or match it, with a `re:` prefix) */
   body_match: str().optional(),
 }).superRefine(httpUrlCheck);

@@ -19,7 +19,10 @@ describe('probe patterns', () => {
       flags: '',
     });
     expect(translatePythonRegex('(?i)ready')).toEqual({ source: 'ready', flags: 'i' });
-    expect(translatePythonRegex('(?ms)\\Astart.*end\\Z')).toEqual({ source: '^start.*end$(?![\\s\\S])', flags: 'ms' });
+    expect(translatePythonRegex('(?ms)\\Astart.*end\\Z')).toEqual({
+      source: '^start.*end$(?![\\s\\S])',
+      flags: 'ms',
+    });
     // escaped backslash and character classes are left alone
     expect(translatePythonRegex('\\\\(?P<x>a)[\\A(?P<]').source).toBe('\\\\(?<x>a)[\\A(?P<]');
     expect(translatePythonRegex('[]A]\\Z').source).toBe('[\\]A]$(?![\\s\\S])');

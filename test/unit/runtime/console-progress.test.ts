@@ -7,7 +7,12 @@ const T0 = 1_800_000_000_000;
 
 function reporter(): { c: ConsoleReporter; text: () => string; tick: (ms: number) => Promise<void> } {
   const lines: string[] = [];
-  const c = new ConsoleReporter({ taskOutput: false, out: (s) => lines.push(s), err: (s) => lines.push(s), verdict: false });
+  const c = new ConsoleReporter({
+    taskOutput: false,
+    out: (s) => lines.push(s),
+    err: (s) => lines.push(s),
+    verdict: false,
+  });
   const tick = async (ms: number): Promise<void> => {
     (c as unknown as { tick(now: number): void }).tick(T0 + ms);
     await new Promise((r) => setImmediate(r)); // console output is batched until the next turn
@@ -41,7 +46,15 @@ describe('console progress while a service waits for readiness', () => {
     const { c, text, tick } = reporter();
     c.emit(plan);
     c.emit({ t: T0, type: 'task_started', task: 'api', attempt: 1 });
-    c.emit({ t: T0 + 1000, type: 'probe_result', task: 'api', role: 'readiness', kind: 'tcp_port', ok: false, detail: 'connection refused' });
+    c.emit({
+      t: T0 + 1000,
+      type: 'probe_result',
+      task: 'api',
+      role: 'readiness',
+      kind: 'tcp_port',
+      ok: false,
+      detail: 'connection refused',
+    });
     await tick(9_000);
     expect(text()).not.toContain('waiting for readiness');
     await tick(10_000);
