@@ -79,55 +79,23 @@ export function draftTask(
   // resources
   const res = (item.resources ?? {}) as Obj;
   const resources: Draft['resources'] = {};
-  if (res.nodes) {
-    const n = res.nodes as Obj;
-    const nw = at('resources', 'nodes');
-    const indices = resolveIntList(
-      n.indices,
-      scope,
-      { doc: nw.doc, path: [...nw.path, 'indices'] },
-      `resources.nodes.indices of task '${base}'`,
-    );
-    const count = resolveOptionalInt(
-      n.count,
-      scope,
-      { doc: nw.doc, path: [...nw.path, 'count'] },
-      `resources.nodes.count of task '${base}'`,
-    );
-    const exclude = resolveIntList(
-      n.exclude,
-      scope,
-      { doc: nw.doc, path: [...nw.path, 'exclude'] },
-      `resources.nodes.exclude of task '${base}'`,
-    );
-    resources.nodes = {
-      ...(indices ? { indices } : {}),
-      ...(count !== undefined ? { count } : {}),
-      ...(exclude ? { exclude } : {}),
-      ...(n.release_after ? { releaseAfter: n.release_after as ReleaseAfter } : {}),
-    };
-  }
-  if (res.gpus) {
-    const g = res.gpus as Obj;
-    const gw = at('resources', 'gpus');
-    const indices = resolveIntList(
-      g.indices,
-      scope,
-      { doc: gw.doc, path: [...gw.path, 'indices'] },
-      `resources.gpus.indices of task '${base}'`,
-    );
-    const count = resolveOptionalInt(
-      g.count,
-      scope,
-      { doc: gw.doc, path: [...gw.path, 'count'] },
-      `resources.gpus.count of task '${base}'`,
-    );
-    resources.gpus = {
-      ...(indices ? { indices } : {}),
-      ...(count !== undefined ? { count } : {}),
-      ...(g.release_after ? { releaseAfter: g.release_after as ReleaseAfter } : {}),
-    };
-  }
+  /** `resources.<kind>`: `count` is one int; `indices`/`exclude` are lists (or one expression yielding a list) */
+  const resolveRequest = (spec: Obj, fields: ('indices' | 'count' | 'exclude')[], kind: 'nodes' | 'gpus') => {
+    const out: { indices?: number[]; count?: number; exclude?: number[]; releaseAfter?: ReleaseAfter } = {};
+    for (const f of fields) {
+      const where = at('resources', kind, f);
+      const label = `resources.${kind}.${f} of task '${base}'`;
+      const v =
+        f === 'count'
+          ? resolveOptionalInt(spec[f], scope, where, label)
+          : resolveIntList(spec[f], scope, where, label);
+      if (v !== undefined) (out as Record<string, unknown>)[f] = v;
+    }
+    if (spec.release_after) out.releaseAfter = spec.release_after as ReleaseAfter;
+    return out;
+  };
+  if (res.nodes) resources.nodes = resolveRequest(res.nodes as Obj, ['indices', 'count', 'exclude'], 'nodes');
+  if (res.gpus) resources.gpus = resolveRequest(res.gpus as Obj, ['indices', 'count'], 'gpus');
   // retries
   let retries: Draft['retries'] = null;
   if (item.retries) {

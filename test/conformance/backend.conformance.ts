@@ -15,6 +15,7 @@ import type { Backend, TaskHandle } from '../../src/backends/backend.js';
 import type { PlannedNode, PlannedTask } from '../../src/plan/types.js';
 import { tcpPortCheck } from '../../src/probes/tcp.js';
 import { groupState } from '../../src/util/group-liveness.js';
+import { plannedTask } from '../helpers/planned-task.js';
 
 export interface ConformanceOptions {
   /** turn the generic bash task into what this backend launches (operator argv etc.) */
@@ -94,34 +95,19 @@ export function describeBackendConformance(
       const tname = `t${++seq}`;
       const outputDir = join(dir, tname);
       mkdirSync(outputDir, { recursive: true });
-      const t: PlannedTask = {
-        name: tname,
-        base: tname,
-        replicaIndex: 0,
-        replicaCount: 1,
-        policy: 'parallel',
-        sweep: {},
-        backend: backend.name,
-        backendType: backend.type,
-        operator: { name: 'conformance', type: 'bash', config: {} },
-        dependsOn: [],
-        script,
-        argv: ['bash', '-c', script],
-        env,
-        nodes: nodes.slice(0, 1),
-        gpus: null,
-        resources: null,
-        releaseAfter: { nodes: 'placement_only', gpus: null },
-        retries: null,
-        probes: { readiness: [], failure: [] },
-        result: null,
-        outputs: null,
-        uploads: null,
-        monitor: null,
-        failFast: false,
-        outputDir,
-        logPath: join(outputDir, `${tname}.log`),
-      };
+      const t = plannedTask(
+        tname,
+        {
+          backend: backend.name,
+          backendType: backend.type,
+          operator: { name: 'conformance', type: 'bash', config: {} },
+          script,
+          argv: ['bash', '-c', script],
+          env,
+          nodes: nodes.slice(0, 1),
+        },
+        dir,
+      );
       return opts.adaptTask ? opts.adaptTask(t) : t;
     }
 

@@ -4,6 +4,7 @@
  */
 import { join } from 'node:path';
 import type { Plan, PlannedProbe, PlannedTask } from '../../src/plan/types.js';
+import { plannedTask } from '../helpers/planned-task.js';
 
 export interface SimpleTask {
   name: string;
@@ -36,42 +37,29 @@ export function buildPlan(runDir: string, tasks: SimpleTask[], workflow = 'wf'):
   const node = { name: 'localhost', ip: '127.0.0.1', index: 0, numGpus: null };
   const planned: PlannedTask[] = tasks.map((t) => {
     const outputDir = join(runDir, t.name);
-    return {
-      name: t.name,
-      base: t.name,
-      replicaIndex: 0,
-      replicaCount: 1,
-      policy: 'parallel',
-      sweep: {},
-      backend: 'local',
-      backendType: 'local',
-      operator: { name: 'default_local', type: 'bash', config: {} },
-      dependsOn: t.dependsOn ?? [],
-      script: t.script,
-      argv: ['bash', '-c', t.script],
-      env: {
-        SFLOW_WORKFLOW_OUTPUT_DIR: runDir,
-        SFLOW_TASK_OUTPUT_DIR: outputDir,
-        SFLOW_REPLICA_INDEX: '0',
-        ...(t.env ?? {}),
+    return plannedTask(
+      t.name,
+      {
+        dependsOn: t.dependsOn ?? [],
+        script: t.script,
+        argv: ['bash', '-c', t.script],
+        env: {
+          SFLOW_WORKFLOW_OUTPUT_DIR: runDir,
+          SFLOW_TASK_OUTPUT_DIR: outputDir,
+          SFLOW_REPLICA_INDEX: '0',
+          ...(t.env ?? {}),
+        },
+        nodes: [node],
+        retries: t.retries ?? null,
+        probes: {
+          readiness: (t.readiness ?? []).map((p) => probeOf('readiness', p)),
+          failure: (t.failure ?? []).map((p) => probeOf('failure', p)),
+        },
+        result: t.result ?? null,
+        outputs: t.outputs ?? null,
       },
-      nodes: [node],
-      gpus: null,
-      resources: null,
-      releaseAfter: { nodes: 'placement_only', gpus: null },
-      retries: t.retries ?? null,
-      probes: {
-        readiness: (t.readiness ?? []).map((p) => probeOf('readiness', p)),
-        failure: (t.failure ?? []).map((p) => probeOf('failure', p)),
-      },
-      result: t.result ?? null,
-      outputs: t.outputs ?? null,
-      uploads: null,
-      monitor: null,
-      failFast: false,
-      outputDir,
-      logPath: join(outputDir, `${t.name}.log`),
-    };
+      runDir,
+    );
   });
   return {
     workflow,

@@ -7,6 +7,7 @@ import type {
   TaskHandle,
 } from '../../../src/backends/backend.js';
 import type { Plan, PlannedProbe, PlannedTask } from '../../../src/plan/types.js';
+import { plannedTask } from '../../helpers/planned-task.js';
 import type {
   ProbeCheck,
   ProbeContext,
@@ -207,35 +208,7 @@ export function probe(role: 'readiness' | 'failure', over: Partial<PlannedProbe>
 }
 
 export function task(name: string, over: Partial<PlannedTask> = {}): PlannedTask {
-  return {
-    name,
-    base: name,
-    replicaIndex: 0,
-    replicaCount: 1,
-    policy: 'parallel',
-    sweep: {},
-    backend: 'local',
-    backendType: 'local',
-    operator: { name: 'default_local', type: 'bash', config: {} },
-    dependsOn: [],
-    script: 'true',
-    argv: ['bash', '-c', 'true'],
-    env: {},
-    nodes: [],
-    gpus: null,
-    resources: null,
-    releaseAfter: { nodes: 'placement_only', gpus: null },
-    retries: null,
-    probes: { readiness: [], failure: [] },
-    result: null,
-    outputs: null,
-    uploads: null,
-    monitor: null,
-    failFast: false,
-    outputDir: `/nonexistent/${name}`,
-    logPath: `/nonexistent/${name}/${name}.log`,
-    ...over,
-  };
+  return plannedTask(name, over);
 }
 
 export function plan(tasks: PlannedTask[], runDir = '/nonexistent'): Plan {
