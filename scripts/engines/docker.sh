@@ -58,7 +58,7 @@ start() {
   for e in "${ENGINE_NAMES[@]}"; do start_engine "$e"; done
   make_rootfs_tar
   for e in "${ENGINE_NAMES[@]}"; do
-    wait_until 40 "dockerd $e ($(sock "$e"))" "$W/$e/dockerd.log" -- dk "$e" version --format '{{.Server.Version}}'
+    wait_until 40 "dockerd $e ($(sock "$e"))" "$W/$e/dockerd.log" "$W/$e/dockerd.pid" -- dk "$e" version --format '{{.Server.Version}}'
     dk "$e" import -c 'ENV PATH=/bin' "$W/rootfs.tar" "$IMAGE" >/dev/null ||
       fail "docker import of $IMAGE into engine $e failed" "$W/$e/dockerd.log"
   done
@@ -77,7 +77,9 @@ write_docker_env() {
 up() {
   need_root
   need_cmds "$PKGS" dockerd docker busybox node
-  ldd "$(command -v busybox)" 2>&1 | grep -q 'not a dynamic executable' ||
+  local linkage
+  linkage=$(LC_ALL=C ldd "$(command -v busybox)" 2>&1 || true)
+  [[ "$linkage" == *"not a dynamic executable"* ]] ||
     fail "$(command -v busybox) is not statically linked, so it cannot be the image; install busybox-static"
   if healthy; then
     write_docker_env
@@ -88,16 +90,9 @@ up() {
     log "cleaning stale state in $W"
     down
   }
-  local t0 rc
+  local t0
   t0=$(now)
-  set +e
-  (set -e; start) # a subshell, so that `set -e` holds inside start
-  rc=$?
-  set -e
-  if [ "$rc" != 0 ]; then
-    down
-    fail "engines did not start (logs above)"
-  fi
+  start_with_retries "engines did not start"
   write_docker_env
   log "ready in $(elapsed "$t0")s: engines a and b with $IMAGE; env in $ENVF"
 }

@@ -7,7 +7,9 @@ ENGINES_DIR=${SFLOW_ENGINES_DIR:-/tmp/sflow-engines}
 
 # an unexpected failure under `set -e` names its place instead of exiting silently
 set -E
-trap 'printf "!! %s: failed at %s line %s: %s\n" "$ENGINE" "${BASH_SOURCE[0]##*/}" "$LINENO" "$BASH_COMMAND" >&2' ERR
+FAILED_LOUDLY= # set by fail(), which has already said why
+on_err() { [ -n "$FAILED_LOUDLY" ] || printf '!! %s: failed at line %s: %s\n' "$ENGINE" "$1" "$2" >&2; }
+trap 'on_err "$LINENO" "$BASH_COMMAND"' ERR
 
 log() { printf '%s: %s\n' "$ENGINE" "$*" >&2; }
 now() { date +%s.%N; }
@@ -15,6 +17,7 @@ elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
 # fail MESSAGE [LOGFILE…]: a loud one-line reason, then the last lines of each log that exists.
 fail() {
+  FAILED_LOUDLY=1
   local msg=$1
   shift
   printf '!! %s: %s\n' "$ENGINE" "$msg" >&2
@@ -35,22 +38,67 @@ need_cmds() {
   [ ${#missing[@]} -eq 0 ] || fail "missing ${missing[*]}; install with: $hint"
 }
 
+# need_reachable DIR: other users (munge, the ssh test account) must be able to enter DIR's parents.
+need_reachable() {
+  local d
+  d=$(dirname "$(realpath -m "$1")")
+  while [ "$d" != / ]; do
+    if [ -d "$d" ] && [ "$(($(stat -c '0%a' "$d") & 1))" = 0 ]; then
+      fail "$d is not searchable by other users (mode $(stat -c %a "$d")); use an SFLOW_ENGINES_DIR below /tmp"
+    fi
+    d=$(dirname "$d")
+  done
+}
+
 need_root() { [ "$(id -u)" = 0 ] || fail "must run as root (it starts system daemons and creates device nodes)"; }
 
-# wait_until SECONDS WHAT LOGFILE -- CMD…: poll CMD every 0.2 s until it succeeds or the deadline passes.
+# wait_until SECONDS WHAT "LOGFILE…" PIDFILE -- CMD…: poll CMD every 0.2 s until it succeeds; gives up
+# at the deadline, or at once when the daemon in PIDFILE (may be "") has died, printing the logs' tails.
 wait_until() {
-  local secs=$1 what=$2 logf=$3
-  shift 4
+  local secs=$1 what=$2 logs pidfile=$4
+  read -r -a logs <<<"$3"
+  shift 5
   local deadline
   deadline=$(awk -v n="$(now)" -v s="$secs" 'BEGIN { printf "%.0f", n + s }')
   until "$@" >/dev/null 2>&1; do
+    if [ -n "$pidfile" ] && ! pid_alive "$pidfile"; then
+      fail "$what exited while starting" "${logs[@]}"
+      return 1
+    fi
     if [ "$(date +%s)" -ge "$deadline" ]; then
-      fail "$what not ready after ${secs}s" "$logf"
+      fail "$what not ready after ${secs}s" "${logs[@]}"
       return 1
     fi
     sleep 0.2
   done
 }
+
+# start_with_retries WHAT: `start` in a subshell (so that `set -e` holds inside it); after a failure,
+# `down`, and once more with new ports when the failure was a port taken meanwhile (at most 3 attempts).
+# Never call it in a tested context (`if`, `||`, `&&`): bash would then ignore `set -e` inside start.
+start_with_retries() {
+  local attempt rc
+  for attempt in 1 2 3; do
+    set +e
+    trap - ERR # start reports its own failures (in the subshell, which has the trap again)
+    (trap 'on_err "$LINENO" "$BASH_COMMAND"' ERR; set -e; start)
+    rc=$?
+    trap 'on_err "$LINENO" "$BASH_COMMAND"' ERR
+    set -e
+    [ "$rc" != 0 ] || return 0
+    if [ "$attempt" -lt 3 ] && port_clash "$W"; then
+      log "a port was taken meanwhile (attempt $attempt); retrying with new ports"
+      down
+      continue
+    fi
+    down
+    break
+  done
+  fail "$1 (logs above)"
+}
+
+# port_clash DIR: did a daemon logging under DIR fail because its port was taken meanwhile?
+port_clash() { grep -rqsiE 'address already in use|bind.*(failed|error)|error.*bind' "$1" --include='*.log' --include='*.out'; }
 
 # free_ports ADDRESS N: N distinct TCP ports free on ADDRESS right now (the kernel picks them).
 free_ports() {
@@ -82,7 +130,7 @@ start_daemon() {
 # alive PID: the process exists and is not a zombie (PID 1 here may reap exited daemons late).
 alive() {
   local stat
-  read -r stat <"/proc/$1/stat" 2>/dev/null || return 1
+  { read -r stat <"/proc/$1/stat"; } 2>/dev/null || return 1
   stat=${stat##*) }
   [ "${stat%% *}" != Z ]
 }

@@ -43,7 +43,7 @@ start_munge() {
   runuser -u munge -- /usr/sbin/munged --key-file="$W/munge/munge.key" --socket="$W/munge/munge.sock" \
     --pid-file="$W/munge/munged.pid" --log-file="$W/munge/munged.log" --seed-file="$W/munge/munged.seed" \
     >"$W/munge/munged.out" 2>&1 9>&- || fail "munged did not start" "$W/munge/munged.out" "$W/munge/munged.log"
-  wait_until 10 "munged" "$W/munge/munged.log" -- \
+  wait_until 10 "munged" "$W/munge/munged.log" "" -- \
     sh -c "munge -n -S '$W/munge/munge.sock' | unmunge -S '$W/munge/munge.sock'"
 }
 
@@ -96,17 +96,17 @@ start() {
   host=$(hostname -s)
   mkdir -p "$W"/{etc,state,fakedev,log,run} "$W/spool/n1" "$W/spool/n2"
   chmod 0755 "$W" "$W/etc"
-  start_munge || return 1
+  start_munge
   read -r -a ports <<<"$(free_ports 127.0.0.1 3)"
   write_conf "$host" "${ports[0]}" "${ports[1]}" "${ports[2]}"
   start_daemon "$W/run/slurmctld.pid" "$W/log/slurmctld.out" slurmctld -D -f "$CONF"
-  wait_until 30 "slurmctld (port ${ports[0]})" "$W/log/slurmctld.log" -- \
+  wait_until 30 "slurmctld (port ${ports[0]})" "$W/log/slurmctld.log $W/log/slurmctld.out" "$W/run/slurmctld.pid" -- \
     sh -c "SLURM_CONF='$CONF' timeout 5 scontrol ping | grep -q 'is UP'" || return 1
   local n
   for n in "${NODES[@]}"; do
     start_daemon "$W/run/slurmd-$n.pid" "$W/log/slurmd-$n.out" slurmd -D -N "$n" -f "$CONF"
   done
-  wait_until 40 "slurmd n1/n2 (ports ${ports[1]}, ${ports[2]})" "$W/log/slurmd-n2.log" -- nodes_ready || {
+  wait_until 40 "slurmd n1/n2 (ports ${ports[1]}, ${ports[2]})" "$W/log/slurmd-n2.log" "" -- nodes_ready || {
     fail "node states: $(sl sinfo -h -N -o '%N=%t' 2>&1 | tr '\n' ' ')" "$W/log/slurmd-n1.log" "$W/log/slurmctld.log"
     return 1
   }
@@ -123,6 +123,7 @@ write_slurm_env() {
 
 up() {
   need_root
+  need_reachable "$W"
   need_cmds "$PKGS" munged munge unmunge slurmctld slurmd srun salloc sbatch squeue scancel scontrol sinfo node
   if healthy; then
     write_slurm_env
@@ -133,22 +134,11 @@ up() {
     log "cleaning stale state in $W"
     down
   }
-  local t0 attempt rc
+  local t0
   t0=$(now)
-  for attempt in 1 2 3; do
-    set +e
-    (set -e; start) # a subshell, so that `set -e` holds inside start
-    rc=$?
-    set -e
-    if [ "$rc" = 0 ]; then
-      write_slurm_env
-      log "ready in $(elapsed "$t0")s: nodes n1,n2 with gpu:$GPUS_PER_NODE each; env in $ENVF"
-      return 0
-    fi
-    log "start attempt $attempt failed; cleaning up"
-    down
-  done
-  fail "no cluster after 3 attempts (logs above)"
+  start_with_retries "the cluster did not start"
+  write_slurm_env
+  log "ready in $(elapsed "$t0")s: nodes n1,n2 with gpu:$GPUS_PER_NODE each; env in $ENVF"
 }
 
 down() {

@@ -132,7 +132,7 @@ start() {
   done
   write_client_files "${ports[@]}"
   for h in "${HOSTS[@]}"; do
-    wait_until 20 "sshd $h (${ADDR[$h]}:$(port_of "$h"))" "$W/sshd_$h.log" -- cli "root@sflow-$h" true
+    wait_until 20 "sshd $h (${ADDR[$h]}:$(port_of "$h"))" "$W/sshd_$h.log" "$W/sshd_$h.pid" -- cli "root@sflow-$h" true
   done
 }
 
@@ -153,6 +153,7 @@ write_ssh_env() {
 
 up() {
   need_root
+  need_reachable "$W"
   need_cmds "$PKGS" sshd ssh ssh-keygen useradd node
   [ -x /usr/sbin/sshd ] || fail "no /usr/sbin/sshd; install with: $PKGS"
   if healthy; then
@@ -164,16 +165,9 @@ up() {
     log "cleaning stale state in $W"
     down
   }
-  local t0 rc
+  local t0
   t0=$(now)
-  set +e
-  (set -e; start) # a subshell, so that `set -e` holds inside start
-  rc=$?
-  set -e
-  if [ "$rc" != 0 ]; then
-    down
-    fail "sshd hosts did not start (logs above)"
-  fi
+  start_with_retries "sshd hosts did not start"
   write_ssh_env
   log "ready in $(elapsed "$t0")s: sflow-a=${ADDR[a]}:$(port_of a) sflow-b=${ADDR[b]}:$(port_of b); env in $ENVF"
 }
