@@ -1,13 +1,15 @@
 /**
  * The two SSH test hosts (scripts/engines/ssh.sh) do what the SSH pool and --ssh tests rely on: key-only
  * logins with checked host keys, exit codes and stdin over ssh, each host reaching its own Docker engine
- * (plain `ssh host docker …` and `docker -H ssh://…`), and an account whose sessions have no Node.js.
+ * (plain `ssh host docker …` and `docker -H ssh://…`), an account whose sessions have no Node.js, and
+ * that account reaching the Slurm test cluster.
  */
 import { afterAll, expect, it } from 'vitest';
 import { describeWithEngines, engine } from '../helpers/engines.js';
 
 const ssh = engine('ssh');
 const docker = engine('docker');
+const slurm = engine('slurm');
 
 describeWithEngines('SSH test hosts', [ssh], () => {
   const cfg = () => ssh.get('SFLOW_TEST_SSH_CONFIG');
@@ -108,6 +110,14 @@ describeWithEngines('SSH test hosts', [ssh], () => {
         { env: { PATH: path, DOCKER_HOST: '' } },
       );
       expect([run.exitCode, String(run.stdout)]).toEqual([0, 'via-ssh']);
+    });
+  });
+
+  describeWithEngines('with the Slurm test cluster', [slurm], () => {
+    it('the no-Node account runs steps on the cluster over ssh (SLURM_CONF comes from sshd)', async () => {
+      const r = await remote(`${nonode()}@${alias('b')}`, 'srun -N2 -l printenv SLURMD_NODENAME');
+      expect(r.exitCode, String(r.stderr)).toBe(0);
+      expect(String(r.stdout).split('\n').sort()).toEqual(['0: n1', '1: n2']);
     });
   });
 });
