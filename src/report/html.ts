@@ -3,8 +3,11 @@
 const ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 /** Text and attribute values, escaped. */
+const SPECIAL = /[&<>"']/;
+
 export function esc(s: unknown): string {
-  return String(s ?? '').replace(/[&<>"']/g, (c) => ESC[c]);
+  const text = typeof s === 'string' ? s : String(s ?? '');
+  return SPECIAL.test(text) ? text.replace(/[&<>"']/g, (c) => ESC[c]) : text;
 }
 
 /** Inside `<script>`: JSON that cannot close the script element. */
