@@ -119,7 +119,7 @@ export function renderReport(input: ReportInput): string {
   sections.push([
     'timeline',
     'Timeline',
-    `${legendHtml()}<div class="wide">${timeline.svg}</div><p class="note">${timeline.attempts} attempts; hover a bar for its times, exit code and reason.</p>`,
+    `${legendHtml()}<div class="wide">${timeline.svg}</div><p class="note">${timeline.attempts} attempt${timeline.attempts === 1 ? '' : 's'}; hover a bar for its times, exit code and reason.</p>`,
   ]);
   sections.push(['dag', 'DAG', `<div class="wide">${dag.html}</div>`]);
   sections.push(['results', 'Results', resultsHtml(m, input.units)]);

@@ -199,7 +199,7 @@ export function failuresHtml(m: ReportModel, tails: Map<string, string[]>): stri
     const tail = tails.get(t.name);
     if (tail && tail.length)
       out.push(
-        `<p class="note">last ${tail.length} lines of <code>${esc(t.info?.logPath ?? `${t.name}.log`)}</code></p><pre class="log">${esc(tail.join('\n'))}</pre>`,
+        `<p class="note">last ${tail.length === 1 ? 'line' : `${tail.length} lines`} of <code>${esc(t.info?.logPath ?? `${t.name}.log`)}</code></p><pre class="log">${esc(tail.join('\n'))}</pre>`,
       );
     else out.push('<p class="note">the log is empty or missing</p>');
     out.push('</div>');

@@ -66,6 +66,8 @@ interface Seen {
   resultRows: (base: string) => Promise<number>;
   dagNodes: number;
   charts: number;
+  /** text of the Failures section ('' when absent) */
+  failure: string;
   /** clicks a results column header `times` times; returns the first row's cell of that column */
   sortBy: (base: string, column: string, times: number) => Promise<string>;
 }
@@ -97,6 +99,9 @@ async function open(runDir: string, shot: string): Promise<Seen> {
     resultRows: (base) => page.locator(`table.results[data-base="${base}"] tbody tr`).count(),
     dagNodes: await page.locator('svg.dag g.node').count(),
     charts: await page.locator('.chart canvas').count(),
+    failure: (await page.locator('section#failures').count())
+      ? ((await page.locator('section#failures').innerText()) ?? '')
+      : '',
     sortBy: async (base, column, times) => {
       const table = page.locator(`table.results[data-base="${base}"]`);
       const heads = await table.locator('thead th').allTextContents();
@@ -159,6 +164,35 @@ describe.skipIf(noBrowser !== undefined)(
       expect(s.attemptsNote).toContain('1000 attempts');
       expect(await s.resultRows('t')).toBe(1000);
     }, 360_000);
+
+    it('a failed assertion: the failure with its expression, values and log tail is on the page', async () => {
+      const f = recipeFile(`version: "0.1"
+workflow:
+  name: asserted
+  tasks:
+    - name: bench
+      script:
+        - echo "output_throughput: 0.0"
+      result:
+        output_throughput: 'output_throughput: ([\\d.]+)'
+      assert:
+        - "\${{ result.output_throughput > 0 }}"
+    - name: after
+      depends_on: [bench]
+      script: [echo after]
+`);
+      cleanup.push(join(f, '..'));
+      const r = runRecipe([f]);
+      cleanup.push(r.cwd);
+      expect(r.code).toBe(1);
+      const s = await open(r.runDir, 'report-assert-failed.png');
+      expect(s.outside).toEqual([]);
+      expect(s.errors).toEqual([]);
+      expect(s.bars).toBe(1);
+      expect(s.failure).toContain('${{ result.output_throughput > 0 }}');
+      expect(s.failure).toContain('result.output_throughput = 0.0');
+      expect(s.failure).toContain('output_throughput: 0.0');
+    });
 
     it('a page that asks for the network is caught by the test (the check can fail)', async () => {
       const context = await browser!.newContext({ offline: true });
