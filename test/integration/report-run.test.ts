@@ -121,6 +121,25 @@ workflow:
     expect(countOf(page, '<tr data-task="bench">')).toBe(2);
   });
 
+  it('dry-run checks assertion names: an unknown result.<name> is a located error', () => {
+    const f = recipe(`version: "0.1"
+workflow:
+  name: w
+  tasks:
+    - name: bench
+      script: [echo hi]
+      result:
+        errors: 'errors: (\\d+)'
+      assert:
+        - "\${{ result.eror == 0 }}"
+`);
+    const r = sflow(['run', '-f', f, '--dry-run']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${f}:10:11: assert of task 'bench' reads result.eror`);
+    expect(r.stderr).toContain("did you mean 'errors'?");
+    expect(hasStackTrace(r.stderr)).toBe(false);
+  });
+
   it('sflow report refuses a folder that is not a run directory (usage error, no stack)', () => {
     const r = sflow(['report', EXAMPLES]);
     expect(r.code).toBe(2);

@@ -86,6 +86,12 @@ describe('report model', () => {
     expect(html).toContain('result.tput = 0');
     expect(html).toContain('uPlot');
     expect(count(html, '<tr data-task="bench_')).toBe(2);
+    const gpus = html.slice(html.indexOf('<section id="gpus">'));
+    expect(gpus).toContain(
+      '<td class="name">server</td><td>local</td><td>localhost</td><td>0,1</td><td>0,1</td>',
+    );
+    const probes = html.slice(html.indexOf('<section id="probes">'));
+    expect(probes).toContain('<td>1/2</td><td>+1.000s</td>');
   });
 
   it('a comparison page holds every run and every result row', () => {
