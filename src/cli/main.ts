@@ -117,6 +117,20 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('report')
+    .description("rebuild a run's report.html, or compare several runs on one page")
+    .argument('<run-dirs...>', 'run directories (sflow_output/<run id>)')
+    .option(
+      '-o, --output <path>',
+      'output file (one run: <run dir>/report.html; several: sflow_report_compare.html)',
+    )
+    .addHelpText('after', `\n${DOCS}`)
+    .action(async (dirs: string[], opts: Record<string, unknown>) => {
+      const { reportCommand } = await import('./report.js');
+      process.exitCode = await reportCommand(dirs, opts);
+    });
+
+  program
     .command('schema')
     .description('print the JSON Schema of recipes (for editor completion)')
     .option('-o, --output <path>', 'write to a file instead of stdout')

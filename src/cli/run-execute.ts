@@ -56,7 +56,18 @@ export async function executeRecipe(
     warnings: loaded.warnings.map((w) => w.message),
     ...(gpu ? { backendFactories: gpu.factories, onEvent: gpu.onEvent } : {}),
   });
+  await writeReport(r.runDir);
   return r.exitCode;
+}
+
+/** `report.html` from the run's ledger, on every path (a failure to build it only warns). */
+async function writeReport(runDir: string): Promise<void> {
+  try {
+    const { writeRunReport } = await import('../report/load.js');
+    process.stdout.write(`  Report: ${writeRunReport(runDir)}\n`);
+  } catch (e) {
+    process.stderr.write(`⚠ report.html not written: ${(e as Error).message}\n`);
+  }
 }
 
 /**

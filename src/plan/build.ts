@@ -16,6 +16,7 @@ import { artifactsNamespace, planArtifact } from './artifacts.js';
 import { backendsNamespace, planBackends } from './backends.js';
 import { concreteDependencies, cycleError, findCycle, topologicalOrder, type BaseTask } from './dag.js';
 import { finaliseProbe } from './probes.js';
+import { draftAssertions, instanceAssertions } from './assertions.js';
 import { draftTask, finishScript, plannedResult, type Draft } from './task-draft.js';
 import { taskNamespace, type TaskFacts } from './task-namespace.js';
 import type { Plan, PlannedNode, PlannedTask } from './types.js';
@@ -87,6 +88,8 @@ export function buildPlan(loaded: LoadedRecipe, opts: BuildOptions): Plan {
       scope,
     ),
   );
+
+  const assertDrafts = new Map(drafts.map((d) => [d, draftAssertions(d.item, d.where, scope)]));
 
   const baseTasks: BaseTask[] = drafts.map((d) => ({
     name: d.base,
@@ -178,6 +181,7 @@ export function buildPlan(loaded: LoadedRecipe, opts: BuildOptions): Plan {
         allocationId: d.backend.placeholder ? '0' : String(d.backend.config.job_id ?? d.backend.name),
         backendConfig: d.backend.config,
       }) ?? ['bash', '-c', script];
+      const asserts = instanceAssertions(assertDrafts.get(d) ?? [], scope, inst.sweep);
       planned.push({
         name: inst.name,
         base: d.base,
@@ -206,6 +210,7 @@ export function buildPlan(loaded: LoadedRecipe, opts: BuildOptions): Plan {
             .map((x) => finaliseProbe(x, p.nodes, inst.name, loggerInstance)),
         },
         result: plannedResult(d.item.result),
+        ...(asserts ? { asserts } : {}),
         outputs: Array.isArray(d.item.outputs)
           ? (d.item.outputs as Obj[]).map((o) => ({
               pattern: String(o.pattern),

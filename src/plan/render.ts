@@ -71,6 +71,7 @@ function taskBlock(t: PlannedTask, i: number, out: string[]): void {
     out.push(
       `      result: ${t.result.file ? `file ${t.result.file}` : t.result.patterns.map((p) => p.name).join(', ')} → result.json`,
     );
+  for (const a of t.asserts ?? []) out.push(`      assert: ${a.source}`);
   if (t.outputs) out.push(`      outputs: ${t.outputs.length} pattern(s) → outputs.json`);
   if (t.uploads && t.uploads.length) {
     for (const u of t.uploads as Record<string, unknown>[])

@@ -89,6 +89,15 @@ export interface PlannedResult {
   file?: string;
 }
 
+export interface PlannedAssertion {
+  /** the expression as written, `\${{ … }}` included */
+  source: string;
+  /** `file:line:col` of the entry in the recipe */
+  location: string;
+  /** plain values of the names it reads besides `result` (variables, this replica's sweep values) */
+  bindings: Record<string, unknown>;
+}
+
 export interface PlannedOutputSpec {
   pattern: string;
   source: string;
@@ -125,6 +134,8 @@ export interface PlannedTask {
   retries: PlannedRetries | null;
   probes: { readiness: PlannedProbe[]; failure: PlannedProbe[] };
   result: PlannedResult | null;
+  /** `assert:` expressions, checked after result parsing */
+  asserts?: PlannedAssertion[];
   outputs: PlannedOutputSpec[] | null;
   uploads: unknown[] | null;
   monitor: unknown;

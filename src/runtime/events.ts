@@ -47,7 +47,17 @@ export type RunEvent = Base &
         target?: string;
       }
     | { type: 'task_log_line'; task: string; line: string }
-    | { type: 'result_parsed'; task: string; ok: boolean; values: Record<string, unknown>; errors: string[] }
+    | {
+        type: 'result_parsed';
+        task: string;
+        ok: boolean;
+        values: Record<string, unknown>;
+        errors: string[];
+        /** where result.json was written */
+        resultPath?: string;
+        /** outcome of each `assert:` expression, in recipe order */
+        assertions?: AssertionOutcome[];
+      }
     | {
         type: 'external_call';
         tool: string;
@@ -100,6 +110,19 @@ export interface PlanTaskInfo {
   gpus: number[] | null;
   logPath: string;
   outputDir: string;
+  /** replica position and sweep values (Python str) of a replicated task */
+  replica?: { index: number; count: number; sequential: boolean; sweep: Record<string, string> };
+}
+
+/** One `assert:` expression after result parsing. */
+export interface AssertionOutcome {
+  /** as written, `${{ … }}` included */
+  expr: string;
+  ok: boolean;
+  /** each name the expression read, rendered (`result.tput` → `0.0`); `<missing>` when absent */
+  seen: Record<string, string>;
+  /** why it could not be evaluated (a missing value, a type error) */
+  error?: string;
 }
 
 export interface PlanBackendInfo {

@@ -17,8 +17,8 @@ export interface OrchestratorOptions {
   cwd: string;
   /** inherited environment (default: process.env) */
   baseEnv?: NodeJS.ProcessEnv;
-  /** result parsing etc. after exit 0, before COMPLETED */
-  finalize?: (task: PlannedTask) => Promise<void>;
+  /** result parsing etc. after exit 0, before COMPLETED; a returned reason fails the task (a failed assertion) */
+  finalize?: (task: PlannedTask) => Promise<string | undefined | void>;
   /** TERM → KILL grace per process group (default 5 s) */
   graceMs?: number;
 }

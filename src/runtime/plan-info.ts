@@ -21,6 +21,16 @@ export function planInfo(plan: Plan): { tasks: PlanTaskInfo[]; backends: PlanBac
       gpus: t.gpus,
       logPath: t.logPath,
       outputDir: t.outputDir,
+      ...(t.replicaCount > 1 || t.name !== t.base
+        ? {
+            replica: {
+              index: t.replicaIndex,
+              count: t.replicaCount,
+              sequential: t.policy === 'sequential',
+              sweep: t.sweep,
+            },
+          }
+        : {}),
     })),
     backends: plan.backends.map((b) => ({
       name: b.name,

@@ -11,6 +11,7 @@ import { LocalBackend } from '../backends/local/local-backend.js';
 import { SflowError } from '../config/errors.js';
 import { prepareRunDir } from '../outputs/run-dir.js';
 import { collectTaskResult } from '../outputs/results.js';
+import { assertionFailure, checkAssertions } from '../outputs/assertions.js';
 import { ResultsIndex } from '../outputs/results-index.js';
 import { writeLegacyOutputs } from '../outputs/legacy-outputs.js';
 import type { BackendType, Plan, PlannedTask } from '../plan/types.js';
@@ -144,20 +145,25 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
   ];
 
   const index = new ResultsIndex(layout.runDir, plan.runId);
-  const finalize = async (task: PlannedTask) => {
+  const finalize = async (task: PlannedTask): Promise<string | undefined> => {
+    let failure: string | undefined;
     if (task.result) {
       const r = await collectTaskResult(task, task.result);
+      const assertions = task.asserts?.length ? checkAssertions(task.asserts, r.doc.values) : undefined;
+      failure = assertions && assertionFailure(assertions, r.path);
       bus.emit({
         type: 'result_parsed',
         task: task.name,
         ok: r.doc.ok,
         values: r.values,
         errors: r.doc.errors,
+        ...(r.path ? { resultPath: r.path } : {}),
+        ...(assertions ? { assertions } : {}),
       });
       if (r.path)
         await index.add(task.name, {
-          status: 'COMPLETED',
-          ok: r.doc.ok,
+          status: failure ? 'FAILED' : 'COMPLETED',
+          ok: r.doc.ok && !failure,
           values: r.doc.values,
           resultPath: r.path,
         });
@@ -166,6 +172,7 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
       const o = await writeLegacyOutputs(task);
       if (o.warning) bus.emit({ type: 'log', level: 'warning', message: o.warning });
     }
+    return failure;
   };
 
   let verdict: Verdict;

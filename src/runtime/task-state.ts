@@ -7,7 +7,8 @@ import type { PlannedTask } from '../plan/types.js';
 import type { RunEvent, TaskStatus } from './events.js';
 import type { ProbeLoop } from './probe-driver.js';
 
-export type FailKind = 'exit' | 'failure_probe' | 'not_ready_exit' | 'readiness_timeout' | 'launch';
+export type FailKind =
+  'exit' | 'failure_probe' | 'not_ready_exit' | 'readiness_timeout' | 'launch' | 'assertion';
 
 export interface TaskRt {
   plan: PlannedTask;

@@ -107,6 +107,8 @@ export const TaskSchema = strictObject(
     probes: ProbesSchema.optional(),
     outputs: list(OutputSchema, 'outputs').nullable().optional(),
     result: ResultSchema.optional(),
+    /** `${{ }}` expressions checked after result parsing (`result.<name>`); a false one fails the task */
+    assert: list(str({ nonEmpty: true }), 'assert').optional(),
     uploads: list(UploadSchema, 'uploads').optional(),
     monitor: TaskMonitorSchema.optional(),
     /** prepend `set -e` to shell scripts; default per backend */

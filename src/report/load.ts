@@ -1,0 +1,163 @@
+/**
+ * A run directory → the report's inputs: `events.jsonl` (the ledger; a torn last line from a
+ * killed driver is skipped), `results.json` for values the ledger lacks, units from the tasks'
+ * `result.json` metadata, the last lines of each failed task's log and the monitor samples.
+ * `writeRunReport` writes `<run dir>/report.html`.
+ */
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readFileSync,
+  readSync,
+  fstatSync,
+  writeFileSync,
+  renameSync,
+} from 'node:fs';
+import { basename, isAbsolute, join, resolve } from 'node:path';
+import type { RunEvent } from '../runtime/events.js';
+import { stripAnsi } from '../util/ansi.js';
+import { buildModel, type ReportModel } from './model.js';
+import { monitorCharts } from './monitor.js';
+import { renderReport, type ReportInput } from './page.js';
+
+export const REPORT_FILE = 'report.html';
+const TAIL_LINES = 40;
+const TAIL_BYTES = 32 * 1024;
+const MAX_TAILS = 50;
+
+export class NotARunDirError extends Error {}
+
+/** Parses a ledger; lines that are not JSON (a torn write) are skipped and counted. */
+export function parseLedger(text: string): { events: RunEvent[]; skipped: number } {
+  // fast path: one JSON.parse for the whole ledger (JSON text never holds a raw newline)
+  try {
+    const body = text.trimEnd();
+    return { events: body ? (JSON.parse(`[${body.replace(/\n+/g, ',')}]`) as RunEvent[]) : [], skipped: 0 };
+  } catch {
+    // a torn or foreign line: parse line by line below
+  }
+  const events: RunEvent[] = [];
+  let skipped = 0;
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    if (end > start) {
+      try {
+        events.push(JSON.parse(text.slice(start, end)) as RunEvent);
+      } catch {
+        skipped++;
+      }
+    }
+    start = end + 1;
+  }
+  return { events, skipped };
+}
+
+export function readLedger(runDir: string): RunEvent[] {
+  const path = join(runDir, 'events.jsonl');
+  if (!existsSync(path))
+    throw new NotARunDirError(`${runDir}: no events.jsonl (not an sflow run directory?)`);
+  return parseLedger(readFileSync(path, 'utf8')).events;
+}
+
+/** The last `lines` lines of a file, reading at most TAIL_BYTES from its end. */
+export function tailLines(path: string, lines = TAIL_LINES): string[] {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const size = fstatSync(fd).size;
+    const len = Math.min(size, TAIL_BYTES);
+    const buf = Buffer.alloc(len);
+    readSync(fd, buf, 0, len, size - len);
+    let text = stripAnsi(buf.toString('utf8'));
+    if (len < size) text = text.slice(text.indexOf('\n') + 1); // drop the partial first line
+    const all = text.replace(/\r\n?/g, '\n').replace(/\n$/, '').split('\n');
+    return all.slice(-lines).map((l) => (l.length > 500 ? `${l.slice(0, 500)}…` : l));
+  } catch {
+    return [];
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** A path recorded by the run, or the same file under `runDir` when the run directory moved. */
+function located(
+  recorded: string | undefined,
+  runDir: string,
+  recordedRunDir: string,
+  fallback: string,
+): string {
+  if (recorded && existsSync(recorded)) return recorded;
+  if (recorded && recordedRunDir && recorded.startsWith(recordedRunDir))
+    return join(runDir, recorded.slice(recordedRunDir.length));
+  return join(runDir, fallback);
+}
+
+function fillFromResultsJson(m: ReportModel, runDir: string): void {
+  const path = join(runDir, 'results.json');
+  if (!existsSync(path)) return;
+  try {
+    const doc = JSON.parse(readFileSync(path, 'utf8')) as {
+      tasks?: Record<string, { ok?: boolean; values?: Record<string, unknown>; result_file?: string }>;
+    };
+    const byName = new Map(m.tasks.map((t) => [t.name, t]));
+    for (const [name, e] of Object.entries(doc.tasks ?? {})) {
+      const t = byName.get(name);
+      if (!t || t.result) continue;
+      t.result = {
+        ok: e.ok !== false,
+        values: e.values ?? {},
+        errors: [],
+        resultPath: e.result_file ? resolve(runDir, e.result_file) : undefined,
+        assertions: [],
+      };
+    }
+  } catch {
+    /* a broken results.json: the ledger's values stand */
+  }
+}
+
+function unitsByBase(m: ReportModel, runDir: string): Map<string, Record<string, string>> {
+  const out = new Map<string, Record<string, string>>();
+  for (const t of m.tasks) {
+    const base = t.info?.base ?? t.name;
+    if (!t.result || out.has(base)) continue;
+    const path = located(t.result.resultPath, runDir, m.runDir, join(t.name, 'result.json'));
+    const units: Record<string, string> = {};
+    try {
+      const md =
+        (JSON.parse(readFileSync(path, 'utf8')) as { metadata?: Record<string, { unit?: string | null }> })
+          .metadata ?? {};
+      for (const [k, v] of Object.entries(md)) if (v?.unit) units[k] = v.unit;
+    } catch {
+      /* no metadata */
+    }
+    out.set(base, units);
+  }
+  return out;
+}
+
+export function loadRun(runDir: string): ReportInput {
+  const dir = resolve(runDir);
+  const model = buildModel(readLedger(dir));
+  fillFromResultsJson(model, dir);
+  const tails = new Map<string, string[]>();
+  for (const t of model.tasks.filter((x) => x.status === 'FAILED').slice(0, MAX_TAILS)) {
+    const log = t.info?.logPath;
+    const path = located(log, dir, model.runDir, join(t.name, log ? basename(log) : `${t.name}.log`));
+    tails.set(t.name, tailLines(isAbsolute(path) ? path : resolve(dir, path)));
+  }
+  return { model, tails, units: unitsByBase(model, dir), monitor: monitorCharts(dir) };
+}
+
+/** Builds and writes the report (atomically); returns its path. */
+export function writeRunReport(runDir: string, out?: string): string {
+  const html = renderReport(loadRun(runDir));
+  const path = resolve(out ?? join(runDir, REPORT_FILE));
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, html);
+  renameSync(tmp, path);
+  return path;
+}

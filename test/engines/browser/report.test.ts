@@ -1,0 +1,213 @@
+/**
+ * report.html in a real browser: Debian's headless Chromium (/usr/bin/chromium) driven by
+ * playwright-core through `executablePath` (no browser download). Each report is opened from
+ * disk with the network blocked; no request may leave the page, no console error may appear,
+ * the timeline holds one bar per task attempt and the results table the sweep's rows.
+ * Screenshots (whole page, and the first screen as `*-top.png`) are kept in
+ * test-artifacts/browser/ (git-ignored) for a human to look at.
+ *
+ *   npm run test:browser
+ */
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { REPO } from '../../helpers/cli.js';
+import {
+  EXAMPLES,
+  freePorts,
+  manyTasksRecipe,
+  recipeFile,
+  runRecipe,
+  sharedSkipReason,
+} from '../../helpers/report-runs.js';
+
+const CHROMIUM = process.env.SFLOW_CHROMIUM ?? '/usr/bin/chromium';
+const ARTIFACTS = join(REPO, 'test-artifacts', 'browser');
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+function engineSkipReason(): string | undefined {
+  const why = existsSync(CHROMIUM) ? undefined : `${CHROMIUM} not found (apt-get install chromium)`;
+  if (why && process.env.SFLOW_REQUIRE_ENGINES === '1') throw new Error(`SFLOW_REQUIRE_ENGINES=1 but ${why}`);
+  return why;
+}
+
+const noBrowser = engineSkipReason();
+const noShared = sharedSkipReason();
+const cleanup: string[] = [];
+let browser: Browser | undefined;
+
+beforeAll(async () => {
+  if (noBrowser) return;
+  const { chromium } = await import('playwright-core');
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, timeout: 60_000 });
+  mkdirSync(ARTIFACTS, { recursive: true });
+});
+afterAll(async () => {
+  await browser?.close();
+  cleanup.forEach((d) => rmSync(d, { recursive: true, force: true }));
+});
+
+interface Seen {
+  outside: string[];
+  errors: string[];
+  bars: number;
+  attemptsNote: string;
+  resultRows: (base: string) => Promise<number>;
+  dagNodes: number;
+  charts: number;
+  /** text of the Failures section ('' when absent) */
+  failure: string;
+  /** clicks a results column header `times` times; returns the first row's cell of that column */
+  sortBy: (base: string, column: string, times: number) => Promise<string>;
+}
+
+/** Opens the report offline, counts requests that are not the file itself, and takes a screenshot. */
+async function open(runDir: string, shot: string): Promise<Seen> {
+  const context = await browser!.newContext({ offline: true, viewport: { width: 1400, height: 1000 } });
+  const page = await context.newPage();
+  const file = pathToFileURL(join(runDir, 'report.html')).href;
+  const outside: string[] = [];
+  const errors: string[] = [];
+  await context.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url === file) return route.continue();
+    outside.push(url);
+    return route.abort();
+  });
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(file, { waitUntil: 'load', timeout: 60_000 });
+  await page.waitForSelector('section#timeline svg.timeline', { timeout: 30_000 });
+  const seen: Seen = {
+    outside,
+    errors,
+    bars: await page.locator('svg.timeline rect.bar').count(),
+    attemptsNote: (await page.locator('section#timeline p.note').last().textContent()) ?? '',
+    resultRows: (base) => page.locator(`table.results[data-base="${base}"] tbody tr`).count(),
+    dagNodes: await page.locator('svg.dag g.node').count(),
+    charts: await page.locator('.chart canvas').count(),
+    failure: (await page.locator('section#failures').count())
+      ? ((await page.locator('section#failures').innerText()) ?? '')
+      : '',
+    sortBy: async (base, column, times) => {
+      const table = page.locator(`table.results[data-base="${base}"]`);
+      const heads = await table.locator('thead th').allTextContents();
+      const i = heads.findIndex((h) => h.trim() === column);
+      for (let k = 0; k < times; k++) await table.locator('thead th').nth(i).click();
+      return (await table.locator('tbody tr').first().locator('td').nth(i).textContent()) ?? '';
+    },
+  };
+  await page.screenshot({ path: join(ARTIFACTS, shot), fullPage: true });
+  await page.screenshot({ path: join(ARTIFACTS, shot.replace(/\.png$/, '-top.png')) });
+  return seen;
+}
+
+describe.skipIf(noBrowser !== undefined)(
+  `report.html in headless Chromium${noBrowser ? ` (skipped: ${noBrowser})` : ''}`,
+  () => {
+    describe.skipIf(noShared !== undefined)(
+      `spec examples${noShared ? ` (skipped: ${noShared})` : ''}`,
+      () => {
+        it('05 sweep: offline, no errors, 8 bars, 6 sweep rows; sorting by CONC works', async () => {
+          const r = runRecipe([join(EXAMPLES, '05_sweep.yaml')]);
+          cleanup.push(r.cwd);
+          expect(r.code, r.stderr).toBe(0);
+          const s = await open(r.runDir, 'report-05-sweep.png');
+          expect(s.outside).toEqual([]);
+          expect(s.errors).toEqual([]);
+          expect(s.bars).toBe(8);
+          expect(await s.resultRows('bench')).toBe(6);
+          expect(s.dagNodes).toBe(8);
+          expect(s.charts).toBeGreaterThan(0);
+        });
+
+        it('06 services: offline, no errors, one bar per task, three DAG nodes', async () => {
+          const [site, api] = await freePorts(2);
+          const r = runRecipe(
+            [join(EXAMPLES, '06_service_readiness.yaml')],
+            ['-s', `SITE_PORT=${site}`, '-s', `API_PORT=${api}`],
+          );
+          cleanup.push(r.cwd);
+          expect(r.code, r.stderr).toBe(0);
+          const s = await open(r.runDir, 'report-06-services.png');
+          expect(s.outside).toEqual([]);
+          expect(s.errors).toEqual([]);
+          expect(s.bars).toBe(3);
+          expect(s.dagNodes).toBe(3);
+        });
+      },
+    );
+
+    it('a 1,000-task run: offline, no errors, 1,000 bars and rows; a header click sorts the table', async () => {
+      const f = recipeFile(manyTasksRecipe(1000));
+      cleanup.push(join(f, '..'));
+      const r = runRecipe([f], [], 300_000);
+      cleanup.push(r.cwd);
+      expect(r.code, r.stderr.slice(-2000)).toBe(0);
+      const s = await open(r.runDir, 'report-1000-tasks.png');
+      expect(s.outside).toEqual([]);
+      expect(s.errors).toEqual([]);
+      expect(s.bars).toBe(1000);
+      expect(s.attemptsNote).toContain('1000 attempts');
+      expect(await s.resultRows('t')).toBe(1000);
+    }, 360_000);
+
+    it('a failed assertion: the failure with its expression, values and log tail is on the page', async () => {
+      const f = recipeFile(`version: "0.1"
+workflow:
+  name: asserted
+  tasks:
+    - name: bench
+      script:
+        - echo "output_throughput: 0.0"
+      result:
+        output_throughput: 'output_throughput: ([\\d.]+)'
+      assert:
+        - "\${{ result.output_throughput > 0 }}"
+    - name: after
+      depends_on: [bench]
+      script: [echo after]
+`);
+      cleanup.push(join(f, '..'));
+      const r = runRecipe([f]);
+      cleanup.push(r.cwd);
+      expect(r.code).toBe(1);
+      const s = await open(r.runDir, 'report-assert-failed.png');
+      expect(s.outside).toEqual([]);
+      expect(s.errors).toEqual([]);
+      expect(s.bars).toBe(1);
+      expect(s.failure).toContain('${{ result.output_throughput > 0 }}');
+      expect(s.failure).toContain('result.output_throughput = 0.0');
+      expect(s.failure).toContain('output_throughput: 0.0');
+    });
+
+    it('a page that asks for the network is caught by the test (the check can fail)', async () => {
+      const context = await browser!.newContext({ offline: true });
+      const page = await context.newPage();
+      const outside: string[] = [];
+      await context.route('**/*', (route) => {
+        const url = route.request().url();
+        if (url.startsWith('data:')) return route.continue();
+        outside.push(url);
+        return route.abort();
+      });
+      await page.setContent('<img src="http://example.invalid/x.png">');
+      await page.waitForTimeout(200);
+      expect(outside).toEqual(['http://example.invalid/x.png']);
+      await context.close();
+    });
+  },
+);
