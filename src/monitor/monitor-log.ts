@@ -86,6 +86,9 @@ export function renderMonitorLog(i: MonitorLogInput): string {
     const vals: number[] = new Array<number>(WIDTH).fill(NaN);
     const span = Math.max(1, i.t1 - i.t0);
     for (const [t, v] of pts) vals[Math.min(WIDTH - 1, Math.floor(((t - i.t0) / span) * WIDTH))] = v * factor;
+    // a column without a sample (interval longer than a column) repeats the previous value
+    const firstVal = vals.find(Number.isFinite) ?? 0;
+    for (let k = 0; k < WIDTH; k++) if (!Number.isFinite(vals[k])) vals[k] = k ? vals[k - 1] : firstVal;
     o.push(
       `  ${name.padEnd(17)}${sparkline(vals, max)}  max ${fmtNum(Math.max(...vals.filter(Number.isFinite)))}`,
     );
