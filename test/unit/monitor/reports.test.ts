@@ -281,7 +281,7 @@ describe('events, errors, skew', () => {
       /<g class="event end">.*\n<line (?![^>]*dasharray)[^>]*\/>\n<text class="event-label"[^>]*>a done</,
     );
     const log = readFileSync(join(run, 'sflow_monitor.log'), 'utf8');
-    expect(log).toMatch(/Task Events\n  \+1\.000s \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} submit a\n/);
+    expect(log).toMatch(/Task Events\n {2}\+1\.000s \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} submit a\n/);
   });
 
   it('sflow_monitor.log has its sections in order and de-duplicated GPU errors', async () => {
@@ -300,7 +300,7 @@ describe('events, errors, skew', () => {
     const at = order.map((s) => log.indexOf(s));
     expect(at.every((x) => x >= 0)).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);
-    expect(log).toMatch(/GPU Collection Errors\n  h1: nvidia-smi not found \(×6, /);
+    expect(log).toMatch(/GPU Collection Errors\n {2}h1: nvidia-smi not found \(×6, /);
     expect(log).toMatch(/GPU util % +[▁▂▃▄▅▆▇█]{60}/);
     const csv = readFileSync(join(run, 'sflow_monitor/lifecycle/workflow/timeline.csv'), 'utf8');
     expect(csv).toMatch(/,gpu,,gpu_error,,,nvidia-smi not found,gpu_monitor_node_0_h1\.log\n/);
