@@ -17,35 +17,15 @@ import { clusterEvents, type TaskEvent } from '../../../src/monitor/markers.js';
 import { estimateSkew } from '../../../src/monitor/skew.js';
 import { seriesLabel } from '../../../src/monitor/svg.js';
 import { TIMELINE_HEADER } from '../../../src/monitor/csv.js';
+import { S, T0, util, writeRawRun } from '../../helpers/monitor-raw.js';
 
 const root = mkdtempSync(join(tmpdir(), 'sflow-mon-rep-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 let n = 0;
 
-const T0 = 1_767_225_600_000; // 2026-01-01
-const S = 60; // samples, 1 s apart
-const util = (gpu: number, i: number) => (gpu === 3 ? 0 : (i * 7 + gpu * 31) % 100);
-
-/** Raw files of `hosts` (node ids 0..): 4 GPUs with known utilisation, cpu, memory. */
 function rawRun(hosts: string[], opts: { gpuError?: boolean; skewMs?: number } = {}): string {
   const runDir = join(root, `run${++n}`);
-  const raw = join(runDir, 'sflow_monitor', 'raw');
-  mkdirSync(raw, { recursive: true });
-  hosts.forEach((h, id) => {
-    const ts = (i: number) => ((T0 + i * 1000 + (opts.skewMs ?? 0)) / 1000).toFixed(3);
-    const gpu = ['#fields=index,utilization.gpu,memory.used,power.draw'];
-    const cpu: string[] = [];
-    const mem: string[] = [];
-    for (let i = 0; i < S; i++) {
-      if (opts.gpuError && i % 10 === 0) gpu.push(`${ts(i)},ERROR,nvidia-smi not found`);
-      else for (let g = 0; g < 4; g++) gpu.push(`${ts(i)},${g},${util(g, i)},${g * 1024 + i},${100 + g}.5`);
-      cpu.push(`${ts(i)},${i >= 20 && i < 30 ? '95.00' : '5.00'},1.00,0.50,0.25`);
-      mem.push(`${ts(i)},1000,600,400,40.00,0,0`);
-    }
-    writeFileSync(join(raw, `gpu_monitor_node_${id}_${h}.log`), gpu.join('\n') + '\n');
-    writeFileSync(join(raw, `cpu_monitor_node_${id}_${h}.log`), cpu.join('\n') + '\n');
-    writeFileSync(join(raw, `memory_monitor_node_${id}_${h}.log`), mem.join('\n') + '\n');
-  });
+  writeRawRun(runDir, hosts, opts);
   return runDir;
 }
 
