@@ -95,9 +95,20 @@ up_cs; up0=$UP
 epoch0=$(date +%s%3N 2>/dev/null)
 is_int "$epoch0" || epoch0=$(($(date +%s) * 1000))
 now_ms() { up_cs; NOW=$((epoch0 + (UP - up0) * 10)); }
-fmt_ts() { TS=$(printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000))); }
-# a / b with two decimals (integers; b > 0)
-pct2() { _x=$(($1 * 10000 / $2)); P=$(printf '%d.%02d' $((_x / 100)) $((_x % 100))); }
+# formatting without a fork ($(printf) would start a subshell per sample)
+fmt_ts() {
+  _r=$(($1 % 1000))
+  case ${#_r} in 1) _r=00$_r ;; 2) _r=0$_r ;; esac
+  TS=$(($1 / 1000)).$_r
+}
+# a / b with two decimals (integers; b > 0; a negative a, e.g. a counter reset, reads 0)
+pct2() {
+  _x=$(($1 * 10000 / $2))
+  [ "$_x" -ge 0 ] || _x=0
+  _f=$((_x % 100))
+  [ "$_f" -ge 10 ] || _f=0$_f
+  P=$((_x / 100)).$_f
+}
 
 pids=
 cleanup() {
@@ -234,7 +245,8 @@ while :; do
   for d in $d_gpu $d_cpu $d_memory $d_disk $d_network; do [ "$d" -lt "$next" ] && next=$d; done
   now_ms; wait_ms=$((next - NOW))
   [ "$wait_ms" -ge 10 ] || wait_ms=10
-  sleep "$(printf '%d.%03d' $((wait_ms / 1000)) $((wait_ms % 1000)))" &
+  fmt_ts "$wait_ms"
+  sleep "$TS" &
   sp=$!
   wait "$sp" 2>/dev/null
 done

@@ -81,7 +81,7 @@ export function buildProgram(): Command {
     .option('--enable-workflow-monitor', 'add a default workflow monitor')
     .option(
       '--enable-task-monitor <tasks>',
-      'add a default monitor to these tasks (comma or space separated, repeatable)',
+      'add a default monitor to these tasks (comma separated, repeatable)',
       collect,
       [],
     )

@@ -18,7 +18,7 @@ export async function runCommand(positional: string[], opts: Record<string, unkn
   try {
     const files = inputFiles(positional, opts, 'sflow.yaml');
     const loaded = loadRecipe(loadOptions(files, opts));
-    applyMonitorFlags(loaded.recipe as Record<string, unknown>, {
+    applyMonitorFlags(loaded.recipe, {
       workflow: Boolean(opts.enableWorkflowMonitor),
       tasks: (opts.enableTaskMonitor as string[] | undefined) ?? [],
     });

@@ -94,24 +94,28 @@ describe.skipIf(noBrowser)(
       page.on('request', (r) => !r.url().startsWith('file:') && problems.push(`request ${r.url()}`));
       const text = readFileSync(file, 'utf8');
       await page.goto(pathToFileURL(file).href);
-      const parsed = await page.evaluate((svg) => {
-        const doc = new DOMParser().parseFromString(svg, 'image/svg+xml');
-        return { root: doc.documentElement.nodeName, errors: doc.getElementsByTagName('parsererror').length };
-      }, text);
+      // page-side code as text: the project's TypeScript has no DOM types
+      const parsed = await page.evaluate<{ root: string; errors: number }>(`(() => {
+      const doc = new DOMParser().parseFromString(${JSON.stringify(text)}, 'image/svg+xml');
+      return { root: doc.documentElement.nodeName, errors: doc.getElementsByTagName('parsererror').length };
+    })()`);
       expect(parsed).toEqual({ root: 'svg', errors: 0 });
-      const shown = await page.evaluate(() => {
-        const box = (e: Element) => (e as SVGGraphicsElement).getBBox();
-        const lines = [...document.querySelectorAll('g[data-panel="gpu_utilization_pct"] polyline.series')];
-        const labels = [
-          ...document.querySelectorAll('g[data-panel="gpu_utilization_pct"] text.series-label'),
-        ];
-        return {
-          root: document.documentElement.nodeName,
-          lines: lines.map((l) => ({ id: l.getAttribute('data-series'), w: box(l).width, h: box(l).height })),
-          labels: labels.map((l) => ({ text: l.textContent, w: box(l).width })),
-          markers: [...document.querySelectorAll('text.event-label')].map((t) => t.textContent),
-        };
-      });
+      const shown = await page.evaluate<{
+        root: string;
+        lines: Array<{ id: string; w: number; h: number }>;
+        labels: Array<{ text: string; w: number }>;
+        markers: string[];
+      }>(`(() => {
+      const panel = 'g[data-panel="gpu_utilization_pct"]';
+      const lines = [...document.querySelectorAll(panel + ' polyline.series')];
+      const labels = [...document.querySelectorAll(panel + ' text.series-label')];
+      return {
+        root: document.documentElement.nodeName,
+        lines: lines.map((l) => ({ id: l.getAttribute('data-series'), w: l.getBBox().width, h: l.getBBox().height })),
+        labels: labels.map((l) => ({ text: l.textContent, w: l.getBBox().width })),
+        markers: [...document.querySelectorAll('text.event-label')].map((t) => t.textContent),
+      };
+    })()`);
       expect(shown.root).toBe('svg');
       expect(shown.lines.map((l) => l.id)).toEqual(['gpu-0', 'gpu-1', 'gpu-2', 'gpu-3']);
       for (const l of shown.lines.slice(0, 3)) expect(l.w).toBeGreaterThan(700); // spans the run
