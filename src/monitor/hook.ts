@@ -112,8 +112,13 @@ export async function startMonitoring(plan: Plan, o: MonitorHookOptions): Promis
   const rawDir = join(plan.paths.runDir, 'sflow_monitor', 'raw');
   mkdirSync(rawDir, { recursive: true });
   const running: Array<{ c: RunningCollector; host: string; intervalMs: number }> = [];
-  const scriptPath = collectorScriptPath();
-  for (const spec of schedule.collectors) {
+  let scriptPath: string | undefined;
+  try {
+    scriptPath = collectorScriptPath();
+  } catch (e) {
+    o.warn?.(`monitor: no node is sampled: ${(e as Error).message}`);
+  }
+  for (const spec of scriptPath ? schedule.collectors : []) {
     const launcher = o.launchers[spec.backendType];
     if (!launcher) {
       o.warn?.(
@@ -122,7 +127,7 @@ export async function startMonitoring(plan: Plan, o: MonitorHookOptions): Promis
       continue;
     }
     try {
-      const c = await launcher.start({ spec, rawDir, scriptPath });
+      const c = await launcher.start({ spec, rawDir, scriptPath: scriptPath! });
       running.push({ c, host: spec.host, intervalMs: spec.tickMs });
     } catch (e) {
       o.warn?.(`monitor: the collector on '${spec.host}' did not start: ${(e as Error).message}`);

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { SflowError, formatLocation } from '../../../src/config/errors.js';
 import { parseTaskMonitorFlag } from '../../../src/config/monitor-flags.js';
 import { normalizeMonitor } from '../../../src/plan/monitor-config.js';
+import { monitorSchedule } from '../../../src/plan/monitor-schedule.js';
+import { plannedTask } from '../../helpers/planned-task.js';
 import { paths, planOf } from './helpers.js';
 
 const wf = (tasks: string, top = '') => `version: "0.1"\n${top}workflow:\n  name: wf\n${tasks}`;
@@ -98,16 +100,40 @@ describe('defaults and folders', () => {
   });
 
   it('§11.10 kubernetes backend with monitor: → no collector, no folders, a warning', () => {
-    const { schedule } = planOf(
-      wf(
-        '  monitor: {}\n  tasks:\n    - name: a\n      script: ["true"]\n      monitor: {}\n',
-        'backends:\n  - name: k\n    type: kubernetes\n    default: true\n    namespace: ns\n    nodes: 1\n',
-      ),
-    );
-    expect(schedule.collectors).toEqual([]);
-    expect(paths(schedule)).toEqual(['lifecycle/workflow/']);
-    expect(schedule.views[0].targets).toEqual([]);
-    expect(schedule.warnings.join('\n')).toMatch(/not implemented for this backend yet/);
+    const node = { name: 'pod-0', ip: '10.0.0.1', index: 0, numGpus: 8 };
+    const k8s = plannedTask('a', {
+      backend: 'k',
+      backendType: 'kubernetes',
+      nodes: [node],
+      gpus: [0],
+      monitor: {},
+    });
+    const local = plannedTask('b', {
+      monitor: {},
+      nodes: [{ name: 'localhost', ip: '127.0.0.1', index: 0, numGpus: null }],
+    });
+    const s = monitorSchedule({
+      tasks: [k8s, local],
+      workflowMonitor: {},
+      backends: [
+        { name: 'k', type: 'kubernetes', isDefault: true, placeholder: true, nodes: [node], config: {} },
+        {
+          name: 'local',
+          type: 'local',
+          isDefault: false,
+          placeholder: false,
+          nodes: local.nodes,
+          config: {},
+        },
+      ],
+    });
+    expect(s.collectors.map((c) => c.backendType)).toEqual(['local']);
+    expect(paths(s)).toEqual(['lifecycle/workflow/', 'lifecycle/b/']);
+    expect(s.views[0].targets.map((t) => t.host)).toEqual(['localhost']);
+    expect(s.warnings).toEqual([
+      "workflow.monitor: backend 'k' (kubernetes) is skipped: node-level hardware monitoring is not implemented for this backend yet",
+      "task 'a': monitor skipped on kubernetes backend 'k': node-level hardware monitoring is not implemented for this backend yet",
+    ]);
   });
 });
 
