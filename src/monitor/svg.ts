@@ -55,7 +55,7 @@ const PANELS: Panel[] = [
   { title: 'GPU power', unit: 'W', lines: perDevice('gpu_power_w') },
   { title: 'GPU temperature', unit: 'C', lines: perDevice('gpu_temperature_c') },
   { title: 'CPU utilization', unit: '%', fixedMax: 100, lines: averaged([['cpu_utilization_pct', 'CPU']]) },
-  { title: 'Load average', unit: 'load', lines: averaged([['load_1m', '1 min']]) },
+  { title: 'Load average', unit: 'load', lines: averaged([['load_1m', 'load 1 min']]) },
   { title: 'Memory used', unit: '%', fixedMax: 100, lines: averaged([['memory_used_pct', 'Memory']]) },
   { title: 'Disk used (/)', unit: '%', fixedMax: 100, lines: averaged([['disk_used_pct', 'Disk']]) },
   {
@@ -131,11 +131,14 @@ export function renderTimelineSvg(c: ChartInput): string | undefined {
   const x = (t: number) => LEFT + ((t - c.t0) / span) * PLOT_W;
   const panels = PANELS.map((p) => ({ p, lines: p.lines(c.series) })).filter((e) => e.lines.length > 0);
   if (panels.length === 0) return undefined;
-  const clusters = clusterEvents(c.events, c.t0, c.t1, span * 0.015);
+  // events just outside the window (a task's submit a few ms before its start) sit on the edge
+  const edge = span * 0.01;
+  const clusters = clusterEvents(c.events, c.t0 - edge, c.t1 + edge, span * 0.015);
+  const clampX = (t: number) => Math.min(LEFT + PLOT_W, Math.max(LEFT, x(t)));
   // marker labels: greedy rows so that labels close together do not overlap
   const rowEnds: number[] = [];
   const placed = clusters.map((m) => {
-    const lx = x(m.t) + 3;
+    const lx = clampX(m.t) + 3;
     const w = m.label.length * 5.6 + 6;
     let row = rowEnds.findIndex((end) => end < lx);
     if (row < 0) row = rowEnds.length < 5 ? rowEnds.length : rowEnds.indexOf(Math.min(...rowEnds));
@@ -158,10 +161,10 @@ export function renderTimelineSvg(c: ChartInput): string | undefined {
     const sc = scaleFor(p.unit, rawMax);
     const yMax = p.fixedMax ?? niceMax(rawMax * sc.factor);
     const y = (v: number) => y0 + PANEL_H - (Math.min(Math.max(v, 0), yMax) / yMax) * PANEL_H;
-    const unitText = sc.unit === '%' ? '%' : sc.unit;
+    const unitText = sc.unit === 'load' ? '' : sc.unit;
     o.push(`<g class="panel" data-panel="${escapeXml(lines[0].list[0].s.metric)}">`);
     o.push(
-      `<text x="${LEFT}" y="${y0 - 6}" font-weight="bold">${escapeXml(`${p.title} (${unitText})`)}</text>`,
+      `<text x="${LEFT}" y="${y0 - 6}" font-weight="bold">${escapeXml(unitText ? `${p.title} (${unitText})` : p.title)}</text>`,
     );
     o.push(
       `<rect x="${LEFT}" y="${y0}" width="${PLOT_W}" height="${PANEL_H}" fill="#fafafa" stroke="#bbbbbb"/>`,
@@ -204,7 +207,7 @@ export function renderTimelineSvg(c: ChartInput): string | undefined {
   const yTop = top + 10;
   const yBottom = height - 10;
   for (const { m, lx, row } of placed) {
-    const mx = x(m.t).toFixed(1);
+    const mx = clampX(m.t).toFixed(1);
     const dash = m.style === 'start' ? ' stroke-dasharray="2,3"' : '';
     const title = m.events.map((e) => `${e.task} ${e.kind}`).join(', ');
     o.push(`<g class="event ${m.style}"><title>${escapeXml(title)}</title>`);
