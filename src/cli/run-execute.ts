@@ -47,6 +47,15 @@ export async function executeRecipe(
   });
   const { executePlan } = await import('../runtime/run.js');
   const gpu = await gpuClaiming(plan, o.opts);
+  // hardware monitor: collectors per the plan-time schedule, reports after the run
+  const { startMonitoring } = await import('../monitor/hook.js');
+  const { localCollectorLauncher } = await import('../backends/local/monitor-collector.js');
+  const monitor = await startMonitoring(plan, {
+    launchers: { local: localCollectorLauncher() },
+    warn: (m) => process.stderr.write(`⚠ ${m}\n`),
+    info: (m) => process.stderr.write(`ℹ ${m}\n`),
+  });
+  const onEvent = (e: RunEvent) => (gpu?.onEvent(e), monitor?.onEvent(e));
   const r = await executePlan(plan, {
     cwd: process.cwd(),
     logLevel: o.logLevel,
@@ -54,8 +63,10 @@ export async function executeRecipe(
     taskOutput: echoTaskOutput(),
     handleSignals: true,
     warnings: loaded.warnings.map((w) => w.message),
-    ...(gpu ? { backendFactories: gpu.factories, onEvent: gpu.onEvent } : {}),
-  });
+    onEvent,
+    ...(gpu ? { backendFactories: gpu.factories } : {}),
+  }).finally(() => monitor?.stop());
+  await monitor?.build();
   await writeReport(r.runDir);
   return r.exitCode;
 }

@@ -1,5 +1,6 @@
 /** `sflow run`: load → plan → (dry-run: print) → allocate → execute. */
 import { loadRecipe } from '../config/load.js';
+import { applyMonitorFlags } from '../config/monitor-flags.js';
 import { buildPlan } from '../plan/build.js';
 import { makeRunId } from '../plan/run-id.js';
 import { checkArtifactPaths } from '../preflight/artifacts.js';
@@ -17,6 +18,10 @@ export async function runCommand(positional: string[], opts: Record<string, unkn
   try {
     const files = inputFiles(positional, opts, 'sflow.yaml');
     const loaded = loadRecipe(loadOptions(files, opts));
+    applyMonitorFlags(loaded.recipe, {
+      workflow: Boolean(opts.enableWorkflowMonitor),
+      tasks: (opts.enableTaskMonitor as string[] | undefined) ?? [],
+    });
     const workflow = String((loaded.recipe as { workflow: { name: string } }).workflow.name);
     const workspaceDir = (opts.workspaceDir as string | undefined) ?? process.cwd();
     const common = { workspaceDir, outputDir: opts.outputDir as string | undefined };

@@ -1,10 +1,10 @@
 /**
  * Which monitor report folders a run will write (spec monitor.md §6.1, §7): pure, from the plan.
- * `--dry-run` prints them with their group and, for marker windows, the patterns.
+ * `--dry-run` prints them with their group and, for marker windows, the patterns; it also lists
+ * the planned collectors (one per physical node).
  */
-import type { PlannedTask } from './types.js';
-
-type Obj = Record<string, any>;
+import { monitorSchedule } from './monitor-schedule.js';
+import type { Plan, PlannedTask } from './types.js';
 
 export interface PlannedReport {
   /** relative to `sflow_monitor/` */
@@ -13,55 +13,36 @@ export interface PlannedReport {
   note: string;
 }
 
-function reportEnabled(m: Obj | null | undefined): boolean {
-  return !(m && m.report && m.report.enabled === false);
+export function plannedReports(
+  tasks: PlannedTask[],
+  workflowMonitor: unknown,
+  backends: Plan['backends'] = [],
+): PlannedReport[] {
+  return monitorSchedule({ tasks, workflowMonitor, backends }).views.map((v) => ({
+    path: v.path,
+    group: v.group,
+    note: v.note,
+  }));
 }
 
-function marker(m: unknown, defSelect: 'first' | 'last'): string {
-  if (m === null || m === undefined) return '(task boundary)';
-  if (typeof m === 'string') return `'${m}' (${defSelect})`;
-  const o = m as Obj;
-  const pats = Array.isArray(o.pattern)
-    ? o.pattern.map((p: unknown) => `'${String(p)}'`).join(' | ')
-    : `'${String(o.pattern)}'`;
-  return `${pats} (${String(o.select ?? defSelect)})`;
-}
-
-export function plannedReports(tasks: PlannedTask[], workflowMonitor: unknown): PlannedReport[] {
-  const out: PlannedReport[] = [];
-  const seen = new Set<string>();
-  const add = (r: PlannedReport): void => {
-    if (seen.has(r.path)) return;
-    seen.add(r.path);
-    out.push(r);
-  };
-  const monitored = tasks.filter((t) => t.backendType !== 'kubernetes');
-  const wm = workflowMonitor as Obj | null;
-  if (wm && reportEnabled(wm)) {
-    add({ path: 'lifecycle/workflow/', group: 'lifecycle', note: 'whole-pool aggregate' });
-    for (const t of monitored)
-      add({ path: `lifecycle/${t.name}/`, group: 'lifecycle', note: 'task lifecycle window' });
-  }
-  for (const t of monitored) {
-    const m = t.monitor as Obj | null;
-    if (!m || !reportEnabled(m)) continue;
-    const users = (m.resources?.used_by_tasks as string[] | undefined) ?? [];
-    if (users.length) {
-      for (const b of users)
-        add({
-          path: `lifecycle/${b}__monitored_by__${t.name}/`,
-          group: 'lifecycle',
-          note: `${b}'s resources over ${t.name}'s run window`,
-        });
-    } else add({ path: `lifecycle/${t.name}/`, group: 'lifecycle', note: 'task lifecycle window' });
-    if (m.window) {
-      const w = m.window as Obj;
-      add({
-        path: `windowed/${t.name}/`,
-        group: 'windowed',
-        note: `log-marker window: start=${marker(w.start, 'first')}, end=${marker(w.end, 'last')}`,
-      });
+/** The dry-run section: report folders tagged with their group, collectors, skip warnings. */
+export function renderMonitorPlan(plan: Pick<Plan, 'tasks' | 'backends' | 'workflowMonitor'>): string[] {
+  const s = monitorSchedule(plan);
+  if (s.monitors.length === 0 && s.warnings.length === 0) return [];
+  const out: string[] = [];
+  if (s.collectors.length) {
+    out.push('Monitor collectors (planned, one per node, for the whole run):');
+    for (const c of s.collectors) {
+      const scopes = Object.entries(c.scopes).map(([k, v]) => `${k}@${v}ms`);
+      out.push(
+        `  ${c.host} (backend ${c.backend}): ${scopes.join(', ') || 'no built-in scope'}${c.custom.length ? `, ${c.custom.length} custom command(s)` : ''}`,
+      );
     }
   }
+  out.push('Monitor reports (planned, under sflow_monitor/):');
+  if (s.views.length === 0) out.push('  (none: report.enabled is false; raw/ and sflow_monitor.log only)');
+  for (const r of s.views) out.push(`  [${r.group}] ${r.path}  (${r.note}; ${r.formats.join(', ')})`);
+  for (const w of s.warnings) out.push(`  ⚠ ${w}`);
+  out.push('');
   return out;
 }

@@ -7,7 +7,7 @@ import type { LoadedRecipe } from '../config/load.js';
 import { toAscii } from '../visualize/index.js';
 import { allocationMap, renderAllocationMap } from './placement/index.js';
 import { planToDagView } from './dag-view.js';
-import { plannedReports } from './monitor-plan.js';
+import { renderMonitorPlan } from './monitor-plan.js';
 import type { Plan, PlannedProbe, PlannedTask } from './types.js';
 
 const SHOW_LIMIT = 5;
@@ -193,12 +193,7 @@ export function renderDryRun(plan: Plan, loaded: LoadedRecipe, opts: { quiet?: b
       '',
     );
   }
-  const reports = plannedReports(plan.tasks, plan.workflowMonitor);
-  if (reports.length) {
-    out.push('Monitor reports (planned, under sflow_monitor/):');
-    for (const r of reports) out.push(`  ${r.path}  (${r.note})`);
-    out.push('');
-  }
+  out.push(...renderMonitorPlan(plan));
   out.push('DAG:');
   out.push(
     ...toAscii(planToDagView(plan))

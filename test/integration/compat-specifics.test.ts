@@ -155,9 +155,9 @@ describe('single-file recipes', () => {
   it('monitor.yaml lists the window report folders', async () => {
     const text = await plan(byId('monitor').args);
     expect(text).toContain(
-      "windowed/work/  (log-marker window: start='MEASURE_START' (first), end='MEASURE_END' (last))",
+      "[windowed] windowed/work/  (log-marker window of work: start='MEASURE_START' (first), end='MEASURE_END' (last); csv, svg)",
     );
-    expect(text).toContain('lifecycle/warmup/  (task lifecycle window)');
+    expect(text).toContain('[lifecycle] lifecycle/warmup/  (task lifecycle window; csv, svg)');
   });
 
   it('storage_upload shows the storage target and the planned uploads', async () => {

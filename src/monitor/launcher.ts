@@ -1,0 +1,61 @@
+/**
+ * How a collector is started: "one command per node". `collectorArgs` is the argument list of
+ * assets/sh/monitor-collector.sh for one planned collector; a backend's launcher runs it on the
+ * node (local: a process group on this host; later Slurm: an `srun --overlap` step per node,
+ * Docker pool: `ssh host sh -s -- ARGS < script`).
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { CollectorPlan } from '../plan/monitor-schedule.js';
+
+export interface CollectorLaunch {
+  spec: CollectorPlan;
+  /** where the raw files go (the collector's SFLOW_TASK_OUTPUT_DIR) */
+  rawDir: string;
+  scriptPath: string;
+}
+
+export interface RunningCollector {
+  /** the host name the collector writes into its file names */
+  hostName: string;
+  nodeId: string;
+  /** driver clock when it was started */
+  startedAt: number;
+  /** TERM, then KILL after a grace; resolves when it is gone. Idempotent. */
+  stop(): Promise<void>;
+}
+
+export interface CollectorLauncher {
+  start(l: CollectorLaunch): Promise<RunningCollector>;
+}
+
+export function collectorArgs(
+  spec: CollectorPlan,
+  o: { rawDir: string; host?: string; parentPid?: number },
+): string[] {
+  const scopes = Object.keys(spec.scopes);
+  const args = ['--interval-ms', String(spec.tickMs), '--scopes', scopes.join(',') || 'none'];
+  for (const [k, v] of Object.entries(spec.scopes))
+    if (v !== spec.tickMs) args.push('--scope-interval', `${k}=${v}`);
+  if (spec.scopes.gpu !== undefined) args.push('--gpu-fields', spec.gpuFields.join(','));
+  args.push('--out-dir', o.rawDir, '--node-id', String(spec.nodeId));
+  if (o.host) args.push('--host', o.host);
+  if (o.parentPid) args.push('--parent-pid', String(o.parentPid));
+  for (const c of spec.custom) args.push('--custom', c);
+  return args;
+}
+
+let cached: string | undefined;
+
+/** assets/sh/monitor-collector.sh of this installation (from src/, dist/ or the bundle). */
+export function collectorScriptPath(): string {
+  if (cached) return cached;
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    const p = join(dir, 'assets', 'sh', 'monitor-collector.sh');
+    if (existsSync(p)) return (cached = p);
+    dir = dirname(dir);
+  }
+  throw new Error('assets/sh/monitor-collector.sh not found next to the sflow installation');
+}

@@ -1,0 +1,171 @@
+/** monitor.md §11 items 1–4, 7, 8, 10, 11: validation, defaults, folders, CLI flags. */
+import { describe, expect, it } from 'vitest';
+import { SflowError, formatLocation } from '../../../src/config/errors.js';
+import { parseTaskMonitorFlag } from '../../../src/config/monitor-flags.js';
+import { normalizeMonitor } from '../../../src/plan/monitor-config.js';
+import { monitorSchedule } from '../../../src/plan/monitor-schedule.js';
+import { plannedTask } from '../../helpers/planned-task.js';
+import { paths, planOf } from './helpers.js';
+
+const wf = (tasks: string, top = '') => `version: "0.1"\n${top}workflow:\n  name: wf\n${tasks}`;
+const oneTask = (monitor: string) =>
+  wf(`  tasks:\n    - name: a\n      script: ["true"]\n      monitor:\n${monitor}`);
+
+function loadError(yaml: string): SflowError {
+  try {
+    planOf(yaml);
+  } catch (e) {
+    return e as SflowError;
+  }
+  throw new Error('expected a validation error');
+}
+
+describe('§11.1–3 validation', () => {
+  it('interval 99 (monitor or scope) is rejected with file:line:col; 100 is accepted', () => {
+    const e1 = loadError(oneTask('        interval: 99\n'));
+    expect(e1.message).toMatch(/monitor\.interval: must be >= 100, got 99/);
+    expect(formatLocation(e1.location)).toMatch(/r\.yaml:8:\d+$/);
+    const e2 = loadError(oneTask('        scopes: { cpu: { interval: 99 } }\n'));
+    expect(e2.message).toMatch(/must be >= 100, got 99/);
+    const ok = planOf(oneTask('        interval: 100\n        scopes: { cpu: { interval: 100 } }\n'));
+    expect(ok.schedule.collectors[0].scopes).toEqual({ cpu: 100 });
+  });
+
+  it('gpu.fields must start with index (list or comma string)', () => {
+    expect(loadError(oneTask('        scopes: { gpu: { fields: [power.draw, index] } }\n')).message).toMatch(
+      /must start with 'index', got 'power.draw'/,
+    );
+    expect(
+      loadError(oneTask('        scopes: { gpu: { fields: "utilization.gpu,index" } }\n')).message,
+    ).toMatch(/must start with 'index'/);
+    const ok = planOf(oneTask('        scopes: { gpu: { fields: "index, power.draw" } }\n'));
+    expect(ok.schedule.collectors[0].gpuFields).toEqual(['index', 'power.draw']);
+  });
+
+  it('report.format [csv, pdf] is rejected', () => {
+    expect(loadError(oneTask('        report: { format: [csv, pdf] }\n')).message).toMatch(
+      /expected one of 'csv', 'svg', 'png', got string 'pdf'/,
+    );
+  });
+});
+
+describe('defaults and folders', () => {
+  it('§11.4 no report key → report folders under lifecycle/ (csv + svg)', () => {
+    const { schedule } = planOf(
+      wf('  tasks:\n    - name: a\n      script: ["true"]\n', '').replace(
+        '  name: wf\n',
+        '  name: wf\n  monitor: {}\n',
+      ),
+    );
+    expect(paths(schedule)).toEqual(['lifecycle/workflow/', 'lifecycle/a/']);
+    expect(schedule.views[0].formats).toEqual(['csv', 'svg']);
+    expect(normalizeMonitor({}, null)).toMatchObject({ intervalMs: 5000, report: { enabled: true } });
+  });
+
+  it('listing scopes turns on only those; enabled: false turns one off', () => {
+    const m = normalizeMonitor(
+      { scopes: { gpu: {}, cpu: { enabled: false }, custom: { script: ['x'] } } },
+      'a',
+    );
+    expect(m.scopes).toEqual({ gpu: 5000 });
+    expect(m.custom).toEqual(['x']);
+  });
+
+  it('§11.7 used_by_tasks: [llm_server] on loadgen → llm_server__monitored_by__loadgen', () => {
+    const { schedule } = planOf(
+      wf(
+        '  tasks:\n    - name: llm_server\n      script: ["true"]\n    - name: loadgen\n      depends_on: [llm_server]\n      script: ["true"]\n      monitor:\n        scopes: { gpu: {} }\n        resources: { used_by_tasks: [llm_server] }\n',
+      ),
+    );
+    expect(paths(schedule)).toEqual(['lifecycle/llm_server__monitored_by__loadgen/']);
+    expect(schedule.views[0]).toMatchObject({ windowTask: 'loadgen', scopes: ['gpu'] });
+  });
+
+  it('§11.8 replicated task w ×2 under a workflow monitor → w_0, w_1', () => {
+    const { schedule } = planOf(
+      wf('  monitor: {}\n  tasks:\n    - name: w\n      replicas: { count: 2 }\n      script: ["true"]\n'),
+    );
+    expect(paths(schedule)).toEqual(['lifecycle/workflow/', 'lifecycle/w_0/', 'lifecycle/w_1/']);
+  });
+
+  it('§11.6 (plan) workflow + task monitor on one node → one collector with the union of scopes', () => {
+    const { schedule } = planOf(
+      wf(
+        '  monitor: { interval: 1000, scopes: { cpu: {} } }\n  tasks:\n    - name: a\n      script: ["true"]\n      monitor: { interval: 500, scopes: { gpu: {}, cpu: {} } }\n',
+      ),
+    );
+    expect(schedule.collectors).toHaveLength(1);
+    expect(schedule.collectors[0]).toMatchObject({ scopes: { gpu: 500, cpu: 500 }, tickMs: 500 });
+    expect(paths(schedule)).toEqual(['lifecycle/workflow/', 'lifecycle/a/']);
+  });
+
+  it('§11.10 kubernetes backend with monitor: → no collector, no folders, a warning', () => {
+    const node = { name: 'pod-0', ip: '10.0.0.1', index: 0, numGpus: 8 };
+    const k8s = plannedTask('a', {
+      backend: 'k',
+      backendType: 'kubernetes',
+      nodes: [node],
+      gpus: [0],
+      monitor: {},
+    });
+    const local = plannedTask('b', {
+      monitor: {},
+      nodes: [{ name: 'localhost', ip: '127.0.0.1', index: 0, numGpus: null }],
+    });
+    const s = monitorSchedule({
+      tasks: [k8s, local],
+      workflowMonitor: {},
+      backends: [
+        { name: 'k', type: 'kubernetes', isDefault: true, placeholder: true, nodes: [node], config: {} },
+        {
+          name: 'local',
+          type: 'local',
+          isDefault: false,
+          placeholder: false,
+          nodes: local.nodes,
+          config: {},
+        },
+      ],
+    });
+    expect(s.collectors.map((c) => c.backendType)).toEqual(['local']);
+    expect(paths(s)).toEqual(['lifecycle/workflow/', 'lifecycle/b/']);
+    expect(s.views[0].targets.map((t) => t.host)).toEqual(['localhost']);
+    expect(s.warnings).toEqual([
+      "workflow.monitor: backend 'k' (kubernetes) is skipped: node-level hardware monitoring is not implemented for this backend yet",
+      "task 'a': monitor skipped on kubernetes backend 'k': node-level hardware monitoring is not implemented for this backend yet",
+    ]);
+  });
+});
+
+describe('§11.11 --enable-task-monitor / --enable-workflow-monitor', () => {
+  const recipe = wf(
+    '  tasks:\n    - name: a\n      script: ["true"]\n      monitor: { interval: 700, scopes: { cpu: {} }, report: { format: [csv] } }\n    - name: b\n      script: ["true"]\n',
+  );
+  it('"a b", a,b and repeated flags are equivalent; a declared monitor is not altered', () => {
+    expect(parseTaskMonitorFlag(['a b'])).toEqual(['a', 'b']);
+    expect(parseTaskMonitorFlag(['a,b'])).toEqual(['a', 'b']);
+    expect(parseTaskMonitorFlag(['a', 'b'])).toEqual(['a', 'b']);
+    const results = [['a b'], ['a,b'], ['a', 'b']].map((tasks) => planOf(recipe, { tasks }).plan);
+    for (const p of results) {
+      expect(p.tasks[0].monitor).toEqual({ interval: 700, scopes: { cpu: {} }, report: { format: ['csv'] } });
+      expect(p.tasks[1].monitor).toEqual({});
+    }
+  });
+
+  it('--enable-workflow-monitor fills only a gap', () => {
+    expect(planOf(recipe, { workflow: true }).plan.workflowMonitor).toEqual({});
+    const declared = recipe.replace('  name: wf\n', '  name: wf\n  monitor: { interval: 300 }\n');
+    expect(planOf(declared, { workflow: true }).plan.workflowMonitor).toEqual({ interval: 300 });
+  });
+
+  it('an unknown task names the known ones', () => {
+    try {
+      planOf(recipe, { tasks: ['nosuch'] });
+      throw new Error('no error');
+    } catch (e) {
+      expect((e as SflowError).message).toMatch(/--enable-task-monitor: unknown task 'nosuch'/);
+      expect((e as SflowError).hint).toBe('known tasks: a, b');
+      expect((e as SflowError).exitCode).toBe(2);
+    }
+  });
+});
