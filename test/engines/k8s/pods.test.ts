@@ -1,0 +1,364 @@
+/**
+ * Pods of the emulator really run: real exit codes and phases, graceful deletion (TERM, grace,
+ * KILL → 137), volumes at their mount paths (ConfigMap `subPath`/`items`/`defaultMode`, Secret,
+ * an `emptyDir` shared by an init container and the main one, read-only mounts), the pod's env
+ * (`envFrom`, `valueFrom`, `$(VAR)`), hostname, restarts, multi-container logs, and Secret values
+ * that reach the process environment but never argv or the request log. Nothing is created on
+ * the host at the mount paths.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as k8s from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import {
+  emulatorMounts,
+  finished,
+  podGone,
+  processesWith,
+  required,
+  sandboxMissing,
+  shPod,
+  startK8s,
+  waitFor,
+  type K8s,
+} from './harness.js';
+
+const missing = sandboxMissing();
+const NS = 'default';
+const log = (k: K8s, name: string, container?: string) =>
+  k.core.readNamespacedPodLog({ namespace: NS, name, container });
+
+describe.skipIf(missing !== undefined && !required)(
+  `pods run as local processes${missing ? ` (skipped: ${missing})` : ''}`,
+  () => {
+    let k: K8s;
+    let dir: string;
+    beforeAll(async () => {
+      if (missing) throw new Error(missing);
+      dir = mkdtempSync(join(tmpdir(), 'k8semu-pods-'));
+      k = await startK8s({ nodes: 2, gpus: 4 });
+    });
+    afterAll(async () => {
+      await k?.emu.stop();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+      expect(emulatorMounts()).toEqual([]);
+    });
+
+    test('exit codes and phases are the process’s own', async () => {
+      await k.core.createNamespacedPod({ namespace: NS, body: shPod('ok', 'echo fine') });
+      await k.core.createNamespacedPod({ namespace: NS, body: shPod('bad', 'echo no >&2; exit 3') });
+      const ok = await finished(k.core, 'ok');
+      const bad = await finished(k.core, 'bad');
+      expect(ok.status!.phase).toBe('Succeeded');
+      expect(ok.status!.containerStatuses![0].state!.terminated).toMatchObject({
+        exitCode: 0,
+        reason: 'Completed',
+      });
+      expect(bad.status!.phase).toBe('Failed');
+      expect(bad.status!.containerStatuses![0].state!.terminated).toMatchObject({
+        exitCode: 3,
+        reason: 'Error',
+      });
+      expect(await log(k, 'bad')).toBe('no\n');
+      expect(bad.status!.podIP).toBe(bad.status!.hostIP);
+      expect(['127.10.0.1', '127.10.0.2']).toContain(bad.status!.hostIP);
+    });
+
+    test('delete: TERM first (a handler runs), KILL after the grace period (exit 137), then the object goes', async () => {
+      const trapped = join(dir, 'trapped');
+      await k.core.createNamespacedPod({
+        namespace: NS,
+        body: shPod('polite', `trap 'echo term > ${trapped}; exit 0' TERM; while :; do sleep 0.05; done`),
+      });
+      await k.core.createNamespacedPod({
+        namespace: NS,
+        body: shPod('stubborn', 'while :; do sleep 0.05; done', { terminationGracePeriodSeconds: 1 }),
+      });
+      for (const n of ['polite', 'stubborn'])
+        await waitFor(
+          `${n} running`,
+          async () =>
+            (await k.core.readNamespacedPod({ namespace: NS, name: n })).status?.phase === 'Running' ||
+            undefined,
+        );
+      const last: Record<string, k8s.V1Pod> = {};
+      const w = await new k8s.Watch(k.kc).watch(
+        `/api/v1/namespaces/${NS}/pods`,
+        {},
+        (_t, o: k8s.V1Pod) => (last[o.metadata!.name!] = o),
+        () => undefined,
+      );
+      const del = await k.core.deleteNamespacedPod({ namespace: NS, name: 'stubborn' });
+      expect(del.metadata!.deletionTimestamp).toBeDefined();
+      expect(del.metadata!.deletionGracePeriodSeconds).toBe(1);
+      await k.core.deleteNamespacedPod({ namespace: NS, name: 'polite' });
+      await waitFor(
+        'both gone',
+        async () => ((await podGone(k.core, 'polite')) && (await podGone(k.core, 'stubborn'))) || undefined,
+      );
+      w.abort();
+      expect(readFileSync(trapped, 'utf8')).toBe('term\n');
+      expect(last.polite.status!.containerStatuses![0].state!.terminated!.exitCode).toBe(0);
+      expect(last.stubborn.status!.containerStatuses![0].state!.terminated!.exitCode).toBe(137);
+    });
+
+    test('volumes appear at their mount paths; nothing is created on the host', async () => {
+      const out = join(dir, 'not-on-host', 'outputs');
+      await k.core.createNamespacedConfigMap({
+        namespace: NS,
+        body: {
+          metadata: { name: 'files' },
+          data: {
+            'script.sh': '#!/bin/sh\necho "script at $0"\ncat /etc/sflow-k8semu/note\n',
+            note: 'a note\n',
+          },
+        },
+      });
+      await k.core.createNamespacedPod({
+        namespace: NS,
+        body: {
+          metadata: { name: 'mounts' },
+          spec: {
+            restartPolicy: 'Never',
+            initContainers: [
+              {
+                name: 'prep',
+                image: 'busybox',
+                command: ['sh', '-c', `echo from-init > ${out}/made-by-init`],
+                volumeMounts: [{ name: 'out', mountPath: out }],
+              },
+            ],
+            containers: [
+              {
+                name: 'main',
+                image: 'bash:5',
+                command: [
+                  'sh',
+                  '-c',
+                  `/sflow/script.sh; cat ${out}/made-by-init; stat -c '%a %n' /etc/sflow-k8semu/sub/renamed; touch /etc/sflow-k8semu/x 2>/dev/null || echo read-only; hostname; pwd`,
+                ],
+                workingDir: '/work-k8semu',
+                volumeMounts: [
+                  { name: 'files', mountPath: '/sflow/script.sh', subPath: 'script.sh' },
+                  { name: 'items', mountPath: '/etc/sflow-k8semu' },
+                  { name: 'out', mountPath: out },
+                ],
+              },
+            ],
+            volumes: [
+              { name: 'files', configMap: { name: 'files', defaultMode: 0o755 } },
+              {
+                name: 'items',
+                configMap: {
+                  name: 'files',
+                  items: [
+                    { key: 'note', path: 'note' },
+                    { key: 'note', path: 'sub/renamed', mode: 0o600 },
+                  ],
+                },
+              },
+              { name: 'out', emptyDir: {} },
+            ],
+          },
+        },
+      });
+      const pod = await finished(k.core, 'mounts');
+      expect(pod.status!.phase).toBe('Succeeded');
+      expect(pod.status!.initContainerStatuses![0].state!.terminated!.exitCode).toBe(0);
+      expect(await log(k, 'mounts')).toBe(
+        `script at /sflow/script.sh\na note\nfrom-init\n600 /etc/sflow-k8semu/sub/renamed\nread-only\nmounts\n/work-k8semu\n`,
+      );
+      expect(await log(k, 'mounts', 'prep')).toBe('');
+      for (const p of ['/sflow', '/etc/sflow-k8semu', '/work-k8semu', join(dir, 'not-on-host')])
+        expect(existsSync(p)).toBe(false);
+    });
+
+    test('env: envFrom (prefix), valueFrom refs, $(VAR) expansion, explicit env wins; hostNetwork hostname is the node', async () => {
+      await k.core.createNamespacedConfigMap({
+        namespace: NS,
+        body: { metadata: { name: 'cfg' }, data: { MODE: 'fast', SHARED: 'from-cm' } },
+      });
+      await k.core.createNamespacedSecret({
+        namespace: NS,
+        body: { metadata: { name: 'sec' }, stringData: { KEY: 'k1' } },
+      });
+      await k.core.createNamespacedPod({
+        namespace: NS,
+        body: shPod('env', '', {
+          hostNetwork: true,
+          nodeSelector: { 'kubernetes.io/hostname': 'node-1' },
+          containers: [
+            {
+              name: 'main',
+              image: 'bash:5',
+              command: [
+                'sh',
+                '-c',
+                'echo "$MODE $CFG_SHARED $S_KEY $FROM_KEY $SHARED $ME $NODE $IP $(hostname)"; echo "$1"',
+                'sh',
+                'arg=$(MODE)/$$(MODE)',
+              ],
+              envFrom: [
+                { configMapRef: { name: 'cfg' } },
+                { prefix: 'CFG_', configMapRef: { name: 'cfg' } },
+                { prefix: 'S_', secretRef: { name: 'sec' } },
+              ],
+              env: [
+                { name: 'FROM_KEY', valueFrom: { secretKeyRef: { name: 'sec', key: 'KEY' } } },
+                { name: 'SHARED', value: 'explicit' },
+                { name: 'ME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+                { name: 'NODE', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+                { name: 'IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+              ],
+            },
+          ],
+        }),
+      });
+      await finished(k.core, 'env');
+      expect(await log(k, 'env')).toBe(
+        'fast from-cm k1 k1 explicit env node-1 127.10.0.2 node-1\narg=fast/$(MODE)\n',
+      );
+    });
+
+    test('a Secret reaches the process environment, never argv nor the request log', async () => {
+      const value = `s3cr3t-${process.pid}-value`;
+      const flag = join(dir, 'secret-go');
+      await k.core.createNamespacedSecret({
+        namespace: NS,
+        body: { metadata: { name: 'task-env' }, stringData: { API_TOKEN: value } },
+      });
+      await k.core.createNamespacedPod({
+        namespace: NS,
+        body: {
+          metadata: { name: 'secretive' },
+          spec: {
+            restartPolicy: 'Never',
+            containers: [
+              {
+                name: 'main',
+                image: 'bash:5',
+                command: [
+                  'sh',
+                  '-c',
+                  `printf %s "$API_TOKEN" | sha256sum | cut -c1-64; cat /var/run/k8semu-secret/API_TOKEN | wc -c; while [ ! -e ${flag} ]; do sleep 0.05; done`,
+                ],
+                envFrom: [{ secretRef: { name: 'task-env' } }],
+                volumeMounts: [{ name: 's', mountPath: '/var/run/k8semu-secret' }],
+              },
+            ],
+            volumes: [{ name: 's', secret: { secretName: 'task-env' } }],
+          },
+        },
+      });
+      const hash = createHash('sha256').update(value).digest('hex');
+      await waitFor(
+        'the hash in the log',
+        async () => (await log(k, 'secretive')).includes(hash) || undefined,
+      );
+      expect(processesWith(value)).toEqual([]); // in no process's argv
+      writeFileSync(flag, '');
+      await finished(k.core, 'secretive');
+      expect(await log(k, 'secretive')).toBe(`${hash}\n${value.length}\n`);
+      const requestLog = readFileSync(k.emu.requestLogPath, 'utf8');
+      expect(requestLog).toContain('/api/v1/namespaces/default/secrets');
+      expect(requestLog).not.toContain(value);
+      expect(requestLog).not.toContain(Buffer.from(value).toString('base64'));
+    });
+
+    test('restartPolicy OnFailure restarts a failed container; previous log kept', async () => {
+      const count = join(dir, 'count');
+      await k.core.createNamespacedPod({
+        namespace: NS,
+        body: shPod('flaky', `echo run >> ${count}; n=$(wc -l < ${count}); echo attempt $n; [ $n -ge 2 ]`, {
+          restartPolicy: 'OnFailure',
+        }),
+      });
+      const pod = await finished(k.core, 'flaky');
+      expect(pod.status!.phase).toBe('Succeeded');
+      expect(pod.status!.containerStatuses![0].restartCount).toBe(1);
+      expect(pod.status!.containerStatuses![0].lastState!.terminated!.exitCode).toBe(1);
+      expect(await log(k, 'flaky')).toBe('attempt 2\n');
+      expect(await k.core.readNamespacedPodLog({ namespace: NS, name: 'flaky', previous: true })).toBe(
+        'attempt 1\n',
+      );
+    });
+
+    test('two containers run side by side with their own logs; a failing init container fails the pod', async () => {
+      await k.core.createNamespacedPod({
+        namespace: NS,
+        body: {
+          metadata: { name: 'pair' },
+          spec: {
+            restartPolicy: 'Never',
+            containers: [
+              { name: 'a', image: 'x', command: ['sh', '-c', 'echo from a'] },
+              { name: 'b', image: 'x', command: ['sh', '-c', 'echo from b; exit 4'] },
+            ],
+          },
+        },
+      });
+      const pair = await finished(k.core, 'pair');
+      expect(pair.status!.phase).toBe('Failed');
+      expect(pair.status!.containerStatuses!.map((c) => c.state!.terminated!.exitCode)).toEqual([0, 4]);
+      expect(await log(k, 'pair', 'a')).toBe('from a\n');
+      expect(await log(k, 'pair', 'b')).toBe('from b\n');
+      await expect(log(k, 'pair')).rejects.toMatchObject({
+        code: 400,
+        body: expect.stringContaining('a container name must be specified'),
+      });
+      await k.core.createNamespacedPod({
+        namespace: NS,
+        body: {
+          metadata: { name: 'noinit' },
+          spec: {
+            restartPolicy: 'Never',
+            initContainers: [{ name: 'setup', image: 'x', command: ['sh', '-c', 'exit 2'] }],
+            containers: [{ name: 'main', image: 'x', command: ['sh', '-c', `touch ${dir}/main-ran`] }],
+          },
+        },
+      });
+      const noinit = await finished(k.core, 'noinit');
+      expect(noinit.status!.phase).toBe('Failed');
+      expect(noinit.status!.initContainerStatuses![0].state!.terminated!.exitCode).toBe(2);
+      expect(existsSync(join(dir, 'main-ran'))).toBe(false);
+    });
+
+    test('a pod whose ConfigMap is missing waits in ContainerCreating and starts once it exists', async () => {
+      await k.core.createNamespacedPod({
+        namespace: NS,
+        body: shPod('later', '', {
+          volumes: [{ name: 'c', configMap: { name: 'late' } }],
+          containers: [
+            {
+              name: 'main',
+              image: 'x',
+              command: ['cat', '/cfg/x'],
+              volumeMounts: [{ name: 'c', mountPath: '/cfg' }],
+            },
+          ],
+        }),
+      });
+      const waiting = await waitFor('ContainerCreating', async () => {
+        const p = await k.core.readNamespacedPod({ namespace: NS, name: 'later' });
+        return p.status?.containerStatuses?.[0]?.state?.waiting?.message ? p : undefined;
+      });
+      expect(waiting.status!.phase).toBe('Pending');
+      expect(waiting.status!.containerStatuses![0].state!.waiting).toMatchObject({
+        reason: 'ContainerCreating',
+        message: expect.stringContaining('configmap "late" not found'),
+      });
+      await expect(log(k, 'later')).rejects.toMatchObject({
+        code: 400,
+        body: expect.stringContaining('is waiting to start'),
+      });
+      await k.core.createNamespacedConfigMap({
+        namespace: NS,
+        body: { metadata: { name: 'late' }, data: { x: 'now' } },
+      });
+      expect((await finished(k.core, 'later')).status!.phase).toBe('Succeeded');
+      expect(await log(k, 'later')).toBe('now');
+    });
+  },
+);
