@@ -164,6 +164,41 @@ describe.skipIf(missing !== undefined && !required)(
       ).toEqual([]);
     });
 
+    test('Exec: a command in a running container, its output and final Status', async () => {
+      await k.core.createNamespacedPod({
+        namespace: NS,
+        body: shPod('execd', 'while :; do sleep 0.05; done', { terminationGracePeriodSeconds: 0 }),
+      });
+      await waitFor(
+        'execd running',
+        async () =>
+          (await k.core.readNamespacedPod({ namespace: NS, name: 'execd' })).status?.phase === 'Running' ||
+          undefined,
+      );
+      const { PassThrough } = await import('node:stream');
+      const run = async (command: string[]) => {
+        const out = new PassThrough();
+        let text = '';
+        out.on('data', (d: Buffer) => (text += d.toString()));
+        const status = await new Promise<k8s.V1Status>((resolve) => {
+          void new k8s.Exec(k.kc).exec(NS, 'execd', 'main', command, out, null, null, false, (s) =>
+            resolve(s),
+          );
+        });
+        return { text, status };
+      };
+      const ok = await run(['sh', '-c', 'echo "$HOSTNAME in $(pwd)"']);
+      expect(ok.status.status).toBe('Success');
+      expect(ok.text).toBe('execd in /\n');
+      const bad = await run(['sh', '-c', 'exit 3']);
+      expect(bad.status).toMatchObject({
+        status: 'Failure',
+        reason: 'NonZeroExitCode',
+        details: { causes: [{ reason: 'ExitCode', message: '3' }] },
+      });
+      await k.core.deleteNamespacedPod({ namespace: NS, name: 'execd' });
+    });
+
     test('SelfSubjectAccessReview: allowed unless configured otherwise', async () => {
       const authz = k.kc.makeApiClient(k8s.AuthorizationV1Api);
       const ask = (verb: string, resource: string, subresource?: string) =>

@@ -168,6 +168,43 @@ describe.skipIf(missing !== undefined && !required)(
       );
     });
 
+    test('exec runs in the container (its hostname), passes stdin, stdout/stderr and exit codes; cp copies out', async () => {
+      const file = manifest('shell', 'while :; do sleep 0.05; done');
+      expect((await kubectl(k.emu, ['apply', '-f', file])).code).toBe(0);
+      await waitFor(
+        'shell running',
+        async () =>
+          (await kubectl(k.emu, ['get', 'pod', 'shell', '-o', 'jsonpath={.status.phase}'])).stdout ===
+            'Running' || undefined,
+      );
+      const r = await kubectl(k.emu, [
+        'exec',
+        'shell',
+        '--',
+        'sh',
+        '-c',
+        `hostname; echo out > ${dir}/exec-made; echo oops >&2; exit 5`,
+      ]);
+      expect(r.stdout).toBe('shell\n');
+      expect(r.stderr).toContain('oops\n');
+      expect(r.code).toBe(5);
+      const { spawn } = await import('node:child_process');
+      const child = spawn('kubectl', ['exec', '-i', 'shell', '--', 'sh', '-c', 'tr a-z A-Z'], {
+        env: { ...process.env, KUBECONFIG: k.emu.kubeconfigPath },
+      });
+      let upper = '';
+      child.stdout.on('data', (d: Buffer) => (upper += d.toString()));
+      child.stdin.end('through stdin\n');
+      expect(await new Promise((r) => child.on('close', r))).toBe(0);
+      expect(upper).toBe('THROUGH STDIN\n');
+      const dest = join(dir, 'copied');
+      expect((await kubectl(k.emu, ['cp', `shell:${dir}/exec-made`, dest])).code).toBe(0);
+      expect(readFileSync(dest, 'utf8')).toBe('out\n');
+      const execs = k.emu.requests().filter((q) => q.path.endsWith('/pods/shell/exec'));
+      expect(execs.map((q) => q.status)).toEqual([101, 101, 101]);
+      expect(execs[1].query.command).toEqual(['sh', '-c', 'tr a-z A-Z']);
+    });
+
     test('typed-client commands (protobuf bodies): create configmap/secret/namespace, auth can-i', async () => {
       expect(
         (
