@@ -194,3 +194,31 @@ describe.skipIf(missing !== undefined && !required)(
     });
   },
 );
+
+describe('without private namespaces (the fallback where unshare cannot be used)', () => {
+  test('a pod without volume mounts runs in a process group; one with mounts fails saying why', async () => {
+    process.env.K8SEMU_NO_NAMESPACES = '1';
+    const k = await startK8s({ nodes: 1 });
+    try {
+      await k.core.createNamespacedPod({ namespace: NS, body: shPod('plain', 'echo "$HOSTNAME"; exit 2') });
+      const plain = await finished(k.core, 'plain');
+      expect(plain.status!.containerStatuses![0].state!.terminated!.exitCode).toBe(2);
+      expect(await log(k, 'plain')).toBe('plain\n');
+      await k.core.createNamespacedPod({
+        namespace: NS,
+        body: shPod('mounted', '', {
+          volumes: [{ name: 'v', emptyDir: {} }],
+          containers: [
+            { name: 'main', image: 'x', command: ['true'], volumeMounts: [{ name: 'v', mountPath: '/v' }] },
+          ],
+        }),
+      });
+      const mounted = await finished(k.core, 'mounted');
+      expect(mounted.status).toMatchObject({ phase: 'Failed', reason: 'StartError' });
+      expect(mounted.status!.message).toMatch(/volume mounts need private mount namespaces/);
+    } finally {
+      delete process.env.K8SEMU_NO_NAMESPACES;
+      await k.emu.stop();
+    }
+  });
+});
