@@ -199,6 +199,18 @@ describe.skipIf(missing !== undefined && !required)(
       await k.core.deleteNamespacedPod({ namespace: NS, name: 'execd' });
     });
 
+    test('ResourceQuotas and DaemonSets are stored and listed (what hand-off and RDMA detection read)', async () => {
+      await k.core.createNamespacedResourceQuota({
+        namespace: NS,
+        body: { metadata: { name: 'gpu-quota' }, spec: { hard: { 'requests.nvidia.com/gpu': '8' } } },
+      });
+      const quotas = await k.core.listNamespacedResourceQuota({ namespace: NS });
+      expect(quotas.items.map((q) => q.spec!.hard!['requests.nvidia.com/gpu'])).toEqual(['8']);
+      const apps = k.kc.makeApiClient(k8s.AppsV1Api);
+      expect((await apps.listNamespacedDaemonSet({ namespace: 'kube-system' })).items).toEqual([]);
+      await k.core.deleteNamespacedResourceQuota({ namespace: NS, name: 'gpu-quota' });
+    });
+
     test('SelfSubjectAccessReview: allowed unless configured otherwise', async () => {
       const authz = k.kc.makeApiClient(k8s.AuthorizationV1Api);
       const ask = (verb: string, resource: string, subresource?: string) =>
