@@ -115,6 +115,13 @@ describe.skipIf(missing !== undefined && !required)(
         tailLines: 1,
       });
       expect(ts).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z done\n$/);
+      const raw = async (query: string) =>
+        (await fetch(`${k.emu.url}/api/v1/namespaces/${NS}/pods/streamer/log?${query}`)).text();
+      expect(await raw('limitBytes=3')).toBe('rea');
+      expect(await raw(`sinceTime=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).toBe(
+        '',
+      );
+      expect(await raw('sinceSeconds=600')).toBe('ready\ndone\n');
     });
 
     test('ConfigMaps and Secrets round-trip; delete-collection by label removes pods (processes too), ConfigMaps and Secrets', async () => {

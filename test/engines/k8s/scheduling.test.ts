@@ -60,6 +60,14 @@ describe.skipIf(missing !== undefined && !required)(
         body: shPod('pinned', 'echo hi', { nodeSelector: { 'kubernetes.io/hostname': 'gpu-b' } }),
       });
       expect(await scheduledOn('pinned')).toBe('gpu-b');
+      const onB = await k.core.listNamespacedPod({
+        namespace: NS,
+        fieldSelector: 'spec.nodeName=gpu-b,metadata.name!=other',
+      });
+      expect(onB.items.map((p) => p.metadata!.name)).toEqual(['pinned']);
+      expect(
+        (await k.core.listNamespacedPod({ namespace: NS, fieldSelector: 'spec.nodeName=gpu-a' })).items,
+      ).toEqual([]);
       expect((await finished(k.core, 'pinned')).status!.podIP).toBe('127.10.0.2');
     });
 
