@@ -5,6 +5,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { didYouMean } from '../config/errors.js';
 import { VERSION, versionText } from './version.js';
+import { registerSetupCommands } from './setup-commands.js';
 
 const DOCS = 'Docs: README.md in the sflow repository (recipe language: docs/recipes.md)';
 
@@ -125,6 +126,7 @@ export function buildProgram(): Command {
       const { schemaCommand } = await import('./schema.js');
       process.exitCode = await schemaCommand(opts);
     });
+  registerSetupCommands(program, DOCS);
   // the program itself takes no arguments: extra words reach its action as an unknown command
   // (set last, so the subcommands created above keep rejecting excess arguments)
   program.allowExcessArguments(true);
