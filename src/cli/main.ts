@@ -97,8 +97,21 @@ export function buildProgram(): Command {
   fileOptions(program.command('compose').description('merge several recipe files into one'), false)
     .option('-o, --output <path>', 'write the composed YAML here (default: stdout)')
     .option('-r, --resolve', 'inline resolvable variables')
+    .option('-b, --bulk-input <csv>', 'one composed recipe per CSV row (into <output>/compose_<time>/)')
+    .option(
+      '--row <selector>',
+      'with --bulk-input: rows to compose (1-based: 3, 1,4, 2:5, 1:10:2)',
+      collect,
+      [],
+    )
+    .option('--validate', 'also dry-run each composed recipe quietly (problems are warnings)')
     .addHelpText('after', `\n${DOCS}`)
     .action(async (files: string[], opts: Record<string, unknown>) => {
+      if (opts.bulkInput) {
+        const { composeBulkCommand } = await import('./compose-bulk.js');
+        process.exitCode = await composeBulkCommand(files, opts);
+        return;
+      }
       const { composeCommand } = await import('./compose.js');
       process.exitCode = await composeCommand(files, opts);
     });
