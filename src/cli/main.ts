@@ -70,6 +70,7 @@ export function buildProgram(): Command {
   fileOptions(program.command('run').description('run a workflow (or plan it with --dry-run)'))
     .option('--dry-run', 'plan only: print the plan (placement, GPUs, exact commands) and create nothing')
     .option('--tui', 'full-screen live view (ignored with --dry-run)')
+    .option('--tui-refresh <fps>', 'live view refreshes per second (default 4)')
     .option('--workspace-dir <dir>', 'base for relative artifact paths and the default output root')
     .option('--output-dir <dir>', 'output root (default: <workspace>/sflow_output)')
     .addOption(

@@ -47,16 +47,22 @@ export async function executeRecipe(
   });
   const { executePlan } = await import('../runtime/run.js');
   const gpu = await gpuClaiming(plan, o.opts);
+  const { openRunView } = await import('./run-view.js');
+  const view = await openRunView(o.opts); // console or --tui, plus the event-loop stall watchdog
   const r = await executePlan(plan, {
     cwd: process.cwd(),
     logLevel: o.logLevel,
-    console: true,
+    console: view.console,
     taskOutput: echoTaskOutput(),
     handleSignals: true,
     warnings: loaded.warnings.map((w) => w.message),
-    ...(gpu ? { backendFactories: gpu.factories, onEvent: gpu.onEvent } : {}),
+    ...(gpu ? { backendFactories: gpu.factories } : {}),
+    onEvent: (e) => {
+      gpu?.onEvent(e);
+      view.emit(e);
+    },
   });
-  return r.exitCode;
+  return view.finish(r);
 }
 
 /**
