@@ -34,7 +34,8 @@ export async function openRunView(opts: Record<string, unknown>): Promise<RunVie
       finish: async (r) => r.exitCode,
     };
   }
-  const { startTui } = await import('../reporters/tui/index.js');
+  const { withoutCiMarkers } = await import('../reporters/tui/ci-env.js');
+  const { startTui } = await withoutCiMarkers(() => import('../reporters/tui/index.js'));
   const fps = Number(opts.tuiRefresh ?? 4);
   const tui = startTui({ requestStop: stopLikeCtrlC, fps: Number.isFinite(fps) ? fps : 4 });
   const warnings: string[] = [];

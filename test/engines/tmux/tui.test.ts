@@ -28,28 +28,49 @@ afterAll(() => {
 const tmux = (...args: string[]) =>
   execFileSync('tmux', ['-L', SOCKET, '-f', '/dev/null', ...args], { encoding: 'utf8' });
 
-function start(name: string, cwd: string, args: string[]): void {
-  const cmd = ['exec', process.execPath, BIN, ...args].map((a) => `'${a}'`).join(' ');
-  tmux(
-    'new-session',
-    '-d',
-    '-s',
-    name,
-    '-x',
-    '100',
-    '-y',
-    '30',
-    '-c',
-    cwd,
-    `exec sh -c ${JSON.stringify(cmd)}`,
-  );
+/**
+ * Runs sflow in a new tmux session as the foreground job of a shell that records its exit code
+ * in `<cwd>/exit-code` (tmux's own `pane_dead_status` is not always filled in). Returns sflow's pid.
+ */
+async function start(name: string, cwd: string, args: string[]): Promise<number> {
+  const argv = [process.execPath, BIN, ...args].map((a) => `'${a}'`).join(' ');
+  tmux('new-session', '-d', '-s', name, '-x', '100', '-y', '30', '-c', cwd, `${argv}; echo $? > exit-code`);
   tmux('set-option', '-t', name, 'remain-on-exit', 'on');
+  const shell = paneInfo(name, '#{pane_pid}');
+  let pid = 0;
+  await waitFor('sflow to start', () => {
+    pid = Number(spawnSync('pgrep', ['-P', shell], { encoding: 'utf8' }).stdout.trim().split('\n')[0] || 0);
+    return pid > 0;
+  });
+  return pid;
 }
 
 const screen = (name: string) => tmux('capture-pane', '-p', '-t', name);
 /** after the process ended: tmux's "Pane is dead" line may have scrolled the first line away */
 const withHistory = (name: string) => tmux('capture-pane', '-p', '-S', '-10', '-t', name);
 const paneInfo = (name: string, fmt: string) => tmux('display-message', '-p', '-t', name, fmt).trim();
+
+/** sflow's exit code once it has exited (written by the pane's shell) */
+const exitCode = (cwd: string): string | undefined => {
+  try {
+    return readFileSync(join(cwd, 'exit-code'), 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/** every process of a group gone (a member still being reaped may linger a moment) */
+async function groupGone(pgid: number): Promise<boolean> {
+  try {
+    await waitFor(`process group ${pgid} to be gone`, () => !alive(-pgid), 5_000);
+    return true;
+  } catch {
+    process.stderr.write(
+      spawnSync('ps', ['-o', 'pid,stat,args', '-g', String(pgid)], { encoding: 'utf8' }).stdout,
+    );
+    return false;
+  }
+}
 
 async function waitFor(what: string, ok: () => boolean, ms = 60_000): Promise<void> {
   const end = Date.now() + ms;
@@ -80,8 +101,7 @@ describe.skipIf(!HAVE_TMUX)('sflow run --tui under tmux', () => {
   it('runs the 5-task DAG sample: every task and its final state on screen, the clock advanced, q leaves cleanly', async () => {
     const cwd = scratch();
     cpSync(join(REPO, 'assets/samples/self_contained/local/dag.yaml'), join(cwd, 'dag.yaml'));
-    start('dag', cwd, ['run', '-f', 'dag.yaml', '--tui', '-s', 'STEP_SECONDS=1']);
-    const pid = Number(paneInfo('dag', '#{pane_pid}'));
+    const pid = await start('dag', cwd, ['run', '-f', 'dag.yaml', '--tui', '-s', 'STEP_SECONDS=1']);
     await waitFor('the live view', () => clockOf(screen('dag')) !== null);
     const first = clockOf(screen('dag'))!;
     await waitFor('the run to end', () => /sflow ▸ dag {2}COMPLETED/.test(screen('dag')));
@@ -96,8 +116,8 @@ describe.skipIf(!HAVE_TMUX)('sflow run --tui under tmux', () => {
     expect(last.replace(/\n/g, '')).toContain(`run dir: ${onlyRunDir(join(cwd, 'sflow_output'))}`);
 
     tmux('send-keys', '-t', 'dag', 'q');
-    await waitFor('sflow to exit', () => paneInfo('dag', '#{pane_dead}') === '1', 15_000);
-    expect(paneInfo('dag', '#{pane_dead_status}')).toBe('0');
+    await waitFor('sflow to exit', () => exitCode(cwd) !== undefined, 15_000);
+    expect(exitCode(cwd)).toBe('0');
     expect(alive(pid)).toBe(false);
     const after = withHistory('dag');
     expect(after).toContain('✓ Workflow completed');
@@ -126,8 +146,7 @@ describe.skipIf(!HAVE_TMUX)('sflow run --tui under tmux', () => {
         '        - echo never',
       ].join('\n') + '\n',
     );
-    start('long', cwd, ['run', '-f', 'long.yaml', '--tui']);
-    const pid = Number(paneInfo('long', '#{pane_pid}'));
+    const pid = await start('long', cwd, ['run', '-f', 'long.yaml', '--tui']);
     await waitFor('both tasks running', () => (screen('long').match(/▶ RUNNING/g) ?? []).length === 2);
     await waitFor('the chatter log in the pane', () => /line \d+/.test(screen('long')));
     const runDir = onlyRunDir(join(cwd, 'sflow_output'));
@@ -139,12 +158,12 @@ describe.skipIf(!HAVE_TMUX)('sflow run --tui under tmux', () => {
     expect(pids).toHaveLength(2);
 
     tmux('send-keys', '-t', 'long', 'q');
-    await waitFor('sflow to exit', () => paneInfo('long', '#{pane_dead}') === '1', 30_000);
-    expect(paneInfo('long', '#{pane_dead_status}')).toBe('130');
+    await waitFor('sflow to exit', () => exitCode(cwd) !== undefined, 30_000);
+    expect(exitCode(cwd)).toBe('130');
     expect(alive(pid)).toBe(false);
     for (const p of pids) {
       expect(alive(p), `task process ${p}`).toBe(false);
-      expect(alive(-p), `task process group ${p}`).toBe(false);
+      expect(await groupGone(p), `task process group ${p}`).toBe(true);
     }
     expect(withHistory('long')).toContain('Workflow cancelled');
   });

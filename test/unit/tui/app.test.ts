@@ -2,6 +2,7 @@
  * The live view's ink components (ink-testing-library): header, clock, run directory at 80
  * columns, task table, log pane, keys. The model is fed real RunEvents, the logs are real files.
  */
+import { restoreCi } from './no-ci.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +14,10 @@ import { TuiModel } from '../../../src/reporters/tui/model.js';
 import type { RunEvent } from '../../../src/runtime/events.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sflow-tui-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+  restoreCi();
+});
 const mounted: Array<{ unmount: () => void }> = [];
 afterEach(() => {
   for (const m of mounted.splice(0)) m.unmount();
