@@ -61,7 +61,8 @@ export function startTui(o: TuiOptions): TuiHandle {
     stdin,
     exitOnCtrlC: false,
     patchConsole: false,
-    maxFps: Math.max(fps, 20),
+    // the view itself re-renders only on its refresh tick and on keys; a high cap keeps keys prompt
+    maxFps: 60,
   });
   let closed = false;
   return {
