@@ -2,7 +2,7 @@
  * Entry point. Only commander is loaded eagerly; each command's module is imported when that
  * command runs, so `sflow --help` starts fast.
  */
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { didYouMean } from '../config/errors.js';
 import { VERSION, versionText } from './version.js';
 import { registerSetupCommands } from './setup-commands.js';
@@ -70,7 +70,12 @@ export function buildProgram(): Command {
   fileOptions(program.command('run').description('run a workflow (or plan it with --dry-run)'))
     .option('--dry-run', 'plan only: print the plan (placement, GPUs, exact commands) and create nothing')
     .option('--tui', 'full-screen live view (ignored with --dry-run)')
-    .option('--tui-refresh <fps>', 'live view refreshes per second (default 4)')
+    .option('--tui-refresh <fps>', 'live view refreshes per second, 1–30 (default 4)', (v: string) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 1 || n > 30)
+        throw new InvalidArgumentError('expected an integer from 1 to 30');
+      return n;
+    })
     .option('--workspace-dir <dir>', 'base for relative artifact paths and the default output root')
     .option('--output-dir <dir>', 'output root (default: <workspace>/sflow_output)')
     .addOption(
