@@ -18,15 +18,17 @@ const HAVE_TMUX = spawnSync('tmux', ['-V']).status === 0;
 if (!HAVE_TMUX && process.env.SFLOW_REQUIRE_ENGINES === '1')
   throw new Error('tmux is required (SFLOW_REQUIRE_ENGINES=1) but is not installed: apt-get install tmux');
 
-const SOCKET = `sflow-tui-${process.pid}`;
-const dirs: string[] = [];
+// a private tmux server whose socket lives (and is removed) with this file's scratch folder
+const ROOT = mkdtempSync(join(tmpdir(), 'sflow-tmux-'));
+const SOCKET = join(ROOT, 'tmux.sock');
+const dirs: string[] = [ROOT];
 afterAll(() => {
-  if (HAVE_TMUX) spawnSync('tmux', ['-L', SOCKET, 'kill-server']);
+  if (HAVE_TMUX) spawnSync('tmux', ['-S', SOCKET, 'kill-server']);
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 const tmux = (...args: string[]) =>
-  execFileSync('tmux', ['-L', SOCKET, '-f', '/dev/null', ...args], { encoding: 'utf8' });
+  execFileSync('tmux', ['-S', SOCKET, '-f', '/dev/null', ...args], { encoding: 'utf8' });
 
 /**
  * Runs sflow in a new tmux session as the foreground job of a shell that records its exit code
