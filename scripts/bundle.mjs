@@ -30,6 +30,7 @@ const EXTERNAL_PACKAGES = [
   '@resvg/resvg-js', // native addon
   'dejavu-fonts-ttf', // font files resolved with require.resolve
   'proper-lockfile', // CommonJS that patches fs via graceful-fs; loaded only for GPU records
+  'react-devtools-core', // ink's optional dev-only peer (loaded only with DEV=true); not installed
 ];
 // execa is bundled on purpose: it is imported by every `sflow run` and is ~130 small modules
 // (with its dependencies), which alone cost ~0.2 s of CPU per run on a 2-core machine.
@@ -65,6 +66,8 @@ export async function bundle({ quiet = false } = {}) {
       platform: 'node',
       external: (id) => isExternal(id),
       logLevel: 'warn',
+      // React's production build for the --tui chunk (the CLI's own code never reads NODE_ENV)
+      transform: { define: { 'process.env.NODE_ENV': '"production"' } },
     });
     const { output } = await build.write({
       dir: scratch,

@@ -2,7 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { stringify } from 'yaml';
-import { loadRecipe } from '../config/load.js';
+import { loadRecipe, type LoadedRecipe } from '../config/load.js';
 import { resolveComposed } from '../config/compose-resolve.js';
 import { isPlainObject } from '../config/collections.js';
 import { inputFiles, loadOptions } from './common.js';
@@ -53,6 +53,10 @@ function separateTasks(text: string): string {
 
 export async function composeCommand(positional: string[], opts: Record<string, unknown>): Promise<number> {
   try {
+    if ((opts.row as string[] | undefined)?.length) {
+      process.stderr.write('Error: --row is only valid with --bulk-input\n');
+      return 1;
+    }
     const files = inputFiles(positional, opts);
     if (files.length === 0) {
       process.stderr.write('Error: no input files provided\n');
@@ -73,15 +77,37 @@ export async function composeCommand(positional: string[], opts: Record<string, 
       writeFileSync(out, text);
       process.stdout.write(`Composed ${files.length} files -> ${out}\n`);
     } else process.stdout.write(text);
+    if (opts.validate) {
+      const problem = await quietDryRun(loaded);
+      if (problem) process.stderr.write(`⚠ the composed recipe does not dry-run: ${problem}\n`);
+    }
     return 0;
   } catch (e) {
-    if (!isSflowError(e)) return reportError(e);
-    // compose reports with `Error:` (spec cli.md §9.0, §9.3)
-    const text = formatSflowError(e).replace(
-      'Configuration validation failed',
-      'Composed configuration validation failed',
-    );
-    process.stderr.write(`Error: ${text}\n`);
-    return e.exitCode;
+    return composeError(e);
+  }
+}
+
+export function composeError(e: unknown): number {
+  if (!isSflowError(e)) return reportError(e);
+  // compose reports with `Error:` (spec cli.md §9.0, §9.3)
+  const text = formatSflowError(e).replace(
+    'Configuration validation failed',
+    'Composed configuration validation failed',
+  );
+  process.stderr.write(`Error: ${text}\n`);
+  return e.exitCode;
+}
+
+/** A quiet dry-run of a loaded recipe (`--validate`): undefined when it plans, else the error text. */
+export async function quietDryRun(loaded: LoadedRecipe): Promise<string | undefined> {
+  const { buildPlan } = await import('../plan/build.js');
+  const { makeRunId } = await import('../plan/run-id.js');
+  try {
+    const workflow = String((loaded.recipe as { workflow: { name: string } }).workflow.name);
+    buildPlan(loaded, { workspaceDir: process.cwd(), dryRun: true, runId: makeRunId(workflow) });
+    return undefined;
+  } catch (e) {
+    if (isSflowError(e)) return formatSflowError(e);
+    throw e;
   }
 }

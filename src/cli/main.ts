@@ -2,9 +2,10 @@
  * Entry point. Only commander is loaded eagerly; each command's module is imported when that
  * command runs, so `sflow --help` starts fast.
  */
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { didYouMean } from '../config/errors.js';
 import { VERSION, versionText } from './version.js';
+import { registerSetupCommands } from './setup-commands.js';
 
 const DOCS = 'Docs: README.md in the sflow repository (recipe language: docs/recipes.md)';
 
@@ -69,6 +70,12 @@ export function buildProgram(): Command {
   fileOptions(program.command('run').description('run a workflow (or plan it with --dry-run)'))
     .option('--dry-run', 'plan only: print the plan (placement, GPUs, exact commands) and create nothing')
     .option('--tui', 'full-screen live view (ignored with --dry-run)')
+    .option('--tui-refresh <fps>', 'live view refreshes per second, 1–30 (default 4)', (v: string) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 1 || n > 30)
+        throw new InvalidArgumentError('expected an integer from 1 to 30');
+      return n;
+    })
     .option('--workspace-dir <dir>', 'base for relative artifact paths and the default output root')
     .option('--output-dir <dir>', 'output root (default: <workspace>/sflow_output)')
     .addOption(
@@ -96,8 +103,21 @@ export function buildProgram(): Command {
   fileOptions(program.command('compose').description('merge several recipe files into one'), false)
     .option('-o, --output <path>', 'write the composed YAML here (default: stdout)')
     .option('-r, --resolve', 'inline resolvable variables')
+    .option('-b, --bulk-input <csv>', 'one composed recipe per CSV row (into <output>/compose_<time>/)')
+    .option(
+      '--row <selector>',
+      'with --bulk-input: rows to compose (1-based: 3, 1,4, 2:5, 1:10:2)',
+      collect,
+      [],
+    )
+    .option('--validate', 'also dry-run each composed recipe quietly (problems are warnings)')
     .addHelpText('after', `\n${DOCS}`)
     .action(async (files: string[], opts: Record<string, unknown>) => {
+      if (opts.bulkInput) {
+        const { composeBulkCommand } = await import('./compose-bulk.js');
+        process.exitCode = await composeBulkCommand(files, opts);
+        return;
+      }
       const { composeCommand } = await import('./compose.js');
       process.exitCode = await composeCommand(files, opts);
     });
@@ -139,6 +159,7 @@ export function buildProgram(): Command {
       const { schemaCommand } = await import('./schema.js');
       process.exitCode = await schemaCommand(opts);
     });
+  registerSetupCommands(program, DOCS);
   // the program itself takes no arguments: extra words reach its action as an unknown command
   // (set last, so the subcommands created above keep rejecting excess arguments)
   program.allowExcessArguments(true);

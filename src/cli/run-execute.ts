@@ -55,20 +55,26 @@ export async function executeRecipe(
     warn: (m) => process.stderr.write(`⚠ ${m}\n`),
     info: (m) => process.stderr.write(`ℹ ${m}\n`),
   });
-  const onEvent = (e: RunEvent) => (gpu?.onEvent(e), monitor?.onEvent(e));
+  const { openRunView } = await import('./run-view.js');
+  const view = await openRunView(o.opts); // console or --tui, plus the event-loop stall watchdog
   const r = await executePlan(plan, {
     cwd: process.cwd(),
     logLevel: o.logLevel,
-    console: true,
+    console: view.console,
     taskOutput: echoTaskOutput(),
     handleSignals: true,
     warnings: loaded.warnings.map((w) => w.message),
-    onEvent,
     ...(gpu ? { backendFactories: gpu.factories } : {}),
+    onEvent: (e) => {
+      gpu?.onEvent(e);
+      monitor?.onEvent(e);
+      view.emit(e);
+    },
   }).finally(() => monitor?.stop());
+  const code = await view.finish(r);
   await monitor?.build();
   await writeReport(r.runDir);
-  return r.exitCode;
+  return code;
 }
 
 /** `report.html` from the run's ledger, on every path (a failure to build it only warns). */

@@ -12,6 +12,7 @@
 
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { groupState } from './group-liveness.js';
 
 export interface SpawnGroupOptions {
@@ -128,8 +129,28 @@ async function waitUntilGone(pgid: number, deadline: number, interrupt: () => bo
   }
 }
 
+/**
+ * Node's spawn() forks synchronously (~7–15 ms here). A thousand tasks submitted at once would
+ * block the event loop for seconds (no probes, signals, keys or live view meanwhile), so spawns
+ * take turns and the loop gets a turn of its own whenever ~8 ms have gone by since it last had one.
+ */
+const SPAWN_SLICE_MS = 8;
+let spawnQueue: Promise<void> = Promise.resolve();
+let lastYield = performance.now();
+
+function spawnTurn(): Promise<void> {
+  const turn = spawnQueue.then(async () => {
+    if (performance.now() - lastYield < SPAWN_SLICE_MS) return;
+    await new Promise<void>((r) => setImmediate(r));
+    lastYield = performance.now();
+  });
+  spawnQueue = turn;
+  return turn;
+}
+
 export async function spawnGroup(opts: SpawnGroupOptions): Promise<GroupHandle> {
   if (opts.argv.length === 0) throw new Error('spawnGroup: empty argv');
+  await spawnTurn();
   installExitHook();
   const fd = openSync(opts.logPath, 'a');
   let child;

@@ -1,0 +1,158 @@
+/**
+ * `sflow upgrade` (alias `update`): reinstall this sflow in place with npm (cli.md §9.7, mapped
+ * to npm): the latest release by default, `--sflow-version V`, or a git ref with `--branch`.
+ * It upgrades the installation that is running (global, or a project's node_modules) and
+ * refuses a source checkout or an `npm link`ed copy unless `--force`. `--dry-run` prints the
+ * exact command. npm runs with a hard time limit and its own progress output.
+ */
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { dirname, join, sep } from 'node:path';
+import { SflowError } from '../config/errors.js';
+import { assetsRoot } from '../util/assets.js';
+import { boundedExec } from '../util/bounded-exec.js';
+import { reportError } from './errors.js';
+
+const NPM_QUERY_TIMEOUT_MS = 15_000;
+const NPM_INSTALL_TIMEOUT_MS = 10 * 60_000;
+
+export interface InstallFacts {
+  /** the package folder of the running sflow, as found (may be a link) */
+  packageRoot: string;
+  /** the same with links resolved */
+  realRoot: string;
+  /** `npm root -g`, when known */
+  globalRoot?: string;
+  name: string;
+  version: string;
+  /** package.json `repository` URL, for --branch */
+  repository?: string;
+  /** a `.git` folder in the package folder */
+  gitCheckout: boolean;
+}
+
+export interface UpgradeOptions {
+  sflowVersion?: string;
+  branch?: string;
+  repo?: string;
+  registry?: string;
+  dryRun?: boolean;
+  force?: boolean;
+}
+
+export interface UpgradePlan {
+  argv: string[];
+  /** what is being upgraded, in words */
+  scope: string;
+}
+
+function gitUrl(repo: string): string {
+  const u = repo.replace(/^git\+/, '');
+  return u.startsWith('git@') || u.includes('://') ? `git+${u}` : `github:${u}`;
+}
+
+/** The npm command that upgrades this installation; throws a user error when it must not. */
+export function planUpgrade(f: InstallFacts, o: UpgradeOptions): UpgradePlan {
+  if (o.sflowVersion && o.branch)
+    throw new SflowError('upgrade.options', '--sflow-version and --branch cannot be used together', {
+      phase: 'usage',
+      hint: '--sflow-version picks a published release, --branch a git ref',
+    });
+  const inNodeModules = f.realRoot.split(sep).includes('node_modules');
+  const linked = f.realRoot !== f.packageRoot && inNodeModules === false;
+  if ((f.gitCheckout || !inNodeModules) && !o.force)
+    throw new SflowError(
+      'upgrade.dev_install',
+      `this sflow runs from ${linked ? 'a linked' : 'a source'} checkout (${f.realRoot}), not from an npm installation`,
+      {
+        hint: 'update it with git (git pull && npm install), or pass --force to install the npm package globally anyway',
+      },
+    );
+  let spec: string;
+  if (o.branch) {
+    const repo = o.repo ?? f.repository;
+    if (!repo)
+      throw new SflowError('upgrade.no_repo', 'this sflow does not record its git repository', {
+        phase: 'usage',
+        hint: 'name it: --repo https://host/owner/sflow.git',
+      });
+    spec = `${gitUrl(repo)}#${o.branch}`;
+  } else spec = `${f.name}@${o.sflowVersion ?? 'latest'}`;
+  const registry = o.registry ? ['--registry', o.registry] : [];
+  const global =
+    !inNodeModules ||
+    (f.globalRoot !== undefined && dirname(f.packageRoot) === f.globalRoot) ||
+    (f.globalRoot !== undefined && dirname(f.realRoot) === f.globalRoot);
+  if (global)
+    return { argv: ['npm', 'install', '--global', ...registry, spec], scope: `the global installation` };
+  // <project>/node_modules/<name> (or node_modules/@scope/<name>)
+  const parts = f.packageRoot.split(sep);
+  const nm = parts.lastIndexOf('node_modules');
+  const project = parts.slice(0, nm).join(sep) || sep;
+  return {
+    argv: ['npm', 'install', '--prefix', project, ...registry, spec],
+    scope: `the project installation in ${project}`,
+  };
+}
+
+function packageFacts(): InstallFacts {
+  const packageRoot = dirname(assetsRoot({}));
+  const pkg = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as {
+    name: string;
+    version: string;
+    repository?: string | { url?: string };
+  };
+  const repository = typeof pkg.repository === 'string' ? pkg.repository : pkg.repository?.url;
+  return {
+    packageRoot,
+    realRoot: realpathSync(packageRoot),
+    name: pkg.name,
+    version: pkg.version,
+    repository,
+    gitCheckout: existsSync(join(packageRoot, '.git')),
+  };
+}
+
+async function npmGlobalRoot(): Promise<string | undefined> {
+  const r = await boundedExec('npm', ['root', '--global'], { timeoutMs: NPM_QUERY_TIMEOUT_MS, retries: 1 });
+  return r.ok ? r.stdout.trim() || undefined : undefined;
+}
+
+function quote(a: string): string {
+  return /^[\w@%+=:,./#-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`;
+}
+
+export async function upgradeCommand(opts: UpgradeOptions): Promise<number> {
+  try {
+    const facts = packageFacts();
+    facts.globalRoot = await npmGlobalRoot();
+    const plan = planUpgrade(facts, opts);
+    const command = plan.argv.map(quote).join(' ');
+    process.stdout.write(`sflow ${facts.version} at ${facts.realRoot} (${plan.scope})\n`);
+    if (opts.dryRun) {
+      process.stdout.write(`would run: ${command}\n`);
+      return 0;
+    }
+    process.stdout.write(`running: ${command}\n`);
+    const { execa } = await import('execa');
+    const r = await execa(plan.argv[0], plan.argv.slice(1), {
+      stdio: 'inherit',
+      reject: false,
+      timeout: NPM_INSTALL_TIMEOUT_MS,
+      forceKillAfterDelay: 5_000,
+    });
+    if (r.timedOut) {
+      process.stderr.write(
+        `✗ npm did not finish within ${NPM_INSTALL_TIMEOUT_MS / 60_000} minutes; stopped it\n`,
+      );
+      return 1;
+    }
+    if (r.exitCode !== 0) {
+      process.stderr.write(`✗ npm exited with ${r.exitCode ?? r.signal}; sflow was not upgraded\n`);
+      return 1;
+    }
+    process.stdout.write('✓ sflow upgraded; `sflow --version` shows the new version\n');
+    return 0;
+  } catch (e) {
+    return reportError(e, 'Upgrade refused');
+  }
+}
