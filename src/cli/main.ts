@@ -131,12 +131,17 @@ export function buildProgram(): Command {
   return program;
 }
 
+let epipeHandled = false;
+
 export async function main(argv: string[]): Promise<void> {
-  // `sflow schema | head`: a reader that goes away is not an error
-  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw e;
-  });
+  // `sflow schema | head`: a reader that goes away is not an error (installed once per process)
+  if (!epipeHandled) {
+    epipeHandled = true;
+    process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw e;
+    });
+  }
   const program = buildProgram();
   try {
     await program.parseAsync(argv);

@@ -8,9 +8,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatSflowError, SflowError } from '../../../src/config/errors.js';
 import { loadRecipe, type LoadOptions } from '../../../src/config/load.js';
+import { describeWithShared, sharedPath } from '../../helpers/shared.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sflow-load-'));
-const MODULAR = '/work/shared/spec/examples/11_modular';
+const MODULAR = sharedPath('spec', 'examples', '11_modular');
 const mod = (f: string) => join(MODULAR, f);
 
 function write(name: string, text: string): string {
@@ -167,7 +168,7 @@ describe('single file', () => {
   });
 });
 
-describe('composition (spec/examples/11_modular cases)', () => {
+describeWithShared('spec/examples/11_modular', 'composition (spec/examples/11_modular cases)', () => {
   const A = [mod('base.yaml'), mod('server.yaml'), mod('bench.yaml')];
 
   it('A: -M agg_server removes the reference and reports it; REQUESTS override warning', () => {
