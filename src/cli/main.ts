@@ -8,6 +8,7 @@ import { VERSION, versionText } from './version.js';
 
 const DOCS = 'Docs: README.md in the sflow repository (recipe language: docs/recipes.md)';
 
+/** Repeatable options: no default array given to commander (its --help would print "(default: [])"). */
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
@@ -19,20 +20,17 @@ function fileOptions(cmd: Command, defaultFile = true): Command {
       '-f, --file <path>',
       `recipe file, repeatable${defaultFile ? ' (default: sflow.yaml)' : ''}`,
       collect,
-      [],
     )
     .option(
       '-s, --set <NAME=VALUE>',
       'override a declared top-level variable (a JSON list sweeps its domain)',
       collect,
-      [],
     )
-    .option('-a, --artifact <NAME=URI>', 'override a declared artifact URI', collect, [])
+    .option('-a, --artifact <NAME=URI>', 'override a declared artifact URI', collect)
     .option(
       '-M, --missable-tasks <pattern>',
       'tolerate references to tasks absent from the composition (name or glob)',
       collect,
-      [],
     );
 }
 
@@ -83,9 +81,8 @@ export function buildProgram(): Command {
       '--enable-task-monitor <tasks>',
       'add a default monitor to these tasks (comma separated, repeatable)',
       collect,
-      [],
     )
-    .option('-e, --extra-args <arg>', 'appended to every slurm backend extra_args', collect, [])
+    .option('-e, --extra-args <arg>', 'appended to every slurm backend extra_args', collect)
     .option('-v, --verbose', 'accepted for compatibility (no effect)')
     .addHelpText('after', `\n${DOCS}`)
     .action(async (files: string[], opts: Record<string, unknown>) => {
@@ -104,9 +101,14 @@ export function buildProgram(): Command {
 
   fileOptions(program.command('visualize').description('render the task DAG'))
     .addOption(
-      new Option('--format <fmt>', 'output format').choices(['mermaid', 'dot', 'svg', 'png']).default('svg'),
+      new Option('--format <fmt>', "output format (default: from -o's extension, else svg)").choices([
+        'mermaid',
+        'dot',
+        'svg',
+        'png',
+      ]),
     )
-    .option('-o, --output <path>', 'output file (default: <output-dir>/<run id>/<workflow>.<ext>)')
+    .option('-o, --output <path>', 'output file (default: ./<workflow>.<ext> in the workspace dir)')
     .option('--show-variables', 'include resolved variables')
     .option('--workspace-dir <dir>', 'workspace dir')
     .option('--output-dir <dir>', 'output root')

@@ -25,7 +25,7 @@ import {
   type TaskRt,
 } from './task-state.js';
 import { killAll, mayBeAlive, stopAndReport, stopTargets } from './teardown.js';
-import { failFastMessage } from './messages.js';
+import { failFastMessage, launchFailureReason } from './messages.js';
 
 export type { OrchestratorOptions, OrchestratorOutcome, RunEventInput } from './orchestrator-types.js';
 
@@ -116,7 +116,7 @@ export class Orchestrator {
     } catch (e) {
       t.launching = false;
       if (t.status === 'PENDING' && !this.stopCause)
-        this.fail(t, 'launch', `could not start: ${(e as Error).message}`);
+        this.fail(t, 'launch', launchFailureReason(e));
       return;
     }
     t.launching = false;

@@ -5,9 +5,11 @@
  * switched for the call and restored afterwards. Calls must not overlap (tests in one file run
  * one after another; every file runs in its own process). Each file that uses this keeps one
  * spawned `sflow()` call (test/helpers/cli.ts) as its end-to-end check of the built CLI.
+ * Per-process caches a fresh CLI would not have (the local GPU list) are reset for every call.
  */
 import { vi } from 'vitest';
 import { main } from '../../src/cli/main.js';
+import { resetLocalGpuCache } from '../../src/gpu/local-topology.js';
 import type { CliResult } from './cli.js';
 
 let busy = false;
@@ -40,6 +42,8 @@ export async function sflowInProcess(
       else process.env[k] = v;
     }
     if (opts.cwd) process.chdir(opts.cwd);
+    // what a new process would not have: nvidia-smi's answer is cached per process
+    resetLocalGpuCache();
     await main(['node', 'sflow', ...args]);
     return { code: Number(process.exitCode ?? 0), stdout, stderr };
   } finally {

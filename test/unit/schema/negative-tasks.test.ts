@@ -71,11 +71,6 @@ const CASES: Case[] = [
     { path: [...T, 'scirpt'], message: "unknown key 'scirpt' in task", hint: "did you mean 'script'?" },
   ],
   [
-    '...which also leaves script missing',
-    recipe({}, [{ name: 'a', scirpt: ['x'] }]),
-    { path: [...T, 'script'], message: "missing required key 'script'" },
-  ],
-  [
     'task-level env',
     one({ env: { A: '1' } }),
     { path: [...T, 'env'], message: "unknown key 'env' in task", hint: /no task-level 'env'/ },
@@ -185,6 +180,27 @@ const CASES: Case[] = [
 describe('rejections in the workflow and its tasks', () => {
   it.each(CASES)('%s', (_name, doc, expected) => {
     expect(findIssue(doc, expected)).toBeTruthy();
+  });
+});
+
+describe('a typo in a key', () => {
+  it('is reported first, at the typo, without the echo "missing required key" it causes', () => {
+    const r = validateRecipe(recipe({}, [{ name: 'a', scirpt: ['x'] }]));
+    expect(r.ok ? [] : r.issues).toEqual([
+      {
+        path: [...T, 'scirpt'],
+        message: "unknown key 'scirpt' in task",
+        hint: "did you mean 'script'?",
+        atKey: true,
+      },
+    ]);
+  });
+
+  it('comes before other problems, which are still reported', () => {
+    const r = validateRecipe(recipe({}, [{ name: 'a', script: 5, depnds_on: ['b'] }]));
+    const issues = r.ok ? [] : r.issues;
+    expect(issues[0]).toMatchObject({ path: [...T, 'depnds_on'], hint: "did you mean 'depends_on'?" });
+    expect(issues.slice(1).map((i) => i.path)).toContainEqual([...T, 'script']);
   });
 });
 
