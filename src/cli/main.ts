@@ -66,7 +66,7 @@ export function buildProgram(): Command {
 
   fileOptions(program.command('run').description('run a workflow (or plan it with --dry-run)'))
     .option('--dry-run', 'plan only: print the plan (placement, GPUs, exact commands) and create nothing')
-    .option('--tui', 'full-screen live view (ignored with --dry-run)')
+    .option('--tui', 'full-screen live view (not in this version yet: warns, shows the line console)')
     .option('--workspace-dir <dir>', 'base for relative artifact paths and the default output root')
     .option('--output-dir <dir>', 'output root (default: <workspace>/sflow_output)')
     .addOption(
@@ -83,7 +83,7 @@ export function buildProgram(): Command {
       collect,
     )
     .option('-e, --extra-args <arg>', 'appended to every slurm backend extra_args', collect)
-    .option('-v, --verbose', 'accepted for compatibility (no effect)')
+    .option('-v, --verbose', 'more detail in sflow.log (same as --log-level debug)')
     .addHelpText('after', `\n${DOCS}`)
     .action(async (files: string[], opts: Record<string, unknown>) => {
       const { runCommand } = await import('./run.js');

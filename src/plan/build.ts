@@ -21,6 +21,7 @@ import { draftTask, finishScript, plannedResult, type Draft } from './task-draft
 import { taskNamespace, type TaskFacts } from './task-namespace.js';
 import { checkNameLimits } from './name-limits.js';
 import { checkSweepOverrides } from './sweep-overrides.js';
+import { workflowTimeout } from './duration.js';
 import type { Plan, PlannedNode, PlannedTask } from './types.js';
 import { resolveVariables, variableScope, type RawVariable, type ResolvedVariable } from './variables.js';
 
@@ -254,6 +255,7 @@ export function buildPlan(loaded: LoadedRecipe, opts: BuildOptions): Plan {
     ),
     uploadAll: wf.upload_all ?? null,
     workflowMonitor: wf.monitor ?? null,
+    workflowTimeoutS: workflowTimeout(wf.timeout, scope, { doc, path: ['workflow', 'timeout'] }),
   };
 }
 

@@ -175,4 +175,6 @@ export interface Plan {
   storage: unknown[];
   uploadAll: unknown;
   workflowMonitor: unknown;
+  /** workflow.timeout in seconds: the run is stopped when it passes (absent/null: no limit) */
+  workflowTimeoutS?: number | null;
 }

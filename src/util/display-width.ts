@@ -44,7 +44,9 @@ const WIDE: Array<[number, number]> = [
   [0x20000, 0x3fffd],
 ];
 
-const ZERO = /^[\p{Mn}\p{Me}\p{Cf}\u200b-\u200f\ufe00-\ufe0f]$/u;
+const ZERO = /^[\p{Mn}\p{Me}\p{Cf}]$/u;
+/** zero-width spaces and joiners, variation selectors */
+const isZeroCode = (cp: number): boolean => (cp >= 0x200b && cp <= 0x200f) || (cp >= 0xfe00 && cp <= 0xfe0f);
 
 function isWide(cp: number): boolean {
   let lo = 0;
@@ -65,7 +67,7 @@ export function displayWidth(s: string): number {
   let w = 0;
   for (const ch of s) {
     const cp = ch.codePointAt(0)!;
-    if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || ZERO.test(ch)) continue;
+    if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || isZeroCode(cp) || ZERO.test(ch)) continue;
     w += isWide(cp) ? 2 : 1;
   }
   return w;

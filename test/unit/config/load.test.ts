@@ -45,22 +45,14 @@ describe('single file', () => {
     expect(r.contributions).toEqual([]);
   });
 
-  it('warns about `timeout` on the workflow and on tasks, located at the key', () => {
+  it('loads `timeout` on the workflow and on tasks quietly (the run enforces or warns)', () => {
     const f = write(
       'timeout.yaml',
       'workflow:\n  name: w\n  timeout: 10\n  tasks:\n    - name: a\n      timeout: 1:00:00\n      script: [echo]\n',
     );
     const r = loadRecipe({ files: [f] });
-    expect(r.warnings).toEqual([
-      {
-        message: "workflow 'timeout' is not enforced and will be ignored",
-        location: { file: f, line: 3, col: 3 },
-      },
-      {
-        message: "task 'a': 'timeout' is not enforced and will be ignored",
-        location: { file: f, line: 6, col: 7 },
-      },
-    ]);
+    expect(r.warnings).toEqual([]);
+    expect(r.recipe.workflow.timeout).toBe(10);
   });
 
   it('passes YAML warnings through (duplicate keys)', () => {
