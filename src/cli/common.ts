@@ -1,5 +1,5 @@
 /** Shared CLI plumbing: input files, load options, warnings. */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { SflowError } from '../config/errors.js';
 import type { LoadOptions, LoadWarning } from '../config/load.js';
 import { formatLocation } from '../config/errors.js';
@@ -12,8 +12,13 @@ export function inputFiles(
   const files = [...positional, ...((opts.file as string[] | undefined) ?? [])];
   if (files.length === 0 && defaultFile) files.push(defaultFile);
   for (const f of files) {
-    if (!existsSync(f)) {
-      throw new SflowError('cli.file_missing', `file not found: ${f}`, {
+    const problem = !existsSync(f)
+      ? ['cli.file_missing', `file not found: ${f}`]
+      : statSync(f).isDirectory()
+        ? ['cli.file_is_directory', `${f} is a directory, not a recipe file`]
+        : undefined;
+    if (problem) {
+      throw new SflowError(problem[0], problem[1], {
         phase: 'usage',
         hint: 'check the path given with -f/--file',
         exitCode: 2,

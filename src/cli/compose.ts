@@ -1,5 +1,5 @@
 /** `sflow compose`: merge recipe fragments into one plain recipe (optionally with variables inlined). */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { loadRecipe, type LoadedRecipe } from '../config/load.js';
@@ -7,6 +7,7 @@ import { resolveComposed } from '../config/compose-resolve.js';
 import { isPlainObject } from '../config/collections.js';
 import { inputFiles, loadOptions } from './common.js';
 import { reportError } from './errors.js';
+import { ensureDir } from '../util/ensure-dir.js';
 import { formatLocation, formatSflowError, isSflowError } from '../config/errors.js';
 
 type Obj = Record<string, any>;
@@ -73,9 +74,9 @@ export async function composeCommand(positional: string[], opts: Record<string, 
     const text = composeText(doc);
     if (typeof opts.output === 'string') {
       const out = resolve(opts.output);
-      mkdirSync(dirname(out), { recursive: true });
+      ensureDir(dirname(out), { what: 'folder for -o', hint: 'choose another -o path' });
       writeFileSync(out, text);
-      process.stdout.write(`Composed ${files.length} files -> ${out}\n`);
+      process.stdout.write(`Composed ${files.length} ${files.length === 1 ? 'file' : 'files'} -> ${out}\n`);
     } else process.stdout.write(text);
     if (opts.validate) {
       const problem = await quietDryRun(loaded);

@@ -3,7 +3,14 @@ import { formatSflowError, isSflowError } from '../config/errors.js';
 
 export function reportError(e: unknown, prefix = 'Configuration error'): number {
   if (isSflowError(e)) {
-    const label = e.phase === 'run' ? 'Workflow failed' : e.phase === 'usage' ? 'Usage error' : prefix;
+    const label =
+      e.phase === 'run'
+        ? 'Workflow failed'
+        : e.phase === 'usage'
+          ? 'Usage error'
+          : e.phase === 'limitation'
+            ? 'Not supported in this version'
+            : prefix;
     process.stderr.write(`✗ ${label}: ${formatSflowError(e)}\n`);
     return e.exitCode;
   }

@@ -9,6 +9,7 @@ import { registerSetupCommands } from './setup-commands.js';
 
 const DOCS = 'Docs: README.md in the sflow repository (recipe language: docs/recipes.md)';
 
+/** Repeatable options: no default array given to commander (its --help would print "(default: [])"). */
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
@@ -20,20 +21,17 @@ function fileOptions(cmd: Command, defaultFile = true): Command {
       '-f, --file <path>',
       `recipe file, repeatable${defaultFile ? ' (default: sflow.yaml)' : ''}`,
       collect,
-      [],
     )
     .option(
       '-s, --set <NAME=VALUE>',
       'override a declared top-level variable (a JSON list sweeps its domain)',
       collect,
-      [],
     )
-    .option('-a, --artifact <NAME=URI>', 'override a declared artifact URI', collect, [])
+    .option('-a, --artifact <NAME=URI>', 'override a declared artifact URI', collect)
     .option(
       '-M, --missable-tasks <pattern>',
       'tolerate references to tasks absent from the composition (name or glob)',
       collect,
-      [],
     );
 }
 
@@ -90,10 +88,9 @@ export function buildProgram(): Command {
       '--enable-task-monitor <tasks>',
       'add a default monitor to these tasks (comma separated, repeatable)',
       collect,
-      [],
     )
-    .option('-e, --extra-args <arg>', 'appended to every slurm backend extra_args', collect, [])
-    .option('-v, --verbose', 'accepted for compatibility (no effect)')
+    .option('-e, --extra-args <arg>', 'appended to every slurm backend extra_args', collect)
+    .option('-v, --verbose', 'more detail in sflow.log (same as --log-level debug)')
     .addHelpText('after', `\n${DOCS}`)
     .action(async (files: string[], opts: Record<string, unknown>) => {
       const { runCommand } = await import('./run.js');
@@ -124,9 +121,14 @@ export function buildProgram(): Command {
 
   fileOptions(program.command('visualize').description('render the task DAG'))
     .addOption(
-      new Option('--format <fmt>', 'output format').choices(['mermaid', 'dot', 'svg', 'png']).default('svg'),
+      new Option('--format <fmt>', "output format (default: from -o's extension, else svg)").choices([
+        'mermaid',
+        'dot',
+        'svg',
+        'png',
+      ]),
     )
-    .option('-o, --output <path>', 'output file (default: <output-dir>/<run id>/<workflow>.<ext>)')
+    .option('-o, --output <path>', 'output file (default: ./<workflow>.<ext> in the workspace dir)')
     .option('--show-variables', 'include resolved variables')
     .option('--workspace-dir <dir>', 'workspace dir')
     .option('--output-dir <dir>', 'output root')
@@ -166,12 +168,17 @@ export function buildProgram(): Command {
   return program;
 }
 
+let epipeHandled = false;
+
 export async function main(argv: string[]): Promise<void> {
-  // `sflow schema | head`: a reader that goes away is not an error
-  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw e;
-  });
+  // `sflow schema | head`: a reader that goes away is not an error (installed once per process)
+  if (!epipeHandled) {
+    epipeHandled = true;
+    process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw e;
+    });
+  }
   const program = buildProgram();
   try {
     await program.parseAsync(argv);

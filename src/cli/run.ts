@@ -6,6 +6,7 @@ import { makeRunId } from '../plan/run-id.js';
 import { checkArtifactPaths } from '../preflight/artifacts.js';
 import { inputFiles, loadOptions, printWarnings } from './common.js';
 import { reportError } from './errors.js';
+import { runPreflight } from './run-preflight.js';
 import type { Plan } from '../plan/types.js';
 
 /** Local GPU tasks: nvidia-smi tells the GPUs' UUIDs (and their count when gpus_per_node is not declared). */
@@ -37,6 +38,7 @@ export async function runCommand(positional: string[], opts: Record<string, unkn
       }
       for (const w of checkArtifactPaths(plan.artifacts, Boolean(opts.skipArtifactCheck), loaded.doc))
         plan.warnings.push(w);
+      plan.warnings.push(...runPreflight(plan, loaded, opts));
       const { renderDryRun } = await import('../plan/render.js');
       process.stdout.write(renderDryRun(plan, { ...loaded, warnings: [] }) + '\n');
       process.stdout.write('✓ Configuration is valid\n');
@@ -46,13 +48,14 @@ export async function runCommand(positional: string[], opts: Record<string, unkn
     const runId = makeRunId(workflow);
     // trial plan against placeholders: every plan error fires before anything is allocated
     const trial = buildPlan(loaded, { ...common, dryRun: false, runId });
+    for (const w of runPreflight(trial, loaded, opts)) process.stderr.write(`⚠ ${w}\n`);
     for (const w of checkArtifactPaths(trial.artifacts, Boolean(opts.skipArtifactCheck), loaded.doc))
       process.stderr.write(`⚠ ${w}\n`);
     const { executeRecipe } = await import('./run-execute.js');
     return await executeRecipe(loaded, trial, {
       ...common,
       runId,
-      logLevel: String(opts.logLevel ?? 'info'),
+      logLevel: opts.verbose && opts.logLevel === 'info' ? 'debug' : String(opts.logLevel ?? 'info'),
       opts,
     });
   } catch (e) {

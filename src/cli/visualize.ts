@@ -1,14 +1,47 @@
 /** `sflow visualize`: the task DAG as Mermaid, DOT, SVG or PNG (rendered in-process, no system Graphviz). */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { dirname, extname, join, resolve } from 'node:path';
+import { SflowError } from '../config/errors.js';
 import { loadRecipe } from '../config/load.js';
 import { buildPlan } from '../plan/build.js';
 import { planToDagView } from '../plan/dag-view.js';
 import { makeRunId } from '../plan/run-id.js';
 import { inputFiles, loadOptions, printWarnings } from './common.js';
 import { reportError } from './errors.js';
+import { ensureDir } from '../util/ensure-dir.js';
 
 const EXT: Record<string, string> = { mermaid: 'mmd', dot: 'dot', svg: 'svg', png: 'png' };
+const BY_EXT: Record<string, string> = {
+  '.mmd': 'mermaid',
+  '.mermaid': 'mermaid',
+  '.dot': 'dot',
+  '.gv': 'dot',
+  '.svg': 'svg',
+  '.png': 'png',
+};
+
+/** `--format`, else what `-o`'s extension names, else svg; a contradiction is a usage error. */
+export function visualizeFormat(format: string | undefined, output: string | undefined): string {
+  const ext = output ? extname(output).toLowerCase() : '';
+  const implied = ext ? BY_EXT[ext] : undefined;
+  const usage = (message: string, hint: string) =>
+    new SflowError('cli.visualize_format', message, { phase: 'usage', hint });
+  if (format) {
+    if (implied && implied !== format)
+      throw usage(
+        `--format ${format} does not match the output file ${output} (${ext} is ${implied})`,
+        `drop --format, or name the file *.${EXT[format]}`,
+      );
+    return format;
+  }
+  if (implied) return implied;
+  if (ext)
+    throw usage(
+      `cannot tell the format of ${output} from its extension ${ext}`,
+      'give --format (mermaid, dot, svg or png) or use a .mmd, .dot, .svg or .png file name',
+    );
+  return 'svg';
+}
 
 export async function visualizeCommand(positional: string[], opts: Record<string, unknown>): Promise<number> {
   try {
@@ -28,7 +61,7 @@ export async function visualizeCommand(positional: string[], opts: Record<string
     const variables = opts.showVariables
       ? Object.fromEntries(plan.variables.map((v) => [v.name, v.rendered]))
       : undefined;
-    const format = String(opts.format ?? 'svg');
+    const format = visualizeFormat(opts.format as string | undefined, opts.output as string | undefined);
     const viz = await import('../visualize/index.js');
     let data: string | Buffer;
     if (format === 'mermaid') data = viz.toMermaid(view, { variables });
@@ -41,11 +74,12 @@ export async function visualizeCommand(positional: string[], opts: Record<string
         data = format === 'svg' ? svg : await viz.renderPng(svg);
       }
     }
+    // no run folder for a drawing: without -o it goes next to the recipe's workspace
     const out =
       typeof opts.output === 'string'
         ? resolve(opts.output)
-        : join(plan.paths.outputDir, runId, `${workflow}.${EXT[format]}`);
-    mkdirSync(dirname(out), { recursive: true });
+        : join(plan.paths.workspaceDir, `${workflow}.${EXT[format]}`);
+    ensureDir(dirname(out), { what: 'folder for -o', hint: 'choose another -o path' });
     writeFileSync(out, data);
     process.stdout.write(`✓ Saved to ${out}\n`);
     return 0;

@@ -11,7 +11,8 @@ export interface SourceLocation {
   col: number;
 }
 
-export type ErrorPhase = 'usage' | 'load' | 'preflight' | 'plan' | 'run';
+/** `limitation`: valid input this version of sflow does not run yet (not the user's mistake) */
+export type ErrorPhase = 'usage' | 'load' | 'preflight' | 'plan' | 'run' | 'limitation';
 
 export interface ErrorDetail {
   message: string;

@@ -3,10 +3,11 @@
  * `<task>.log` per concrete task — all before any task starts, so tasks that never ran
  * still leave an empty folder and log — and the inline `file://` artifacts.
  */
-import { closeSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Plan } from '../plan/types.js';
 import { SflowError } from '../config/errors.js';
+import { ensureDir } from '../util/ensure-dir.js';
 
 export interface RunDirLayout {
   runDir: string;
@@ -26,18 +27,26 @@ export function runDirLayout(runDir: string): RunDirLayout {
   };
 }
 
-/** Creates the run dir, every task dir and empty task log, and the inline artifacts. */
+/**
+ * Creates the run dir, every task dir and empty task log, and the inline artifacts. A start that
+ * fails here leaves no (empty) run folder behind.
+ */
 export function prepareRunDir(plan: Plan): RunDirLayout {
   const runDir = plan.paths.runDir;
+  const created = ensureDir(runDir, {
+    what: 'run folder',
+    phase: 'run',
+    hint: 'choose another --output-dir (or --workspace-dir)',
+  });
   try {
-    mkdirSync(runDir, { recursive: true });
     for (const t of plan.tasks) {
-      mkdirSync(t.outputDir, { recursive: true });
-      mkdirSync(dirname(t.logPath), { recursive: true });
+      ensureDir(t.outputDir, { what: `output folder of task '${t.name}'`, phase: 'run' });
+      ensureDir(dirname(t.logPath), { what: `log folder of task '${t.name}'`, phase: 'run' });
       closeSync(openSync(t.logPath, 'a')); // never truncate: a log is append-only
     }
     materializeArtifacts(plan);
   } catch (e) {
+    if (created.length) rmSync(created[0], { recursive: true, force: true });
     if (e instanceof SflowError) throw e;
     throw new SflowError('RUN_DIR', `Cannot prepare the run directory ${runDir}: ${(e as Error).message}`, {
       phase: 'run',
@@ -51,7 +60,7 @@ export function materializeArtifacts(plan: Plan): void {
   for (const a of plan.artifacts) {
     if (a.content === undefined) continue;
     const path = isAbsolute(a.path) ? a.path : resolve(plan.paths.runDir, a.path);
-    mkdirSync(dirname(path), { recursive: true });
+    ensureDir(dirname(path), { what: `folder of artifact '${a.name}'`, phase: 'run' });
     writeFileSync(path, a.content);
   }
 }

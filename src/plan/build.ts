@@ -17,8 +17,12 @@ import { backendsNamespace, planBackends } from './backends.js';
 import { concreteDependencies, cycleError, findCycle, topologicalOrder, type BaseTask } from './dag.js';
 import { finaliseProbe } from './probes.js';
 import { draftAssertions, instanceAssertions } from './assertions.js';
+import { resolveDeep } from './resolve.js';
 import { draftTask, finishScript, plannedResult, type Draft } from './task-draft.js';
 import { taskNamespace, type TaskFacts } from './task-namespace.js';
+import { checkNameLimits } from './name-limits.js';
+import { checkSweepOverrides } from './sweep-overrides.js';
+import { workflowTimeout } from './duration.js';
 import type { Plan, PlannedNode, PlannedTask } from './types.js';
 import { resolveVariables, variableScope, type RawVariable, type ResolvedVariable } from './variables.js';
 
@@ -164,7 +168,8 @@ export function buildPlan(loaded: LoadedRecipe, opts: BuildOptions): Plan {
         SFLOW_LEADER_ADDRESS: p.nodes[0]?.ip ?? '127.0.0.1',
         SFLOW_TASK_RESULT_FILE: join(outputDirTask, 'result.json'),
       });
-      if (p.gpus && p.gpus.length) env.CUDA_VISIBLE_DEVICES = p.gpus.join(',');
+      // SFLOW_GPU_PLAN: the planned host GPU indices of the task on its node(s) (identical on each)
+      if (p.gpus && p.gpus.length) env.CUDA_VISIBLE_DEVICES = env.SFLOW_GPU_PLAN = p.gpus.join(',');
       const instances = instancesOf;
       const loggerInstance = (base: string): string => {
         const list = instances.get(base) ?? [base];
@@ -225,6 +230,8 @@ export function buildPlan(loaded: LoadedRecipe, opts: BuildOptions): Plan {
       });
     }
   }
+  checkNameLimits(workflowName, planned, doc, tasks as { name: string }[], outputDir);
+  checkSweepOverrides(loaded.setOverrides ?? [], planned, tasks as { name: string }[]);
   const order = topologicalOrder(
     planned.map((t) => t.name),
     deps,
@@ -247,9 +254,13 @@ export function buildPlan(loaded: LoadedRecipe, opts: BuildOptions): Plan {
     tasks: planned,
     order,
     warnings,
-    storage: (recipe.storage as unknown[]) ?? [],
+    // storage fields resolve once, like backends (artifacts-batch.md B1)
+    storage: ((recipe.storage as Obj[]) ?? []).map((s, i) =>
+      resolveDeep(s, scope, { doc, path: ['storage', i] }),
+    ),
     uploadAll: wf.upload_all ?? null,
     workflowMonitor: wf.monitor ?? null,
+    workflowTimeoutS: workflowTimeout(wf.timeout, scope, { doc, path: ['workflow', 'timeout'] }),
   };
 }
 

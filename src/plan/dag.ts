@@ -67,7 +67,7 @@ export function cycleError(
   const msg =
     `Dependency cycle: ${edges.join(', ')}` +
     (self ? ' (a task cannot depend on itself)' : '') +
-    `\nWaiting behind it: ${waiting.size ? [...waiting].join(', ') : '(none)'}`;
+    (waiting.size ? `\n  Waiting behind it: ${[...waiting].join(', ')}` : '');
   return new SflowError('plan.cycle', msg, {
     phase: 'plan',
     location,

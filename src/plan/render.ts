@@ -8,6 +8,7 @@ import { toAscii } from '../visualize/index.js';
 import { allocationMap, renderAllocationMap } from './placement/index.js';
 import { planToDagView } from './dag-view.js';
 import { renderMonitorPlan } from './monitor-plan.js';
+import { formatDuration } from './duration.js';
 import type { Plan, PlannedProbe, PlannedTask } from './types.js';
 
 const SHOW_LIMIT = 5;
@@ -105,7 +106,12 @@ export function renderDryRun(plan: Plan, loaded: LoadedRecipe, opts: { quiet?: b
   }
   out.push(`workspace_dir: ${plan.paths.workspaceDir}`);
   out.push(`output_dir: ${plan.paths.outputDir}`);
-  out.push(`workflow_output_dir (planned, not created): ${plan.paths.runDir}`, '');
+  out.push(`workflow_output_dir (planned, not created): ${plan.paths.runDir}`);
+  if (plan.workflowTimeoutS)
+    out.push(
+      `workflow timeout: ${formatDuration(plan.workflowTimeoutS)} (the run is stopped when it passes)`,
+    );
+  out.push('');
   if (loaded.setOverrides.length || loaded.artifactOverrides.length) {
     out.push('Overrides:');
     for (const s of loaded.setOverrides)

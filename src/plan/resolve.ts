@@ -51,9 +51,20 @@ function exprError(e: unknown, source: string, where: Where | undefined): never 
       where,
       'plan.eval',
       `Error evaluating expression ${JSON.stringify(source)}${at}: ${e.message}`,
+      textArithmeticHint(e.message),
     );
   }
   throw e;
+}
+
+/**
+ * Arithmetic that mixes text and numbers ("'int' and 'str'") almost always means a variable
+ * without `type:` whose value is text (a `--set N=4` or a quoted "4" stays a string).
+ */
+function textArithmeticHint(message: string): string | undefined {
+  if (!/'str'.*'(int|float)'|'(int|float)'.*'str'|concatenate str \(not "(int|float)"\)/.test(message))
+    return undefined;
+  return "a variable without 'type:' holds text here; declare 'type: integer' (or 'type: float') on it, or convert in the expression with '| int' / '| float'";
 }
 
 /** Render a field to its string form (Python str of each expression), or return non-strings unchanged. */

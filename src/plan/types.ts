@@ -186,4 +186,6 @@ export interface Plan {
   storage: unknown[];
   uploadAll: unknown;
   workflowMonitor: unknown;
+  /** workflow.timeout in seconds: the run is stopped when it passes (absent/null: no limit) */
+  workflowTimeoutS?: number | null;
 }

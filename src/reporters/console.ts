@@ -9,6 +9,7 @@
 import type { RunEvent, RunEventSink } from '../runtime/events.js';
 import { TaskOutputFollower } from './task-output.js';
 import { shortDuration } from './format.js';
+import { failureLines } from './failure-lines.js';
 
 export interface ConsoleOptions {
   /** echo task output lines (default true) */
@@ -161,9 +162,13 @@ export class ConsoleReporter implements RunEventSink {
           : '';
         if (e.status === 'COMPLETED') this.after(e.task, `✓ ${e.task} completed${took}\n`);
         else if (e.status === 'FAILED') {
-          const code =
-            e.exitCode !== null ? `exit ${e.exitCode}` : e.signal ? `signal ${e.signal}` : 'still running';
-          this.after(e.task, `✗ ${e.task} failed (${code})${e.reason ? `: ${e.reason}` : ''}\n`);
+          const text = failureLines({
+            ...e,
+            started: this.started.has(e.task),
+            logPath: this.logPaths.get(e.task),
+            echoed: this.opts.taskOutput !== false,
+          });
+          this.after(e.task, text);
         } else this.after(e.task, `⊘ ${e.task} cancelled\n`);
         break;
       }
@@ -198,7 +203,10 @@ export class ConsoleReporter implements RunEventSink {
       if (e.status === 'COMPLETED') this.out(`✓ Workflow completed\n  Output folder: ${this.runDir}\n`);
       else if (e.exitCode === 130 || e.exitCode === 143)
         this.err(`⚠ Workflow cancelled\n  ${e.message}\n  Output folder: ${this.runDir}\n`);
-      else this.err(`✗ Workflow failed: ${e.message}\n  Output folder: ${this.runDir}\n`);
+      else
+        this.err(
+          `✗ ${e.message.startsWith('Workflow ') ? e.message : `Workflow failed: ${e.message}`}\n  Output folder: ${this.runDir}\n`,
+        );
     };
     this.final = this.drain().then(print);
   }

@@ -1,4 +1,5 @@
 /** Time and duration formatting shared by the reporters. */
+import { displayWidth, padEndDisplay } from '../util/display-width.js';
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 
@@ -59,13 +60,13 @@ export function timedelta(ms: number): string {
   return `${h}:${pad(m)}:${pad(s)}${us ? '.' + pad(us, 6) : ''}`;
 }
 
-/** Left-aligned columns; every row the same number of cells. */
+/** Left-aligned columns (by display width: a CJK character takes two); every row the same number of cells. */
 export function table(rows: string[][], gap = '  '): string[] {
   const widths: number[] = [];
-  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
+  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, displayWidth(c))));
   return rows.map((r) =>
     r
-      .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i])))
+      .map((c, i) => (i === r.length - 1 ? c : padEndDisplay(c, widths[i])))
       .join(gap)
       .trimEnd(),
   );

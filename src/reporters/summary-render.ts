@@ -90,7 +90,7 @@ export function renderSummary(
         String(r.attempts),
         durationOf(r, m, now),
         r.exitCode !== null ? String(r.exitCode) : (r.signal ?? '-'),
-        r.reason ?? '',
+        (r.reason ?? '').split('\n')[0],
       ]),
     ]),
   );
@@ -198,7 +198,8 @@ export function renderSummary(
     ];
     for (const r of ordered.slice(0, MAX_HINTS)) {
       out.push(`${r.name}: ${r.status} after ${r.attempts} attempt(s)${r.reason ? ` - ${r.reason}` : ''}`);
-      out.push(`  log: ${logs.get(r.name) ?? '-'}`);
+      // a task that never started has an empty log: nothing to read there
+      if (r.firstStart !== undefined) out.push(`  log: ${logs.get(r.name) ?? '-'}`);
     }
     if (ordered.length > MAX_HINTS) out.push(`… and ${ordered.length - MAX_HINTS} more`);
   }

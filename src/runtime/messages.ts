@@ -28,3 +28,10 @@ export function failFastMessage(failed: Array<{ name: string; kind: FailKind }>)
   }
   return `Fail-fast: ${parts.join('; ')}. Cancelling remaining tasks.`;
 }
+
+/** Why a task never started: the backend's error and, when it carries one, its hint. */
+export function launchFailureReason(e: unknown): string {
+  const msg = e instanceof Error ? e.message : String(e);
+  const hint = (e as { hint?: unknown } | null)?.hint;
+  return `could not start: ${msg}${typeof hint === 'string' && hint ? `\n  hint: ${hint}` : ''}`;
+}

@@ -25,11 +25,11 @@ import {
   type TaskRt,
 } from './task-state.js';
 import { killAll, mayBeAlive, stopAndReport, stopTargets } from './teardown.js';
-import { failFastMessage } from './messages.js';
+import { failFastMessage, launchFailureReason } from './messages.js';
 
 export type { OrchestratorOptions, OrchestratorOutcome, RunEventInput } from './orchestrator-types.js';
 
-type StopCause = 'end' | 'fail_fast' | 'signal';
+type StopCause = 'end' | 'fail_fast' | 'signal' | 'deadline';
 
 export class Orchestrator {
   private readonly tasks = new Map<string, TaskRt>();
@@ -80,6 +80,15 @@ export class Orchestrator {
     void killAll(stopTargets(this.order));
   }
 
+  /** workflow.timeout passed: cancel everything not finished; false when the run was already ending. */
+  stopAtDeadline(reason: string): boolean {
+    if (this.stopCause) return false;
+    this.stopCause = 'deadline';
+    this.cancelAll(reason);
+    void this.teardown('cancel');
+    return true;
+  }
+
   // ---------------------------------------------------------------- transitions
 
   private setStatus(t: TaskRt, s: TaskStatus): void {
@@ -115,8 +124,7 @@ export class Orchestrator {
       });
     } catch (e) {
       t.launching = false;
-      if (t.status === 'PENDING' && !this.stopCause)
-        this.fail(t, 'launch', `could not start: ${(e as Error).message}`);
+      if (t.status === 'PENDING' && !this.stopCause) this.fail(t, 'launch', launchFailureReason(e));
       return;
     }
     t.launching = false;
@@ -282,7 +290,7 @@ export class Orchestrator {
 
   // ---------------------------------------------------------------- teardown
 
-  private teardown(why: 'teardown' | 'fail_fast' | 'signal'): Promise<void> {
+  private teardown(why: 'teardown' | 'fail_fast' | 'signal' | 'cancel'): Promise<void> {
     this.teardownP ??= (async () => {
       for (const t of this.order) {
         stopTaskProbes(t);

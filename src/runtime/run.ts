@@ -30,6 +30,7 @@ import { planInfo } from './plan-info.js';
 import { runtimeInfo } from './runtime-info.js';
 import { installSignalHandlers } from './signals.js';
 import { computeVerdict, type Verdict } from './verdict.js';
+import { WorkflowDeadline } from './deadline.js';
 
 export interface ExecuteOptions {
   /** task working directory: where sflow was started */
@@ -179,6 +180,7 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
   let statuses: Array<[string, TaskStatus]> = plan.tasks.map((t) => [t.name, 'PENDING']);
   let backends = new Map<string, Backend>();
   let disposeSignals = () => undefined as void;
+  const deadline = new WorkflowDeadline(plan.workflowTimeoutS);
   try {
     backends = makeBackends(plan, opts.backendFactories);
     const orch = new Orchestrator({
@@ -193,11 +195,20 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
     });
     // installed before allocation: an interrupt there cancels the run before anything starts
     if (opts.handleSignals) disposeSignals = installSignalHandlers((s) => orch.requestStop(s));
+    deadline.arm(() => {
+      if (!orch.stopAtDeadline(deadline.cancelReason)) return false;
+      bus.emit({ type: 'log', level: 'error', message: deadline.message() });
+      return true;
+    });
     for (const b of backends.values()) await b.preflight();
     await Promise.all([...backends.values()].map((b) => b.allocate()));
     const outcome = await orch.run();
     statuses = outcome.statuses;
-    verdict = computeVerdict(plan.workflow, statuses, outcome.signal);
+    verdict = deadline.verdict(
+      plan.workflow,
+      computeVerdict(plan.workflow, statuses, outcome.signal),
+      statuses,
+    );
   } catch (e) {
     const msg = e instanceof SflowError ? e.message : `internal error: ${(e as Error).stack ?? String(e)}`;
     bus.emit({ type: 'log', level: 'error', message: msg });
@@ -207,6 +218,7 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
       message: `Workflow '${plan.workflow}' failed: ${e instanceof Error ? e.message : String(e)}`,
     };
   } finally {
+    deadline.disarm();
     disposeSignals();
     for (const u of unsubscribe) u();
   }

@@ -2,60 +2,73 @@
  * `sflow compose` (spec cli.md §9.3, config.md §4.8) on the 11_modular fragments, read in place:
  * case B with and without --resolve, match_pattern round trip, a single file, and errors.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { describe, expect, it } from 'vitest';
-import { hasStackTrace, SHARED, sflow } from '../helpers/cli.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { hasStackTrace, sflow } from '../helpers/cli.js';
+import { describeWithShared, sharedPath } from '../helpers/shared.js';
 
 type Obj = Record<string, any>;
 
-const MODULAR = join(SHARED, 'spec', 'examples', '11_modular');
-const tmp = () => mkdtempSync(join(tmpdir(), 'sflow-compose-'));
+const MODULAR = sharedPath('spec', 'examples', '11_modular');
+const made: string[] = [];
+const tmp = () => {
+  const d = mkdtempSync(join(tmpdir(), 'sflow-compose-'));
+  made.push(d);
+  return d;
+};
+afterAll(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
 const compose = (args: string[], cwd = MODULAR) => sflow(['compose', ...args], { cwd });
 
-describe('case B: compose base server bench -M agg_* -o out.yaml', () => {
-  const out = join(tmp(), 'nested', 'composed.yaml');
-  const r = compose(['base.yaml', 'server.yaml', 'bench.yaml', '-M', 'agg_*', '-o', out]);
+describeWithShared(
+  'spec/examples/11_modular',
+  'case B: compose base server bench -M agg_* -o out.yaml',
+  () => {
+    const out = join(tmp(), 'nested', 'composed.yaml');
+    const r = compose(['base.yaml', 'server.yaml', 'bench.yaml', '-M', 'agg_*', '-o', out]);
 
-  it('exits 0, says where it wrote, and prints the override warning on stderr', () => {
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toBe(`Composed 3 files -> ${out}\n`);
-    expect(r.stderr).toContain(
-      '  compose override: variables.REQUESTS: overridden by bench.yaml (previously from base.yaml), value: 3 → 5',
-    );
-    expect(r.stderr).toMatch(/removed 1 reference\(s\) to absent tasks: bench\.depends_on: agg_server/);
-  });
+    it('exits 0, says where it wrote, and prints the override warning on stderr', () => {
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toBe(`Composed 3 files -> ${out}\n`);
+      expect(r.stderr).toContain(
+        '  compose override: variables.REQUESTS: overridden by bench.yaml (previously from base.yaml), value: 3 → 5',
+      );
+      expect(r.stderr).toMatch(/removed 1 reference\(s\) to absent tasks: bench\.depends_on: agg_server/);
+    });
 
-  it('writes a plain list-form recipe: variables, workflow name, tasks in file order', () => {
-    const text = readFileSync(out, 'utf8');
-    expect(text.split('\n')[0]).toBe("version: '0.1'");
-    const doc = parse(text) as Obj;
-    expect(doc.version).toBe('0.1');
-    expect(doc.variables).toEqual([
-      { name: 'PORT', type: 'integer', value: 18090 },
-      { name: 'REQUESTS', type: 'integer', value: 5 },
-      { name: 'SERVER_MSG', value: 'hi' },
-    ]);
-    expect(doc.workflow.name).toBe('modular_demo');
-    expect(doc.workflow.tasks.map((t: Obj) => t.name)).toEqual(['server', 'bench']);
-    expect(doc.workflow.tasks[1].depends_on).toEqual(['server']);
-    // without --resolve expressions are left untouched
-    expect(doc.workflow.tasks[0].probes.readiness.tcp_port.port).toBe('${{ variables.PORT }}');
-    // a blank line separates the tasks
-    expect(text).toMatch(/\n\n {4}- name: bench\n/);
-  });
+    it('writes a plain list-form recipe: variables, workflow name, tasks in file order', () => {
+      const text = readFileSync(out, 'utf8');
+      expect(text.split('\n')[0]).toBe("version: '0.1'");
+      const doc = parse(text) as Obj;
+      expect(doc.version).toBe('0.1');
+      expect(doc.variables).toEqual([
+        { name: 'PORT', type: 'integer', value: 18090 },
+        { name: 'REQUESTS', type: 'integer', value: 5 },
+        { name: 'SERVER_MSG', value: 'hi' },
+      ]);
+      expect(doc.workflow.name).toBe('modular_demo');
+      expect(doc.workflow.tasks.map((t: Obj) => t.name)).toEqual(['server', 'bench']);
+      expect(doc.workflow.tasks[1].depends_on).toEqual(['server']);
+      // without --resolve expressions are left untouched
+      expect(doc.workflow.tasks[0].probes.readiness.tcp_port.port).toBe('${{ variables.PORT }}');
+      // a blank line separates the tasks
+      expect(text).toMatch(/\n\n {4}- name: bench\n/);
+    });
 
-  it('the output re-loads and dry-runs on its own', () => {
-    const d = sflow(['run', '-f', out, '--dry-run'], { cwd: tmp() });
-    expect(d.code, d.stderr).toBe(0);
-    expect(d.stdout).toContain('Dry-run complete: modular_demo');
-    expect(d.stdout).toContain('Configuration is valid');
-  });
-});
+    it('the output re-loads and dry-runs on its own', () => {
+      const d = sflow(['run', '-f', out, '--dry-run'], { cwd: tmp() });
+      expect(d.code, d.stderr).toBe(0);
+      expect(d.stdout).toContain('Dry-run complete: modular_demo');
+      expect(d.stdout).toContain('Configuration is valid');
+    });
+  },
+);
 
-describe('case B with --resolve', () => {
+describeWithShared('spec/examples/11_modular', 'case B with --resolve', () => {
   const r = compose(['base.yaml', 'server.yaml', 'bench.yaml', '-M', 'agg_*', '--resolve']);
   const doc = parse(r.stdout) as Obj;
 
@@ -125,7 +138,7 @@ describe('probes and single files', () => {
   });
 });
 
-describe('errors', () => {
+describeWithShared('spec/examples/11_modular', 'errors in the 11_modular fragments', () => {
   it('a composition that fails validation: exit 1, Error: with the location, no stack', () => {
     const r = compose(['base.yaml', 'server.yaml', 'bench.yaml']);
     expect(r.code).toBe(1);
@@ -150,7 +163,9 @@ describe('errors', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('only valid with multiple input files');
   });
+});
 
+describe('errors', () => {
   it('no input files: exit 1 "no input files provided"', () => {
     const r = compose([], tmp());
     expect(r.code).toBe(1);

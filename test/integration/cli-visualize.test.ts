@@ -1,15 +1,17 @@
 /**
  * `sflow visualize` (spec cli.md §9.4) on a 20-task DAG written here: parallel and sequential
  * replicas, a readiness-probed service, a diamond. SVG and PNG are rendered in-process (no
- * system Graphviz), DOT and Mermaid carry the edges, the default path is under the output dir.
+ * system Graphviz), DOT and Mermaid carry the edges, the format follows -o's extension, the default
+ * path is ./<workflow>.<ext> (no run folder).
  */
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { hasStackTrace, sflow } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sflow-viz-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const RECIPE = `version: "0.1"
 variables:
   WORKERS: {type: integer, value: 4}
@@ -173,15 +175,30 @@ describe('sflow visualize on a 20-task DAG', () => {
     expect(mmd).toContain('t_final --> stop');
   });
 
-  it('without -o writes <output-dir>/<run id>/<workflow>.svg', () => {
+  it('without -o writes ./<workflow>.svg in the workspace dir and creates no run folder', () => {
     const out = join(dir, 'outputs');
     const r = visualize(['--output-dir', out]);
-    const runs = readdirSync(out);
-    expect(runs).toHaveLength(1);
-    expect(runs[0]).toMatch(/^(\d+-)?dag20-\d{8}-\d{6}-[0-9a-f]{6}$/);
-    expect(readdirSync(join(out, runs[0]))).toEqual(['dag20.svg']);
-    expect(r.stdout).toBe(`✓ Saved to ${join(out, runs[0], 'dag20.svg')}\n`);
-    expect(readFileSync(join(out, runs[0], 'dag20.svg'), 'utf8')).toContain('>d_bottom</text>');
+    expect(existsSync(out)).toBe(false);
+    expect(r.stdout).toBe(`✓ Saved to ${join(dir, 'dag20.svg')}\n`);
+    expect(readFileSync(join(dir, 'dag20.svg'), 'utf8')).toContain('>d_bottom</text>');
+  });
+
+  it('-o dag.png without --format writes a PNG (the format follows the extension)', () => {
+    visualize(['-o', 'inferred.png']);
+    const png = readFileSync(join(dir, 'inferred.png'));
+    expect([...png.subarray(0, 4)]).toEqual([0x89, 0x50, 0x4e, 0x47]);
+    visualize(['-o', 'inferred.mmd']);
+    expect(readFileSync(join(dir, 'inferred.mmd'), 'utf8')).toMatch(/^flowchart TD\n/);
+  });
+
+  it('a --format that contradicts the extension, or an unknown extension, is a usage error', () => {
+    const a = sflow(['visualize', '-f', 'dag.yaml', '--format', 'svg', '-o', 'clash.png'], { cwd: dir });
+    expect(a.code).toBe(2);
+    expect(a.stderr).toMatch(/^✗ Usage error: --format svg does not match the output file clash\.png/m);
+    const b = sflow(['visualize', '-f', 'dag.yaml', '-o', 'dag.jpg'], { cwd: dir });
+    expect(b.code).toBe(2);
+    expect(b.stderr).toContain('cannot tell the format of dag.jpg');
+    expect(readdirSync(dir).filter((f) => /^(clash|dag)\.(png|jpg)$/.test(f))).toEqual([]);
   });
 
   it('a recipe error exits 1 with a located error and writes nothing', () => {

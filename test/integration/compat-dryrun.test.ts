@@ -1,15 +1,19 @@
 /**
  * Every case of ../shared/compat/cases.txt (recipes from the original tool's repository, read in
  * place, never copied) dry-runs as listed: `ok` exits 0 with a complete plan, `error` fails with
- * a located error and no stack trace.
+ * a located error and no stack trace. The cases run through the CLI's entry in-process; the first
+ * one also runs the built CLI in a child process as the end-to-end check. Skipped (named) when
+ * ../shared is absent.
  */
-import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { hasStackTrace, SHARED, sflow } from '../helpers/cli.js';
+import { afterAll, expect, it } from 'vitest';
+import { hasStackTrace, sflow, type CliResult } from '../helpers/cli.js';
+import { sflowInProcess } from '../helpers/cli-inprocess.js';
+import { describeWithShared, sharedPath } from '../helpers/shared.js';
 
-const COMPAT = join(SHARED, 'compat');
+const COMPAT = sharedPath('compat');
 
 interface Case {
   id: string;
@@ -28,18 +32,17 @@ function readCases(): Case[] {
     });
 }
 
-describe('compat recipes dry-run as listed in cases.txt', () => {
-  it('finds the compat folder and all of its cases', () => {
-    expect(existsSync(COMPAT)).toBe(true);
-    expect(readCases().length).toBeGreaterThanOrEqual(56);
+describeWithShared('compat', 'compat recipes dry-run as listed in cases.txt', () => {
+  const cases = readCases();
+  it('finds all of its cases', () => {
+    expect(cases.length).toBeGreaterThanOrEqual(56);
   });
 
-  const cases = existsSync(COMPAT) ? readCases() : [];
   const out = mkdtempSync(join(tmpdir(), 'sflow-compat-'));
-  it.each(cases.map((c, i) => [`${i + 1}:${c.id}`, c] as const))('%s', (_label, c) => {
-    const r = sflow(['run', ...c.args, '--dry-run', '--skip-artifact-check', '--output-dir', out], {
-      cwd: COMPAT,
-    });
+  afterAll(() => rmSync(out, { recursive: true, force: true }));
+  const args = (c: Case) => ['run', ...c.args, '--dry-run', '--skip-artifact-check', '--output-dir', out];
+
+  function check(c: Case, r: CliResult): void {
     if (c.expected === 'ok') {
       expect(r.stderr).not.toMatch(/Configuration error|Internal error/);
       expect(r.code, r.stderr).toBe(0);
@@ -56,5 +59,13 @@ describe('compat recipes dry-run as listed in cases.txt', () => {
     }
     // a dry-run creates nothing
     expect(readdirSync(out)).toEqual([]);
+  }
+
+  it.each(cases.map((c, i) => [`${i + 1}:${c.id}`, c] as const))('%s', async (_label, c) => {
+    check(c, await sflowInProcess(args(c), { cwd: COMPAT }));
+  });
+
+  it('end to end: the built CLI in a child process plans the first case the same way', () => {
+    check(cases[0], sflow(args(cases[0]), { cwd: COMPAT }));
   });
 });

@@ -2,13 +2,15 @@
  * The invalid-recipe corpus (test/fixtures/invalid): every case fails with the expected message,
  * at the marked location (`#@` at the end of the line the error must point at), with a clear exit
  * code and no stack trace. Header lines: `# expect: <text>`, optional `# args: <extra CLI args>`,
- * `# exit: <code>`.
+ * `# exit: <code>`. Every case runs through the CLI's entry in-process; one case also runs the
+ * built CLI in a child process as the end-to-end check.
  */
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { hasStackTrace, REPO, sflow } from '../helpers/cli.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { hasStackTrace, REPO, sflow, type CliResult } from '../helpers/cli.js';
+import { sflowInProcess } from '../helpers/cli-inprocess.js';
 
 const DIR = join(REPO, 'test', 'fixtures', 'invalid');
 
@@ -48,8 +50,10 @@ describe('invalid-recipe corpus', () => {
   });
 
   const out = mkdtempSync(join(tmpdir(), 'sflow-invalid-'));
-  it.each(fixtures.map((f) => [f.file, f] as const))('%s', (_name, f) => {
-    const r = sflow(['run', '-f', f.file, '--dry-run', '--output-dir', out, ...f.args], { cwd: DIR });
+  afterAll(() => rmSync(out, { recursive: true, force: true }));
+  const args = (f: Fixture) => ['run', '-f', f.file, '--dry-run', '--output-dir', out, ...f.args];
+
+  function check(f: Fixture, r: CliResult): void {
     const text = r.stderr + r.stdout;
     expect(r.code, text).toBe(f.exit);
     expect(text.toLowerCase()).toContain(f.expect.toLowerCase());
@@ -57,5 +61,16 @@ describe('invalid-recipe corpus', () => {
     expect(hasStackTrace(text), text).toBe(false);
     expect(text).not.toContain('Internal error');
     if (f.line !== undefined) expect(text, text).toContain(`${f.file}:${f.line}:`);
+    // a failed dry-run creates nothing
+    expect(readdirSync(out)).toEqual([]);
+  }
+
+  it.each(fixtures.map((f) => [f.file, f] as const))('%s', async (_name, f) => {
+    check(f, await sflowInProcess(args(f), { cwd: DIR }));
+  });
+
+  it('end to end: the built CLI in a child process reports a case the same way', () => {
+    const f = fixtures.find((x) => x.file.startsWith('v05-unknown-task-key'))!;
+    check(f, sflow(args(f), { cwd: DIR }));
   });
 });

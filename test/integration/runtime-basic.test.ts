@@ -103,7 +103,7 @@ describe('executePlan on the local backend', () => {
     const summary = read('sflow_summary.log');
     expect(summary).toContain('Failure Hints');
     expect(summary).toContain(join(runDir, 'bad', 'bad.log'));
-    expect(console).toContain("✗ Workflow failed: Workflow 'wf' failed: 1 task(s) failed (bad)");
+    expect(console).toContain("✗ Workflow 'wf' failed: 1 task(s) failed (bad)");
   });
 
   it('parses result.json and results.json before dependents start', async () => {

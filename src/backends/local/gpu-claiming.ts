@@ -20,7 +20,12 @@ export class GpuClaimingLocalBackend extends LocalBackend {
   override async launch(task: PlannedTask, ctx: LaunchContext): Promise<TaskHandle> {
     const got = await this.claims.acquire(task);
     if (!got) return super.launch(task, ctx);
-    const env = { ...ctx.env, CUDA_VISIBLE_DEVICES: got.indices.join(',') };
+    // the registry's grant is this host's plan for the task: SFLOW_GPU_PLAN follows it
+    const env = {
+      ...ctx.env,
+      CUDA_VISIBLE_DEVICES: got.indices.join(','),
+      SFLOW_GPU_PLAN: got.indices.join(','),
+    };
     try {
       const handle = await super.launch(task, { ...ctx, env });
       handle.ids.gpus = got.indices.join(',');

@@ -147,10 +147,33 @@ export function toSchemaIssues(issues: readonly z.core.$ZodIssue[], base: Schema
   const out: SchemaIssue[] = [];
   for (const iss of issues) convertOne(iss, base, out);
   const seen = new Set<string>();
-  return out.filter((i) => {
-    const k = JSON.stringify([i.path, i.message]);
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
+  return typoFirst(
+    out.filter((i) => {
+      const k = JSON.stringify([i.path, i.message]);
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    }),
+  );
+}
+
+const isUnknownKey = (i: SchemaIssue): boolean => i.atKey === true && i.message.startsWith('unknown key ');
+
+/**
+ * A typo'd key (`scirpt:`) is the cause, the "missing required key 'script'" next to it only its
+ * echo: unknown keys come first (so the error is located at the typo), and a missing key that an
+ * unknown sibling's did-you-mean names is dropped.
+ */
+function typoFirst(issues: SchemaIssue[]): SchemaIssue[] {
+  const parent = (i: SchemaIssue) => JSON.stringify(i.path.slice(0, -1));
+  const meant = new Set(
+    issues
+      .filter(isUnknownKey)
+      .map((i) => `${parent(i)}|${/^did you mean '([^']+)'\?$/.exec(i.hint ?? '')?.[1]}`),
+  );
+  const kept = issues.filter((i) => {
+    const key = /^missing required key '([^']+)'$/.exec(i.message)?.[1];
+    return !(key && meant.has(`${parent(i)}|${key}`));
   });
+  return [...kept.filter(isUnknownKey), ...kept.filter((i) => !isUnknownKey(i))];
 }

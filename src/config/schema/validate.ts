@@ -8,27 +8,10 @@ import { RecipeSchema, type Recipe } from './recipe.js';
 export type ValidationResult =
   { ok: true; recipe: Recipe; warnings: SchemaIssue[] } | { ok: false; issues: SchemaIssue[] };
 
-const TIMEOUT_HINT =
-  "bound the run with the backend's own time limit instead (e.g. the Slurm backend's 'time')";
-
+// workflow.timeout is enforced (src/runtime/deadline.ts); a task's timeout is not: the run warns
+// about it (src/plan/not-yet.ts), so loading alone (compose) stays quiet
 function warningsFor(recipe: Recipe): SchemaIssue[] {
   const out: SchemaIssue[] = [];
-  if (recipe.workflow.timeout != null)
-    out.push({
-      path: ['workflow', 'timeout'],
-      message: "workflow 'timeout' is not enforced and will be ignored",
-      hint: TIMEOUT_HINT,
-      atKey: true,
-    });
-  recipe.workflow.tasks.forEach((t, i) => {
-    if (t.timeout != null)
-      out.push({
-        path: ['workflow', 'tasks', i, 'timeout'],
-        message: `task '${t.name}': 'timeout' is not enforced and will be ignored`,
-        hint: TIMEOUT_HINT,
-        atKey: true,
-      });
-  });
   const dupVars = (vars: { name: string }[] | undefined, base: SchemaPath) => {
     const seen = new Set<string>();
     vars?.forEach((v, i) => {

@@ -73,7 +73,7 @@ export const WorkflowSchema = strictObject('workflow', {
   name: str({ nonEmpty: true }),
   tasks: list(TaskSchema, 'tasks', true),
   variables: VariablesSchema.optional(),
-  /** accepted, never enforced (a warning is issued) */
+  /** a deadline for the whole run (seconds, '2h', '1:30:00'): enforced, see src/runtime/deadline.ts */
   timeout: strOrInt().nullable().optional(),
   monitor: WorkflowMonitorSchema.optional(),
   /** zip the run directory and upload it after the run */

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Orchestrator, type RunEventInput } from '../../../src/runtime/orchestrator.js';
 import { computeVerdict } from '../../../src/runtime/verdict.js';
 import {
@@ -39,6 +39,23 @@ function setup(
 
 const statusMap = (s: Array<[string, string]>) => Object.fromEntries(s);
 
+/**
+ * On a fake clock: timers fire in order and Date.now() is virtual, so "at once" and "right after"
+ * are exact comparisons that a busy machine cannot break (set up before the orchestrator starts).
+ */
+function fakeClock(): void {
+  vi.useFakeTimers({ now: 1_000_000 });
+}
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** Runs to the end on the fake clock. */
+async function runAll<T>(p: Promise<T>): Promise<T> {
+  await vi.runAllTimersAsync();
+  return p;
+}
+
 describe('orchestrator: dependencies', () => {
   it('runs a diamond in dependency order and completes', async () => {
     const { orch, backend } = setup(
@@ -78,24 +95,26 @@ describe('orchestrator: dependencies', () => {
   });
 
   it('starts independent tasks at once, and a dependent right after its dependency completes', async () => {
+    fakeClock();
     const { orch, backend } = setup([task('a'), task('b'), task('c', { dependsOn: ['a'] })], {
       a: { code: 0, ms: 30 },
       b: { code: 0, ms: 30 },
       c: { code: 0, ms: 0 },
     });
-    await orch.run();
+    await runAll(orch.run());
     const at = Object.fromEntries(backend.launches.map((l) => [l.task, l.at]));
-    expect(Math.abs(at.a - at.b)).toBeLessThan(15);
-    expect(at.c - at.a).toBeGreaterThanOrEqual(25);
+    expect(at.b).toBe(at.a);
+    expect(at.c - at.a).toBe(30);
   });
 
   it('a 200-task chain is event driven (no tick)', async () => {
+    fakeClock();
     const tasks = Array.from({ length: 200 }, (_, i) => task(`t${i}`, { dependsOn: i ? [`t${i - 1}`] : [] }));
     const { orch } = setup(tasks, {});
     const t0 = Date.now();
-    const out = await orch.run();
+    const out = await runAll(orch.run());
     expect(out.statuses.every(([, s]) => s === 'COMPLETED')).toBe(true);
-    expect(Date.now() - t0).toBeLessThan(5000); // a 1 s tick would need 200 s
+    expect(Date.now() - t0).toBe(0); // no virtual time passes: a 1 s tick would need 200 s
   });
 });
 
@@ -221,6 +240,7 @@ describe('orchestrator: fail-fast', () => {
 
 describe('orchestrator: services', () => {
   it('dependents start when the service is READY; services are stopped at the end and stay READY', async () => {
+    fakeClock();
     const { orch, backend, events } = setup(
       [
         task('api', { probes: { readiness: [probe('readiness')], failure: [] } }),
@@ -229,11 +249,11 @@ describe('orchestrator: services', () => {
       { api: {}, client: { code: 0, ms: 5 } },
       { api: { readyMs: 30 } },
     );
-    const out = await orch.run();
+    const out = await runAll(orch.run());
     expect(statusMap(out.statuses)).toEqual({ api: 'READY', client: 'COMPLETED' });
     const ready = events.find((e) => e.type === 'task_ready')!;
     const client = backend.launches.find((l) => l.task === 'client')!;
-    expect(client.at - ready.at).toBeLessThan(20);
+    expect(client.at).toBe(ready.at);
     expect(backend.alive('api')).toBe(false);
     expect(events.some((e) => e.type === 'task_stopped' && e.task === 'api' && e.why === 'teardown')).toBe(
       true,
@@ -350,6 +370,7 @@ describe('orchestrator: signals', () => {
   });
 
   it('a second signal kills at once when TERM is ignored', async () => {
+    fakeClock();
     const { orch, backend, events } = setup(
       [task('stubborn')],
       { stubborn: {} },
@@ -357,13 +378,13 @@ describe('orchestrator: signals', () => {
       { ignoreTerm: true, graceMs: 10_000 },
     );
     const run = orch.run();
-    await new Promise((r) => setTimeout(r, 10));
+    await vi.advanceTimersByTimeAsync(10);
     const t0 = Date.now();
     orch.requestStop('SIGINT');
-    await new Promise((r) => setTimeout(r, 20));
+    await vi.advanceTimersByTimeAsync(20);
     orch.requestStop('SIGINT');
-    await run;
-    expect(Date.now() - t0).toBeLessThan(5000); // a 1 s tick would need 200 s
+    await runAll(run);
+    expect(Date.now() - t0).toBeLessThan(10_000); // did not sit out the 10 s grace period
     expect(backend.kills).toEqual(['stubborn']);
     expect(events.filter((e) => e.type === 'signal')).toHaveLength(2);
   });

@@ -362,7 +362,7 @@ describe('console reporter', () => {
     // stdout is flushed before anything goes to stderr; the verdict comes last
     expect(log[log.length - 1]).toEqual([
       'err',
-      "✗ Workflow failed: Workflow 'fp' failed: 1 task(s) failed (server)\n  Output folder: /out/fp-1\n",
+      "✗ Workflow 'fp' failed: 1 task(s) failed (server)\n  Output folder: /out/fp-1\n",
     ]);
     expect(log[log.length - 2][0]).toBe('out');
   });

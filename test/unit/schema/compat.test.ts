@@ -1,11 +1,13 @@
 /** Every real recipe (compat/) and spec example validates; fragments validate once completed. */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parse } from 'yaml';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
+import { describeWithShared, SHARED, sharedPath } from '../../helpers/shared.js';
 import { recipeJsonSchema, validateRecipe } from '../../../src/config/schema/index.js';
 import { completeFragment, loadYaml, normalise, SINGLE_FILE_DIRS } from './helpers.js';
 import { check } from './mini-json-schema.js';
+import { parseDuration } from '../../../src/plan/duration.js';
 
 function yamlFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((e) => {
@@ -15,26 +17,28 @@ function yamlFiles(dir: string): string[] {
   });
 }
 
-const ALL = SINGLE_FILE_DIRS.flatMap(yamlFiles).sort();
+const ALL = SINGLE_FILE_DIRS.filter((d) => existsSync(d))
+  .flatMap(yamlFiles)
+  .sort();
 /** Pieces of multi-file compositions (compat README "Fragments", spec example 11). */
 const isFragment = (f: string) => /\/modular\/|\/inference_x_v2\//.test(f) || f.includes('/11_modular/');
 const SINGLE = ALL.filter((f) => !isFragment(f));
 const FRAGMENTS = ALL.filter(isFragment);
-const rel = (f: string) => relative('/work/shared', f);
+const rel = (f: string) => relative(SHARED, f);
 
-describe('real recipes', () => {
+describeWithShared('compat', 'real recipes', () => {
   it('finds the corpus', () => {
     expect(SINGLE.length).toBeGreaterThanOrEqual(35);
     expect(FRAGMENTS.length).toBeGreaterThanOrEqual(25);
   });
 
   it.each(SINGLE.map(rel))('%s validates', (f) => {
-    const r = validateRecipe(loadYaml(join('/work/shared', f)));
+    const r = validateRecipe(loadYaml(join(SHARED, f)));
     expect(r.ok ? [] : r.issues).toEqual([]);
   });
 
   it.each(FRAGMENTS.map(rel))('fragment %s validates once completed', (f) => {
-    const r = validateRecipe(completeFragment(loadYaml(join('/work/shared', f))));
+    const r = validateRecipe(completeFragment(loadYaml(join(SHARED, f))));
     expect(r.ok ? [] : r.issues).toEqual([]);
   });
 
@@ -56,9 +60,11 @@ describe('real recipes', () => {
   });
 });
 
-describe('normalisation seen on real recipes', () => {
+describeWithShared('compat', 'normalisation seen on real recipes', () => {
   it('recovers `- echo "x: y"` script lines that YAML read as mappings', () => {
-    const r = validateRecipe(loadYaml('/work/shared/compat/examples/self_contained/slurm/gpu_indices.yaml'));
+    const r = validateRecipe(
+      loadYaml(sharedPath('compat', 'examples', 'self_contained', 'slurm', 'gpu_indices.yaml')),
+    );
     if (!r.ok) throw new Error(JSON.stringify(r.issues));
     const lines = r.recipe.workflow.tasks.flatMap((t) => t.script);
     expect(lines).toContain('echo "pin_low GPUs: $CUDA_VISIBLE_DEVICES"');
@@ -69,7 +75,15 @@ describe('normalisation seen on real recipes', () => {
     const doc = normalise(
       parse(
         readFileSync(
-          '/work/shared/compat/src/sflow/samples/self_contained/slurm/sglang_server_client.yaml',
+          sharedPath(
+            'compat',
+            'src',
+            'sflow',
+            'samples',
+            'self_contained',
+            'slurm',
+            'sglang_server_client.yaml',
+          ),
           'utf8',
         ),
       ),
@@ -89,13 +103,13 @@ describe('normalisation seen on real recipes', () => {
     }
   });
 
-  it('warns once per timeout key', () => {
-    const files = SINGLE.filter((f) => /\btimeout:/m.test(readFileSync(f, 'utf8')));
-    let warned = 0;
-    for (const f of files) {
+  it('every workflow.timeout is a duration the run can enforce', () => {
+    const timeouts = SINGLE.flatMap((f) => {
       const r = validateRecipe(loadYaml(f));
-      if (r.ok) warned += r.warnings.filter((w) => w.message.includes('not enforced')).length;
-    }
-    expect(warned).toBeGreaterThan(0);
+      const t = r.ok ? r.recipe.workflow.timeout : undefined;
+      return t === undefined || t === null ? [] : [[rel(f), String(t)]];
+    });
+    expect(timeouts.length).toBeGreaterThan(0);
+    for (const [f, t] of timeouts) expect(parseDuration(t), `${f}: ${t}`).toBeGreaterThan(0);
   });
 });

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { validateRecipe, type SchemaIssue } from '../../../src/config/schema/index.js';
+import { sharedPath } from '../../helpers/shared.js';
 
 type Obj = Record<string, unknown>;
 
@@ -56,7 +57,8 @@ export function completeFragment(doc: unknown): unknown {
   return { ...doc, workflow: { name: 'fragment', ...wf, tasks } };
 }
 
-export const SINGLE_FILE_DIRS = ['/work/shared/compat', '/work/shared/spec/examples'];
+/** The real recipes (compat/) and spec examples, read from `<repo>/../shared` when it exists. */
+export const SINGLE_FILE_DIRS = [sharedPath('compat'), sharedPath('spec', 'examples')];
 
 // ---- builders for focused cases ----
 

@@ -192,8 +192,9 @@ workflow: { name: demo, tasks: { a: { script: [x] }, b: { script: [y], depends_o
   });
 });
 
-describe('speed', () => {
-  it('validates a 1,000-task recipe well under 100 ms', () => {
+describe('scale', () => {
+  // how fast this is, is measured in bench/ (bench/dry-run.mjs: 1,000 tasks), never asserted here
+  it('validates a 1,000-task recipe, normalising every task', () => {
     const tasks = Array.from({ length: 1000 }, (_, i) =>
       task({
         name: `t${i}`,
@@ -204,14 +205,12 @@ describe('speed', () => {
         replicas: { count: 2, policy: 'parallel' },
       }),
     );
-    const doc = recipe({}, tasks);
-    const times: number[] = [];
-    for (let k = 0; k < 5; k++) {
-      const t0 = performance.now();
-      expect(validateRecipe(doc).ok).toBe(true);
-      times.push(performance.now() - t0);
-    }
-    // best of five: robust against a busy machine, still catches per-call schema building
-    expect(Math.min(...times)).toBeLessThan(100);
+    const r = validateRecipe(recipe({}, tasks));
+    if (!r.ok) throw new Error(JSON.stringify(r.issues.slice(0, 3)));
+    expect(r.recipe.workflow.tasks).toHaveLength(1000);
+    expect(r.recipe.workflow.tasks.every((t) => t.script[1] === 'echo x: y')).toBe(true);
+    expect(
+      r.recipe.workflow.tasks.every((t) => t.probes?.readiness?.[0].log_watch?.regex_pattern === 'ok'),
+    ).toBe(true);
   });
 });

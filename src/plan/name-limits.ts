@@ -1,0 +1,80 @@
+/**
+ * Names that become file and folder names must fit the file system's limits; checked at plan
+ * time (so `--dry-run` reports them, before anything is created) instead of failing the run
+ * with ENAMETOOLONG. Limits: one path component ≤ 255 bytes (NAME_MAX on Linux and macOS file
+ * systems), a whole path ≤ 4095 bytes (PATH_MAX − 1).
+ */
+import { basename } from 'node:path';
+import { planError } from './resolve.js';
+
+export const NAME_MAX_BYTES = 255;
+export const PATH_MAX_BYTES = 4095;
+/** `-YYYYMMDD-HHMMSS-xxxxxx` after the workflow name in a run id */
+const RUN_ID_SUFFIX_BYTES = 23;
+
+const bytes = (s: string): number => Buffer.byteLength(s, 'utf8');
+
+interface NamedTask {
+  name: string;
+  base: string;
+  outputDir: string;
+  logPath: string;
+}
+
+/** Throws a located plan error for the first name or path that would exceed a limit. */
+export function checkNameLimits(
+  workflow: string,
+  tasks: NamedTask[],
+  doc: unknown,
+  declared: { name: string }[],
+  outputDir: string,
+): void {
+  const jobPrefix = bytes(process.env.SLURM_JOB_ID ?? process.env.SLURM_JOBID ?? '');
+  const runIdBytes = bytes(workflow) + RUN_ID_SUFFIX_BYTES + (jobPrefix ? jobPrefix + 1 : 0);
+  if (runIdBytes > NAME_MAX_BYTES) {
+    throw planError(
+      { doc, path: ['workflow', 'name'] },
+      'plan.name_too_long',
+      `workflow name is ${bytes(workflow)} bytes long: the run folder '<name>-<date>-<time>-<id>' would be ${runIdBytes} bytes, over the file system's limit of ${NAME_MAX_BYTES} bytes for one folder name (NAME_MAX)`,
+      `use a workflow name of at most ${NAME_MAX_BYTES - RUN_ID_SUFFIX_BYTES - (jobPrefix ? jobPrefix + 1 : 0)} bytes`,
+    );
+  }
+  for (const t of tasks) {
+    const where = {
+      doc,
+      path: [
+        'workflow',
+        'tasks',
+        Math.max(
+          0,
+          declared.findIndex((d) => d.name === t.base),
+        ),
+        'name',
+      ],
+    };
+    const replica = t.name !== t.base ? ` (replica of '${short(t.base)}')` : '';
+    const file = basename(t.logPath);
+    const longest = Math.max(bytes(file), bytes(basename(t.outputDir)));
+    if (longest > NAME_MAX_BYTES) {
+      throw planError(
+        where,
+        'plan.name_too_long',
+        `task name '${short(t.name)}'${replica} is ${bytes(t.name)} bytes long: its log file '<name>.log' would be ${bytes(file)} bytes, over the file system's limit of ${NAME_MAX_BYTES} bytes for one file name (NAME_MAX)`,
+        `task names (with their replica suffix) may be at most ${NAME_MAX_BYTES - bytes('.log')} bytes`,
+      );
+    }
+    const total = bytes(outputDir) + 1 + runIdBytes + 2 + bytes(basename(t.outputDir)) + bytes(file);
+    if (total > PATH_MAX_BYTES) {
+      throw planError(
+        where,
+        'plan.path_too_long',
+        `the log path of task '${short(t.name)}' would be ${total} bytes long, over the file system's limit of ${PATH_MAX_BYTES} bytes for a path (PATH_MAX)`,
+        'use a shorter task name or a shorter --output-dir',
+      );
+    }
+  }
+}
+
+function short(name: string): string {
+  return name.length > 60 ? `${name.slice(0, 40)}…${name.slice(-10)}` : name;
+}

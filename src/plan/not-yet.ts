@@ -1,0 +1,211 @@
+/**
+ * Everything a recipe or the command line can ask for that this version plans but does not run
+ * yet — one row per feature. A real run refuses a `refuse` row before anything is allocated
+ * (located, naming the feature) and prints a loud warning for a `warn` row; `--dry-run` still
+ * prints the plan and lists both under Warnings. No run exits 0 having skipped something.
+ *
+ * When a feature lands, delete its row (one entry of NOT_YET). test/unit/plan/not-yet.test.ts
+ * checks that every recipe field, CLI flag and artifact scheme is either implemented or covered
+ * by a row here, and that README's "What runs today" table agrees with this one.
+ */
+import type { LoadedRecipe } from '../config/load.js';
+import { formatLocation, type SourceLocation } from '../config/errors.js';
+import { locate, type PathSeg } from '../config/source.js';
+import type { Plan } from './types.js';
+
+export interface NotYetContext {
+  plan: Plan;
+  loaded: Pick<LoadedRecipe, 'recipe' | 'doc'>;
+  /** `sflow run` options as commander parsed them (camelCase keys) */
+  options: Record<string, unknown>;
+}
+
+export interface NotYetFinding {
+  row: NotYetRow;
+  /** where in the recipe (absent for a command-line flag) */
+  location?: SourceLocation;
+  /** what was used: a field path or a flag */
+  what: string;
+  message: string;
+}
+
+export interface NotYetRow {
+  id: string;
+  /** the feature, as README's "What runs today" table names it */
+  feature: string;
+  /** README status: the dry-run shows its plan, or nothing is done with it at all */
+  today: 'plans only' | 'not yet' | 'ignored';
+  action: 'refuse' | 'warn';
+  /** recipe fields (`workflow.tasks.*.monitor`), flags (`--tui`) and artifact schemes (`hf://`) covered */
+  covers: string[];
+  /** the text after "<what>: " for each use */
+  says: string;
+  /** the uses of the feature in a plan and the command line: [what, recipe path or undefined] */
+  find(ctx: NotYetContext): Array<[string, PathSeg[] | undefined]>;
+}
+
+type Obj = Record<string, any>;
+
+const tasksOf = (ctx: NotYetContext): Obj[] => ((ctx.loaded.recipe as Obj).workflow?.tasks as Obj[]) ?? [];
+
+/** `workflow.tasks[i].<key>` for every declared task that has the key */
+function taskField(ctx: NotYetContext, key: string): Array<[string, PathSeg[]]> {
+  return tasksOf(ctx).flatMap((t, i): Array<[string, PathSeg[]]> =>
+    t[key] === undefined || t[key] === null
+      ? []
+      : [[`workflow.tasks[${i}].${key}`, ['workflow', 'tasks', i, key]]],
+  );
+}
+
+function flag(ctx: NotYetContext, key: string, name: string): Array<[string, undefined]> {
+  const v = ctx.options[key];
+  return v === undefined || v === false || (Array.isArray(v) && v.length === 0) ? [] : [[name, undefined]];
+}
+
+function artifacts(ctx: NotYetContext, schemes: string[]): Array<[string, PathSeg[]]> {
+  const declared = ((ctx.loaded.recipe as Obj).artifacts as Obj[]) ?? [];
+  return ctx.plan.artifacts.flatMap((a): Array<[string, PathSeg[]]> => {
+    if (!schemes.includes(a.scheme)) return [];
+    const i = declared.findIndex((d) => d.name === a.name);
+    return [[`artifact '${a.name}' (${a.scheme}://)`, ['artifacts', Math.max(0, i), 'uri']]];
+  });
+}
+
+function backendsOfType(ctx: NotYetContext, type: string): Array<[string, PathSeg[]]> {
+  const declared = ((ctx.loaded.recipe as Obj).backends as Obj[]) ?? [];
+  return ctx.plan.backends.flatMap((b): Array<[string, PathSeg[]]> => {
+    if (b.type !== type) return [];
+    const i = declared.findIndex((d) => d.name === b.name);
+    return [[`backend '${b.name}' (${type})`, ['backends', Math.max(0, i), 'type']]];
+  });
+}
+
+const backendRow = (type: 'docker' | 'slurm' | 'kubernetes', engine: string): NotYetRow => ({
+  id: `backend-${type}`,
+  feature: `${engine} backend (\`type: ${type}\`)`,
+  today: 'plans only',
+  action: 'refuse',
+  covers: [`backends:${type}`],
+  says: `${engine} is not supported by this version of sflow yet (a limitation of this release, not a mistake in the recipe); --dry-run shows its plan, the local backend runs today`,
+  find: (ctx) => backendsOfType(ctx, type),
+});
+
+export const NOT_YET: NotYetRow[] = [
+  {
+    id: 'uploads',
+    feature: 'uploads to storage (`uploads:`, `upload_all:`, `storage:`)',
+    today: 'plans only',
+    action: 'refuse',
+    covers: ['workflow.tasks.*.uploads', 'workflow.upload_all', 'storage'],
+    says: 'uploading to a storage target is planned but not yet executed by this version: nothing would be sent',
+    find: (ctx) => [
+      ...taskField(ctx, 'uploads').filter(
+        ([, p]) => ((tasksOf(ctx)[p[2] as number].uploads as unknown[]) ?? []).length > 0,
+      ),
+      ...((ctx.loaded.recipe as Obj).workflow?.upload_all
+        ? [['workflow.upload_all', ['workflow', 'upload_all']] as [string, PathSeg[]]]
+        : []),
+    ],
+  },
+  {
+    id: 'artifact-http',
+    feature: '`http://` / `https://` artifacts (download)',
+    today: 'plans only',
+    action: 'refuse',
+    covers: ['http://', 'https://'],
+    says: 'downloading http(s) artifacts is planned but not yet done by this version: the task would get a path that was never downloaded; download it in a task or use fs:// / file://',
+    find: (ctx) => artifacts(ctx, ['http', 'https']),
+  },
+  {
+    id: 'artifact-hf-docker',
+    feature: '`hf://`, `huggingface://`, `docker://` artifacts',
+    today: 'not yet',
+    action: 'refuse',
+    covers: ['hf://', 'huggingface://', 'docker://'],
+    says: 'fetching this kind of artifact is not implemented (nv-sflow 0.3 does not either); pull it inside the task or use a local fs:// / file:// path',
+    find: (ctx) => artifacts(ctx, ['hf', 'huggingface', 'docker']),
+  },
+  backendRow('docker', 'Docker'),
+  backendRow('slurm', 'Slurm'),
+  backendRow('kubernetes', 'Kubernetes'),
+  {
+    id: 'operator-k8s',
+    feature: 'Kubernetes operators (`type: k8s`, `k8s_mpi`)',
+    today: 'plans only',
+    action: 'refuse',
+    covers: ['operators:k8s', 'operators:k8s_mpi'],
+    says: 'the pod these operators describe (image, resources, volumes) is built by the Kubernetes backend, which is not in this version: the script would run without it',
+    find: (ctx) => {
+      const declared = tasksOf(ctx);
+      const seen = new Set<string>();
+      return ctx.plan.tasks.flatMap((t): Array<[string, PathSeg[]]> => {
+        if (!['k8s', 'k8s_mpi'].includes(t.operator.type) || seen.has(t.base)) return [];
+        seen.add(t.base);
+        const i = Math.max(
+          0,
+          declared.findIndex((d) => d.name === t.base),
+        );
+        return [
+          [
+            `task '${t.base}' operator '${t.operator.name}' (${t.operator.type})`,
+            ['workflow', 'tasks', i, 'operator'],
+          ],
+        ];
+      });
+    },
+  },
+  {
+    id: 'extra-args',
+    feature: '`-e/--extra-args` (extra Slurm arguments)',
+    today: 'not yet',
+    action: 'refuse',
+    covers: ['--extra-args'],
+    says: "appending to Slurm backends' extra_args comes with the Slurm backend; it is not applied by this version",
+    find: (ctx) => flag(ctx, 'extraArgs', '-e/--extra-args'),
+  },
+  {
+    id: 'task-timeout',
+    feature: 'task `timeout:`',
+    today: 'ignored',
+    action: 'warn',
+    covers: ['workflow.tasks.*.timeout'],
+    says: "a task's timeout is not enforced (as in nv-sflow 0.3); bound the whole run with workflow.timeout, or the task with `timeout <seconds> <command>` in its script",
+    find: (ctx) => taskField(ctx, 'timeout'),
+  },
+  {
+    id: 'task-variables',
+    feature: 'task-level `variables:` (v0.2 schema)',
+    today: 'ignored',
+    action: 'warn',
+    covers: ['workflow.tasks.*.variables'],
+    says: 'task-level variables are accepted and ignored (as in nv-sflow); declare them under workflow.variables or the top-level variables',
+    find: (ctx) => taskField(ctx, 'variables'),
+  },
+  {
+    id: 'task-ports',
+    feature: 'task `ports:` (advertised ports)',
+    today: 'ignored',
+    action: 'warn',
+    covers: ['workflow.tasks.*.ports'],
+    says: 'advertised ports are metadata only: sflow neither opens nor checks them (a tcp_port readiness probe checks a port)',
+    find: (ctx) => taskField(ctx, 'ports'),
+  },
+];
+
+/** Every use of a not-yet feature in this plan and command line, in table order. */
+export function findNotYet(ctx: NotYetContext, rows: NotYetRow[] = NOT_YET): NotYetFinding[] {
+  return rows.flatMap((row) =>
+    row.find(ctx).map(([what, path]) => ({
+      row,
+      what,
+      location: path ? locate(ctx.loaded.doc, path, true) : undefined,
+      message: `${what}: ${row.says}`,
+    })),
+  );
+}
+
+/** `file:line:col: what: says` */
+export function describeFinding(f: NotYetFinding): string {
+  const at = formatLocation(f.location);
+  return `${at ? `${at}: ` : ''}${f.message}`;
+}

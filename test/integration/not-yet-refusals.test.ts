@@ -1,0 +1,228 @@
+/**
+ * No silent no-ops (issue 8): a recipe or command line using each feature of src/plan/not-yet.ts
+ * is refused by a real run before anything is allocated (located, naming the feature, exit 1,
+ * no run folder) or warned about loudly, while `--dry-run` still prints the plan and says what a
+ * real run would refuse. Also: --enable-task-monitor names, SFLOW_TASK_OUTPUT, -v, and the
+ * enforced workflow.timeout. In-process through the CLI's entry.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { NOT_YET } from '../../src/plan/not-yet.js';
+import { hasStackTrace } from '../helpers/cli.js';
+import { sflowInProcess as cli } from '../helpers/cli-inprocess.js';
+import { onlyRunDir, taskTable } from '../helpers/run-dir.js';
+
+const root = mkdtempSync(join(tmpdir(), 'sflow-not-yet-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let n = 0;
+function workdir(recipe: string): string {
+  const d = join(root, String(++n));
+  mkdirSync(d);
+  writeFileSync(join(d, 'r.yaml'), recipe);
+  return d;
+}
+
+const TASK = '    - name: a\n      script: [echo hi]\n';
+const wf = (extra = '', task = TASK) => `workflow:\n  name: w\n${extra}  tasks:\n${task}`;
+
+interface Case {
+  recipe: string;
+  args?: string[];
+  /** 1-based line of the recipe the refusal points at (absent: a flag) */
+  line?: number;
+  /** text the message contains */
+  says: string;
+}
+
+/** One use of every row of the table: a new row needs a case here. */
+const CASES: Record<string, Case> = {
+  uploads: {
+    recipe:
+      'storage:\n  bucket:\n    type: s3\n    bucket: b\n' +
+      wf('', `${TASK}      uploads:\n        - {target: bucket, from: out.txt}\n`),
+    line: 10,
+    says: 'workflow.tasks[0].uploads: uploading to a storage target is planned',
+  },
+  'artifact-http': {
+    recipe: 'artifacts:\n  - name: DATA\n    uri: https://example.com/data.json\n' + wf(),
+    line: 3,
+    says: "artifact 'DATA' (https://): downloading http(s) artifacts is planned",
+  },
+  'artifact-hf-docker': {
+    recipe: 'artifacts:\n  - name: M\n    uri: hf://Qwen/Qwen3-0.6B\n' + wf(),
+    line: 3,
+    says: "artifact 'M' (hf://): fetching this kind of artifact is not implemented",
+  },
+  'operator-k8s': {
+    recipe:
+      'operators:\n  - name: pod\n    type: k8s\n    image: x\n' + wf('', `${TASK}      operator: pod\n`),
+    line: 10,
+    says: "task 'a' operator 'pod' (k8s): the pod these operators describe",
+  },
+  'backend-docker': {
+    recipe: 'backends:\n  - name: d\n    type: docker\n    image: x\n    default: true\n' + wf(),
+    line: 3,
+    says: "backend 'd' (docker): Docker is not supported by this version of sflow yet",
+  },
+  'backend-slurm': {
+    recipe:
+      'backends:\n  - name: s\n    type: slurm\n    account: a\n    partition: p\n    time: 10\n    nodes: 1\n    default: true\n' +
+      wf(),
+    line: 3,
+    says: "backend 's' (slurm): Slurm is not supported by this version of sflow yet (a limitation of this release, not a mistake in the recipe)",
+  },
+  'backend-kubernetes': {
+    recipe:
+      'operators:\n  - name: pod\n    type: k8s\n    image: x\nbackends:\n  - name: k\n    type: kubernetes\n    namespace: n\n    nodes: 1\n    default: true\n' +
+      wf('', `${TASK}      operator: pod\n`),
+    line: 7,
+    says: "backend 'k' (kubernetes): Kubernetes is not supported",
+  },
+  'extra-args': { recipe: wf(), args: ['-e', '--exclusive'], says: '-e/--extra-args: appending to Slurm' },
+  'task-timeout': {
+    recipe: wf('', `${TASK}      timeout: 5\n`),
+    line: 6,
+    says: "workflow.tasks[0].timeout: a task's timeout is not enforced",
+  },
+  'task-variables': {
+    recipe: wf('', `${TASK}      variables: {X: 1}\n`),
+    line: 6,
+    says: 'workflow.tasks[0].variables: task-level variables are accepted and ignored',
+  },
+  'task-ports': {
+    recipe: wf('', `${TASK}      ports: [{port: 8000}]\n`),
+    line: 6,
+    says: 'workflow.tasks[0].ports: advertised ports are metadata only',
+  },
+};
+
+describe('every not-yet feature, used in a recipe or on the command line', () => {
+  it('has a case here', () => {
+    expect(Object.keys(CASES).sort()).toEqual(NOT_YET.map((r) => r.id).sort());
+  });
+
+  it.each(NOT_YET.map((r) => [r.id, r] as const))('%s', async (id, row) => {
+    const c = CASES[id];
+    const cwd = workdir(c.recipe);
+    const esc = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const at = c.line ? `r\\.yaml:${c.line}:\\d+: ` : '';
+    const finding = new RegExp(`⚠ ${at}${esc(c.says)}`);
+    const dry = await cli(['run', '-f', 'r.yaml', '--dry-run', ...(c.args ?? [])], { cwd });
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain('Dry-run complete: w');
+    const listed = dry.stdout.slice(dry.stdout.indexOf('\nWarnings:\n'));
+    expect(listed).toMatch(finding);
+    const run = await cli(['run', '-f', 'r.yaml', ...(c.args ?? [])], { cwd });
+    expect(hasStackTrace(run.stderr)).toBe(false);
+    if (row.action === 'refuse') {
+      expect(listed).toMatch(/ — a real run refuses this\n/);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(new RegExp(`^✗ Not supported in this version: ${at}`));
+      expect(run.stderr).toContain(c.says);
+      expect(run.stderr).not.toContain('Configuration error');
+      expect(existsSync(join(cwd, 'sflow_output')), 'nothing allocated or created').toBe(false);
+    } else {
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toMatch(finding);
+      expect(taskTable(onlyRunDir(join(cwd, 'sflow_output'))).a.status).toBe('COMPLETED');
+    }
+  });
+
+  it('several at once are refused together, each located, before anything starts', async () => {
+    const cwd = workdir(
+      wf('  upload_all: {target: b}\n').replace(
+        'workflow:',
+        'storage:\n  - {name: b, type: s3, bucket: x}\nworkflow:',
+      ),
+    );
+    const r = await cli(['run', '-f', 'r.yaml', '-e', '--exclusive'], { cwd });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /^✗ Not supported in this version: r\.yaml:5:3: this recipe uses 2 things this version plans but does not run yet; nothing was started:\n/,
+    );
+    expect(r.stderr).toMatch(/\n {2}- r\.yaml:5:3: workflow\.upload_all: /);
+    expect(r.stderr).toMatch(/\n {2}- -e\/--extra-args: /);
+    expect(existsSync(join(cwd, 'sflow_output'))).toBe(false);
+  });
+});
+
+describe('command-line checks', () => {
+  it('--enable-task-monitor with an unknown task is a usage error naming the known tasks', async () => {
+    const cwd = workdir(wf('', `${TASK}    - name: bench\n      script: [echo]\n`));
+    for (const extra of [['--dry-run'], []]) {
+      const r = await cli(['run', '-f', 'r.yaml', '--enable-task-monitor', 'a,bnech', ...extra], { cwd });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(
+        "✗ Usage error: --enable-task-monitor: unknown task 'bnech' (did you mean 'bench'?)\n  hint: known tasks: a, bench\n",
+      );
+    }
+  });
+
+  it('an unknown SFLOW_TASK_OUTPUT is refused by a run and flagged by a dry-run', async () => {
+    const cwd = workdir(wf());
+    const env = { SFLOW_TASK_OUTPUT: 'sometimes' };
+    const run = await cli(['run', '-f', 'r.yaml'], { cwd, env });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      "✗ Usage error: SFLOW_TASK_OUTPUT='sometimes' is not one of auto, always, never, 1, 0",
+    );
+    expect(existsSync(join(cwd, 'sflow_output'))).toBe(false);
+    const dry = await cli(['run', '-f', 'r.yaml', '--dry-run'], { cwd, env });
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain(
+      "⚠ SFLOW_TASK_OUTPUT='sometimes' is not one of auto, always, never, 1, 0: a real run refuses it",
+    );
+  });
+
+  it('-v writes debug lines to sflow.log', async () => {
+    const cwd = workdir(wf());
+    const r = await cli(['run', '-f', 'r.yaml', '-v'], { cwd });
+    expect(r.code, r.stderr).toBe(0);
+    const log = readFileSync(join(onlyRunDir(join(cwd, 'sflow_output')), 'sflow.log'), 'utf8');
+    expect(log).toMatch(/ - DEBUG - /);
+  });
+});
+
+describe('workflow.timeout', () => {
+  it('stops the run when it passes: tasks cancelled, exit 1, the verdict and summary say why', async () => {
+    const cwd = workdir(
+      wf(
+        '  timeout: 1\n',
+        '    - name: slow\n      script: [sleep 60]\n    - name: after\n      depends_on: [slow]\n      script: [echo never]\n',
+      ),
+    );
+    const r = await cli(['run', '-f', 'r.yaml'], { cwd });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      '⚠ workflow.timeout (1s) reached: stopping every task that is still running or waiting',
+    );
+    expect(r.stderr).toContain(
+      "✗ Workflow 'w' stopped: workflow.timeout (1s) reached; 2 task(s) cancelled (slow, after)",
+    );
+    const runDir = onlyRunDir(join(cwd, 'sflow_output'));
+    const t = taskTable(runDir);
+    expect([t.slow.status, t.after.status]).toEqual(['CANCELLED', 'CANCELLED']);
+    const summary = readFileSync(join(runDir, 'sflow_summary.log'), 'utf8');
+    expect(summary).toMatch(/Status +: FAILED/);
+    expect(summary).toContain('workflow.timeout (1s) reached');
+  });
+
+  it('is shown by the dry-run, and a value that is not a duration is a located error', async () => {
+    const ok = await cli(['run', '-f', 'r.yaml', '--dry-run'], { cwd: workdir(wf("  timeout: '1h30m'\n")) });
+    expect(ok.stdout).toContain('workflow timeout: 1h30m (the run is stopped when it passes)');
+    const bad = await cli(['run', '-f', 'r.yaml', '--dry-run'], { cwd: workdir(wf('  timeout: soon\n')) });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(
+      /^✗ Configuration error: r\.yaml:3:12: workflow\.timeout must be a duration, got 'soon'/,
+    );
+  });
+
+  it('a run that finishes in time is not affected', async () => {
+    const cwd = workdir(wf('  timeout: 2h\n'));
+    const r = await cli(['run', '-f', 'r.yaml'], { cwd });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain('timeout');
+  });
+});

@@ -1,0 +1,177 @@
+/**
+ * Nothing silent: every recipe field (from the schema), backend and operator type, CLI flag (from
+ * the command definitions) and artifact scheme is either executed today (IMPLEMENTED below) or
+ * covered by a row of src/plan/not-yet.ts, which a run refuses or warns about. A new field or flag
+ * without either fails here. README's "What runs today" table lists the same rows.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { buildProgram } from '../../../src/cli/main.js';
+import { BACKEND_TYPES, OPERATOR_TYPES, recipeJsonSchema } from '../../../src/config/schema/index.js';
+import { NOT_YET } from '../../../src/plan/not-yet.js';
+import { REPO } from '../../helpers/cli.js';
+
+type J = Record<string, any>;
+
+/** What runs today: each entry is executed by a real run (see README "What runs today"). */
+const IMPLEMENTED = new Set([
+  // top level
+  'version',
+  'variables',
+  'artifacts',
+  'backends',
+  'operators',
+  'workflow',
+  // workflow
+  'workflow.name',
+  'workflow.tasks',
+  'workflow.variables',
+  'workflow.timeout', // enforced: src/runtime/deadline.ts
+  // tasks
+  'workflow.tasks.*.name',
+  'workflow.tasks.*.script',
+  'workflow.tasks.*.depends_on',
+  'workflow.tasks.*.required_by',
+  'workflow.tasks.*.operator',
+  'workflow.tasks.*.backend',
+  'workflow.tasks.*.resources',
+  'workflow.tasks.*.replicas',
+  'workflow.tasks.*.retries',
+  'workflow.tasks.*.probes',
+  'workflow.tasks.*.outputs',
+  'workflow.tasks.*.result',
+  'workflow.tasks.*.fail_fast',
+  'workflow.tasks.*.assert',
+  'workflow.tasks.*.monitor',
+  'workflow.monitor',
+  // backend and operator types
+  'backends:local',
+  'operators:bash',
+  'operators:python',
+  'operators:ssh',
+  'operators:srun',
+  'operators:docker_run',
+  // artifact schemes: local paths, inline content, and other schemes passed on as the raw URI
+  'fs://',
+  'file://',
+  's3://',
+  // command line
+  '--version',
+  '--file',
+  '--set',
+  '--artifact',
+  '--tui',
+  '--tui-refresh',
+  '--enable-workflow-monitor',
+  '--enable-task-monitor',
+  '--bulk-input',
+  '--row',
+  '--validate',
+  '--list',
+  '--force',
+  '--target',
+  '--global',
+  '--project-dir',
+  '--sflow-version',
+  '--branch',
+  '--repo',
+  '--registry',
+  '--missable-tasks',
+  '--dry-run',
+  '--workspace-dir',
+  '--output-dir',
+  '--log-level',
+  '--verbose', // = --log-level debug
+  '--skip-artifact-check',
+  '--wait-for-gpus',
+  '--output',
+  '--resolve',
+  '--format',
+  '--show-variables',
+]);
+
+/** Artifact schemes the spec knows (artifacts-batch.md A2); others are passed on like s3://. */
+const SCHEMES = ['fs://', 'file://', 'http://', 'https://', 'hf://', 'huggingface://', 'docker://', 's3://'];
+
+function recipeFields(): string[] {
+  const root = recipeJsonSchema() as J;
+  const wf = root.properties.workflow as J;
+  const taskItem = (wf.properties.tasks as J).anyOf[0].items as J;
+  return [
+    ...Object.keys(root.properties as J),
+    ...Object.keys(wf.properties as J).map((k) => `workflow.${k}`),
+    ...Object.keys(taskItem.properties as J).map((k) => `workflow.tasks.*.${k}`),
+    ...BACKEND_TYPES.map((t) => `backends:${t}`),
+    ...OPERATOR_TYPES.map((t) => `operators:${t}`),
+  ];
+}
+
+function cliFlags(): string[] {
+  const program = buildProgram();
+  const flags = [program, ...program.commands].flatMap((c) => c.options.map((o) => o.long ?? o.short ?? ''));
+  return [...new Set(flags)].filter((f) => f && f !== '--help');
+}
+
+const covered = new Map(NOT_YET.flatMap((r) => r.covers.map((c) => [c, r.id] as const)));
+
+describe('every recipe field, flag and artifact scheme is executed or refused/warned', () => {
+  const all = [...recipeFields(), ...cliFlags(), ...SCHEMES];
+
+  it('finds the fields and flags it checks', () => {
+    expect(all).toEqual(
+      expect.arrayContaining(['workflow.tasks.*.monitor', '--tui', 'backends:slurm', 'hf://']),
+    );
+    expect(all.length).toBeGreaterThan(60);
+  });
+
+  it.each(all)('%s', (name) => {
+    const where = [
+      IMPLEMENTED.has(name) ? 'implemented' : '',
+      covered.has(name) ? `not-yet row '${covered.get(name)}'` : '',
+    ]
+      .filter(Boolean)
+      .join(' and ');
+    expect(
+      where,
+      `${name} must be in IMPLEMENTED (runs today) or covered by a row of src/plan/not-yet.ts`,
+    ).not.toBe('');
+    expect(where, `${name} cannot be both implemented and not yet`).not.toContain(' and ');
+  });
+
+  it('no row or IMPLEMENTED entry names something that does not exist', () => {
+    const known = new Set(all);
+    expect([...IMPLEMENTED].filter((x) => !known.has(x))).toEqual([]);
+    expect([...covered.keys()].filter((x) => !known.has(x))).toEqual([]);
+  });
+
+  it('row ids are unique', () => {
+    expect(new Set(NOT_YET.map((r) => r.id)).size).toBe(NOT_YET.length);
+  });
+});
+
+describe("README's What runs today table", () => {
+  const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## What runs today'));
+  const rows = section
+    .slice(0, section.indexOf('\n## ', 3) > 0 ? section.indexOf('\n## ', 3) : undefined)
+    .split('\n')
+    .filter((l) => l.startsWith('| ') && !l.startsWith('| feature') && !l.startsWith('|---'))
+    .map((l) => l.split(' | ').map((c) => c.replace(/^\| ?| ?\|$/g, '').trim()));
+
+  it('lists every not-yet row with its status and what a run does about it', () => {
+    for (const r of NOT_YET) {
+      const line = rows.find(([feature]) => feature === r.feature);
+      expect(line, `README row for ${r.id}: ${r.feature}`).toBeDefined();
+      expect(line![1]).toBe(`${r.today} — a run ${r.action === 'refuse' ? 'refuses it' : 'warns'}`);
+    }
+  });
+
+  it('has no "plans only" / "not yet" / "ignored" entry without a row (kept in step)', () => {
+    const features = new Set(NOT_YET.map((r) => r.feature));
+    const stale = rows
+      .filter(([, today]) => /^(plans only|not yet|ignored)/.test(today ?? ''))
+      .filter(([f]) => !features.has(f));
+    expect(stale).toEqual([]);
+  });
+});
