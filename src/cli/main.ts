@@ -101,12 +101,7 @@ export function buildProgram(): Command {
     .option('-o, --output <path>', 'write the composed YAML here (default: stdout)')
     .option('-r, --resolve', 'inline resolvable variables')
     .option('-b, --bulk-input <csv>', 'one composed recipe per CSV row (into <output>/compose_<time>/)')
-    .option(
-      '--row <selector>',
-      'with --bulk-input: rows to compose (1-based: 3, 1,4, 2:5, 1:10:2)',
-      collect,
-      [],
-    )
+    .option('--row <selector>', 'with --bulk-input: rows to compose (1-based: 3, 1,4, 2:5, 1:10:2)', collect)
     .option('--validate', 'also dry-run each composed recipe quietly (problems are warnings)')
     .addHelpText('after', `\n${DOCS}`)
     .action(async (files: string[], opts: Record<string, unknown>) => {
