@@ -66,6 +66,19 @@ function exampleCases(): Case[] {
       cwd: 'scratch',
     },
   );
+  // plan errors (located) guarded too
+  out.push(
+    {
+      name: 'examples/12-gpu-oversubscribed',
+      args: ['-f', join(EXAMPLES, '12_gpu_slices_and_task_context.yaml'), '--set', 'DECODE_GPUS=5'],
+      cwd: 'scratch',
+    },
+    {
+      name: 'examples/04-zero-replicas',
+      args: ['-f', join(EXAMPLES, '04_replicas.yaml'), '--set', 'SHARDS=0'],
+      cwd: 'scratch',
+    },
+  );
   return out;
 }
 
