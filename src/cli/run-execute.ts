@@ -5,7 +5,7 @@
 import type { LoadedRecipe } from '../config/load.js';
 import { buildPlan } from '../plan/build.js';
 import type { Plan, PlannedBackend, PlannedNode } from '../plan/types.js';
-import type { RunEvent } from '../runtime/events.js';
+import type { RunEvent } from '../events/events.js';
 import { needsLocalGpuDiscovery } from './run.js';
 
 export async function executeRecipe(

@@ -6,7 +6,7 @@
 import { evaluateTemplate, hasExpression, renderValue, toNative, type Value } from './expr/index.js';
 import { compileCached } from './templates.js';
 import { isPlainObject } from './collections.js';
-import { castVariable, resolveVariables, variableScope, type RawVariable } from '../plan/variables.js';
+import { castVariable, resolveVariables, variableScope, type RawVariable } from './variables.js';
 import { isYamlFloat } from './source.js';
 
 type Obj = Record<string, any>;

@@ -1,12 +1,18 @@
 /** What an operator needs to turn a planned task into the argv its backend executes. */
-import type { PlannedNode } from '../plan/types.js';
+
+/** A node as operators see it (the plan hands plain node data; operators import nothing from the plan). */
+export interface OperatorNode {
+  name: string;
+  ip: string;
+  index: number;
+}
 
 export interface OperatorInput {
   task: string;
   type: string;
   config: Record<string, any>;
   script: string;
-  nodes: PlannedNode[];
+  nodes: OperatorNode[];
   gpus: number[] | null;
   env: Record<string, string>;
   /** allocation id of the backend (Slurm job id; '0' for placeholders) */

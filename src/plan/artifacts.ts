@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { isAbsolute, join, normalize, relative, resolve } from 'node:path';
 import type { Scope } from '../config/expr/index.js';
 import type { PlannedArtifact } from './types.js';
-import { planError, renderField, type Where } from './resolve.js';
+import { planError, renderField, type Where } from '../config/resolve.js';
 
 export function artifactScheme(uri: string): string {
   const m = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(uri);

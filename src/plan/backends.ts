@@ -6,7 +6,7 @@
  */
 import type { Scope } from '../config/expr/index.js';
 import type { BackendType, PlannedBackend, PlannedNode } from './types.js';
-import { planError, resolveDeep, resolveInt, type Where } from './resolve.js';
+import { planError, resolveDeep, resolveInt, type Where } from '../config/resolve.js';
 
 type Obj = Record<string, any>;
 

@@ -19,7 +19,12 @@ import { finaliseProbe } from './probes.js';
 import { draftTask, finishScript, plannedResult, type Draft } from './task-draft.js';
 import { taskNamespace, type TaskFacts } from './task-namespace.js';
 import type { Plan, PlannedNode, PlannedTask } from './types.js';
-import { resolveVariables, variableScope, type RawVariable, type ResolvedVariable } from './variables.js';
+import {
+  resolveVariables,
+  variableScope,
+  type RawVariable,
+  type ResolvedVariable,
+} from '../config/variables.js';
 
 type Obj = Record<string, any>;
 

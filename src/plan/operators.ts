@@ -7,7 +7,7 @@ import type { Scope } from '../config/expr/index.js';
 import { validateOperatorOverride } from '../config/schema/index.js';
 import { DEFAULT_OPERATOR } from '../operators/index.js';
 import type { PlannedBackend, PlannedOperator } from './types.js';
-import { planError, resolveDeep, type Where } from './resolve.js';
+import { planError, resolveDeep, type Where } from '../config/resolve.js';
 
 type Obj = Record<string, any>;
 

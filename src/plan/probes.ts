@@ -4,7 +4,7 @@
  */
 import { toNative, type Scope } from '../config/expr/index.js';
 import type { PlannedNode, PlannedProbe, ProbeKind } from './types.js';
-import { evaluateField, planError, renderField, resolveInt, type Where } from './resolve.js';
+import { evaluateField, planError, renderField, resolveInt, type Where } from '../config/resolve.js';
 
 type Obj = Record<string, any>;
 

@@ -17,10 +17,10 @@ import {
   resolveIntList,
   resolveOptionalInt,
   type Where,
-} from './resolve.js';
+} from '../config/resolve.js';
 import { taskExpressionHint, type TaskFacts } from './task-namespace.js';
 import type { PlannedBackend, PlannedOperator, PlannedTask, ReleaseAfter } from './types.js';
-import type { ResolvedVariable } from './variables.js';
+import type { ResolvedVariable } from '../config/variables.js';
 
 type Obj = Record<string, any>;
 

@@ -11,7 +11,7 @@ import type {
   ProbeDriver,
   ProbeLoop,
   ProbeLoopEvents,
-} from '../runtime/probe-driver.js';
+} from './probe-driver.js';
 import { httpCheck } from './http.js';
 import { logWatchCheck } from './log-watch.js';
 import { DEFAULT_EACH_CHECK_TIMEOUT_MS, runProbeLoop } from './loop.js';

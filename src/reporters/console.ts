@@ -6,7 +6,7 @@
  * A task's closing line (`✓ t completed (1.2s)`) is printed after its remaining output has
  * been read, so its output appears above it.
  */
-import type { RunEvent, RunEventSink } from '../runtime/events.js';
+import type { RunEvent, RunEventSink } from '../events/events.js';
 import { TaskOutputFollower } from './task-output.js';
 import { shortDuration } from './format.js';
 

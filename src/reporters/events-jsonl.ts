@@ -4,7 +4,7 @@
  * holds them), so `task_log_line` is skipped.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
-import type { RunEvent, RunEventSink } from '../runtime/events.js';
+import type { RunEvent, RunEventSink } from '../events/events.js';
 
 export class EventsJsonlSink implements RunEventSink {
   private fd: number | undefined;

@@ -4,7 +4,7 @@
  * a recent one), and written for the last time when the sink is closed — on every path.
  */
 import { writeFileSync } from 'node:fs';
-import type { RunEvent, RunEventSink } from '../runtime/events.js';
+import type { RunEvent, RunEventSink } from '../events/events.js';
 import { SummaryModel } from './summary-model.js';
 import { renderSummary, type RuntimeInfo } from './summary-render.js';
 

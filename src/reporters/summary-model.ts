@@ -2,7 +2,7 @@
  * The run summary's data, rebuilt from the event stream alone (no plan, no log scraping):
  * task rows, timeline, last-attempt probe traces, external command rows.
  */
-import type { PlanBackendInfo, PlanTaskInfo, RunEvent, TaskStatus } from '../runtime/events.js';
+import type { PlanBackendInfo, PlanTaskInfo, RunEvent, TaskStatus } from '../events/events.js';
 
 export interface TaskRow {
   name: string;

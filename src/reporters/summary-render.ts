@@ -23,12 +23,8 @@ function durationOf(r: TaskRow, m: SummaryModel, now: number): string {
   return r.firstStart !== undefined && end !== undefined ? seconds(end - r.firstStart) : '-';
 }
 
-export interface RuntimeInfo {
-  version: string;
-  node: string;
-  bin: string;
-  packageDir: string;
-}
+import type { RuntimeInfo } from '../events/events.js';
+export type { RuntimeInfo };
 
 export function renderSummary(
   m: SummaryModel,

@@ -1,11 +1,8 @@
 /** The orchestrator's options and result (orchestrator.ts). */
 import type { Backend } from '../backends/backend.js';
 import type { Plan, PlannedTask } from '../plan/types.js';
-import type { RunEvent, TaskStatus } from './events.js';
-import type { ProbeDriver } from './probe-driver.js';
-
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-export type RunEventInput = DistributiveOmit<RunEvent, 't'>;
+import type { RunEventInput, TaskStatus } from '../events/events.js';
+import type { ProbeDriver } from '../probes/probe-driver.js';
 
 export interface OrchestratorOptions {
   plan: Plan;

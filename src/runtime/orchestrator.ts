@@ -10,9 +10,9 @@
  */
 import type { ExitStatus } from '../backends/backend.js';
 import type { PlannedProbe } from '../plan/types.js';
-import type { TaskStatus } from './events.js';
+import type { TaskStatus } from '../events/events.js';
 import type { OrchestratorOptions, OrchestratorOutcome } from './orchestrator-types.js';
-import type { ProbeContext } from './probe-driver.js';
+import type { ProbeContext } from '../probes/probe-driver.js';
 import { finalReadinessCheck, startTaskProbes, stopTaskProbes } from './task-probes.js';
 import { canRetry, retryDelayS, totalAttempts } from './retry.js';
 import {
@@ -27,7 +27,8 @@ import {
 import { killAll, mayBeAlive, stopAndReport, stopTargets } from './teardown.js';
 import { failFastMessage } from './messages.js';
 
-export type { OrchestratorOptions, OrchestratorOutcome, RunEventInput } from './orchestrator-types.js';
+export type { OrchestratorOptions, OrchestratorOutcome } from './orchestrator-types.js';
+export type { RunEventInput } from '../events/events.js';
 
 type StopCause = 'end' | 'fail_fast' | 'signal';
 

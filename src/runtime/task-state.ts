@@ -4,8 +4,8 @@
  */
 import type { Backend, TaskHandle } from '../backends/backend.js';
 import type { PlannedTask } from '../plan/types.js';
-import type { RunEvent, TaskStatus } from './events.js';
-import type { ProbeLoop } from './probe-driver.js';
+import type { RunEvent, TaskStatus } from '../events/events.js';
+import type { ProbeLoop } from '../probes/probe-driver.js';
 
 export type FailKind = 'exit' | 'failure_probe' | 'not_ready_exit' | 'readiness_timeout' | 'launch';
 

@@ -4,7 +4,7 @@
  * can never hang the driver. A second Ctrl-C turns it into an immediate kill.
  */
 import type { Backend, TaskHandle } from '../backends/backend.js';
-import type { RunEvent } from './events.js';
+import type { RunEvent } from '../events/events.js';
 import type { TaskRt } from './task-state.js';
 
 export interface StopTarget {

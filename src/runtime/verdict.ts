@@ -1,5 +1,5 @@
 /** The run verdict (runtime.md 6.8, cli.md 9.9/9.10). */
-import type { TaskStatus } from './events.js';
+import type { TaskStatus } from '../events/events.js';
 
 export interface Verdict {
   status: 'COMPLETED' | 'FAILED' | 'CANCELLED';

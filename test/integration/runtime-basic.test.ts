@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { executePlan } from '../../src/runtime/run.js';
-import type { RunEvent } from '../../src/runtime/events.js';
+import type { RunEvent } from '../../src/events/events.js';
 import { parseEventsJsonl } from '../../src/reporters/events-jsonl.js';
 import { buildPlan, type SimpleTask } from './runtime-plan.js';
 import { processesWith } from '../conformance/backend.conformance.js';

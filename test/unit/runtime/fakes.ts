@@ -14,7 +14,7 @@ import type {
   ProbeDriver,
   ProbeLoop,
   ProbeLoopEvents,
-} from '../../../src/runtime/probe-driver.js';
+} from '../../../src/probes/probe-driver.js';
 
 /** What one attempt does: exit with `code` after `ms` (never exits when ms is undefined). */
 export interface AttemptScript {

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { RunEvent } from '../../../src/runtime/events.js';
+import type { RunEvent } from '../../../src/events/events.js';
 import { SummaryModel } from '../../../src/reporters/summary-model.js';
 import { renderSummary } from '../../../src/reporters/summary-render.js';
 import { SflowLogSink, logLinesFor } from '../../../src/reporters/sflow-log.js';

@@ -2,9 +2,7 @@
  * The one event stream of a run: stamps each event with its time and hands it to every sink.
  * A sink that throws never stops the run or the other sinks.
  */
-import type { RunEvent, RunEventSink } from '../runtime/events.js';
-
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+import type { RunEvent, RunEventInput, RunEventSink } from './events.js';
 
 export class EventBus {
   private readonly sinks: RunEventSink[] = [];
@@ -15,7 +13,7 @@ export class EventBus {
     return this;
   }
 
-  emit(e: DistributiveOmit<RunEvent, 't'> & { t?: number }): void {
+  emit(e: RunEventInput & { t?: number }): void {
     const ev: RunEvent = { t: Date.now(), ...e };
     for (const s of this.sinks) {
       try {

@@ -110,6 +110,18 @@ export interface PlanBackendInfo {
 
 export type RunEventType = RunEvent['type'];
 
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+/** An event as emitted: the bus stamps the time. */
+export type RunEventInput = DistributiveOmit<RunEvent, 't'>;
+
+/** What the summary's Runtime section shows about the sflow that ran. */
+export interface RuntimeInfo {
+  version: string;
+  node: string;
+  bin: string;
+  packageDir: string;
+}
+
 export interface RunEventSink {
   emit(event: RunEvent): void;
   /** flush and close (files); awaited at the very end of a run */
