@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { loadRecipe } from '../config/load.js';
 import { buildPlan } from '../plan/build.js';
+import { backendCatalog } from '../backends/registry.js';
 import { planToDagView } from '../plan/dag-view.js';
 import { makeRunId } from '../plan/run-id.js';
 import { inputFiles, loadOptions, printWarnings } from './common.js';
@@ -19,6 +20,7 @@ export async function visualizeCommand(positional: string[], opts: Record<string
     const workspaceDir = (opts.workspaceDir as string | undefined) ?? process.cwd();
     const runId = makeRunId(workflow);
     const plan = buildPlan(loaded, {
+      catalog: backendCatalog,
       workspaceDir,
       outputDir: opts.outputDir as string | undefined,
       dryRun: true,

@@ -1,4 +1,5 @@
-/** What an operator needs to turn a planned task into the argv its backend executes. */
+/** What an operator needs to turn a planned task into the launch specs its backend executes. */
+import type { NodeLaunchSpec } from './launch-spec.js';
 
 /** A node as operators see it (the plan hands plain node data; operators import nothing from the plan). */
 export interface OperatorNode {
@@ -21,3 +22,14 @@ export interface OperatorInput {
 }
 
 export type ArgvBuilder = (input: OperatorInput) => string[];
+
+export interface Operator {
+  type: string;
+  /** one launch per node (containers, pods) instead of one command that spans every node */
+  perNode: boolean;
+  /** the script is a shell script (`fail_fast` prepends `set -e`) */
+  shell: boolean;
+  argv: ArgvBuilder;
+  /** image, mounts, cwd of a containerised operator */
+  extras?: (input: OperatorInput) => Pick<NodeLaunchSpec, 'image' | 'mounts' | 'cwd'>;
+}

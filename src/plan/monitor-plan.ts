@@ -2,7 +2,7 @@
  * Which monitor report folders a run will write (spec monitor.md §6.1, §7): pure, from the plan.
  * `--dry-run` prints them with their group and, for marker windows, the patterns.
  */
-import type { PlannedTask } from './types.js';
+import type { PlannedBackend, PlannedTask } from './types.js';
 
 type Obj = Record<string, any>;
 
@@ -27,7 +27,11 @@ function marker(m: unknown, defSelect: 'first' | 'last'): string {
   return `${pats} (${String(o.select ?? defSelect)})`;
 }
 
-export function plannedReports(tasks: PlannedTask[], workflowMonitor: unknown): PlannedReport[] {
+export function plannedReports(
+  tasks: PlannedTask[],
+  workflowMonitor: unknown,
+  backends: PlannedBackend[],
+): PlannedReport[] {
   const out: PlannedReport[] = [];
   const seen = new Set<string>();
   const add = (r: PlannedReport): void => {
@@ -35,7 +39,8 @@ export function plannedReports(tasks: PlannedTask[], workflowMonitor: unknown): 
     seen.add(r.path);
     out.push(r);
   };
-  const monitored = tasks.filter((t) => t.backendType !== 'kubernetes');
+  const sampled = new Set(backends.filter((b) => b.capabilities.monitor).map((b) => b.name));
+  const monitored = tasks.filter((t) => sampled.has(t.backend));
   const wm = workflowMonitor as Obj | null;
   if (wm && reportEnabled(wm)) {
     add({ path: 'lifecycle/workflow/', group: 'lifecycle', note: 'whole-pool aggregate' });

@@ -192,7 +192,7 @@ export function renderDryRun(plan: Plan, loaded: LoadedRecipe, opts: { quiet?: b
       '',
     );
   }
-  const reports = plannedReports(plan.tasks, plan.workflowMonitor);
+  const reports = plannedReports(plan.tasks, plan.workflowMonitor, plan.backends);
   if (reports.length) {
     out.push('Monitor reports (planned, under sflow_monitor/):');
     for (const r of reports) out.push(`  ${r.path}  (${r.note})`);

@@ -30,6 +30,7 @@ export function shellQuote(w: string): string {
 }
 
 export class CommandLogSink implements RunEventSink {
+  readonly name = 'command logs';
   private readonly tasks = new Map<string, PlannedTask>();
   readonly files = new Map<string, string>();
 

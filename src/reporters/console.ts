@@ -25,6 +25,7 @@ export interface ConsoleOptions {
 }
 
 export class ConsoleReporter implements RunEventSink {
+  readonly name = 'console';
   private readonly out: (s: string) => void;
   private readonly err: (s: string) => void;
   private readonly output: TaskOutputFollower | undefined;
@@ -180,6 +181,12 @@ export class ConsoleReporter implements RunEventSink {
       case 'log':
         if ((e.level === 'warning' || e.level === 'error') && !this.shown.has(e.message))
           this.err(`⚠ ${e.message}\n`);
+        break;
+      case 'sink_failed':
+        this.err(`⚠ ${e.sink} failed: ${e.message} (the run goes on without it)\n`);
+        break;
+      case 'backend_allocation':
+        if (e.phase === 'waiting') this.err(`⏳ ${e.backend}: ${e.message}\n`);
         break;
       case 'result_parsed':
         if (!e.ok) this.err(`⚠ ${e.task}: result incomplete: ${e.errors.join('; ')}\n`);

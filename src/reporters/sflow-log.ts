@@ -95,6 +95,7 @@ export function logLinesFor(e: RunEvent, started: number | undefined): Array<[Lo
 }
 
 export class SflowLogSink implements RunEventSink {
+  readonly name = 'sflow.log';
   private fd: number | undefined;
   private started: number | undefined;
   private readonly min: number;

@@ -95,7 +95,7 @@ export class SummaryModel {
           t: e.t,
           task: e.task,
           event: 'SUBMITTED',
-          summary: `attempt=${e.attempt}${e.gatedOn ? ` gated_on=${e.gatedOn.join(',')}` : ''}`,
+          summary: `attempt=${e.attempt}`,
         });
         break;
       }
@@ -104,9 +104,11 @@ export class SummaryModel {
         r.status = 'RUNNING';
         r.firstStart ??= e.t;
         r.lastStart = e.t;
-        const ids = (e.handle as { ids?: Record<string, unknown> } | undefined)?.ids;
-        if (typeof ids?.gpus === 'string') r.seenGpus = ids.gpus;
-        if (Array.isArray(ids?.gpuUuids)) r.seenGpuUuids = ids.gpuUuids.map(String);
+        const got = e.handle?.gpus;
+        if (got) {
+          r.seenGpus = got.indices.join(',');
+          r.seenGpuUuids = [...got.uuids];
+        }
         break;
       }
       case 'task_ready': {
@@ -177,6 +179,9 @@ export class SummaryModel {
       case 'fail_fast':
         this.failFast = e.message;
         this.timeline.push({ t: e.t, task: '-', event: 'FAIL_FAST', summary: e.message });
+        break;
+      case 'sink_failed':
+        this.timeline.push({ t: e.t, task: '-', event: 'SINK_FAILED', summary: `${e.sink}: ${e.message}` });
         break;
       case 'signal':
         this.signals.push(e.signal);

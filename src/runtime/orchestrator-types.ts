@@ -1,5 +1,5 @@
 /** The orchestrator's options and result (orchestrator.ts). */
-import type { Backend } from '../backends/backend.js';
+import type { Backend, TaskHandle } from '../backends/backend.js';
 import type { Plan, PlannedTask } from '../plan/types.js';
 import type { RunEventInput, TaskStatus } from '../events/events.js';
 import type { ProbeDriver } from '../probes/probe-driver.js';
@@ -18,6 +18,11 @@ export interface OrchestratorOptions {
   finalize?: (task: PlannedTask) => Promise<void>;
   /** TERM → KILL grace per process group (default 5 s) */
   graceMs?: number;
+  /** append a handle change to the run's handle ledger (launched / updated / ended) */
+  ledger?: (op: 'launched' | 'updated' | 'ended', handle: TaskHandle) => void;
+  /** bound of one batched status call and how many unanswered calls make a handle lost */
+  pollTimeoutMs?: number;
+  lostAfter?: number;
 }
 
 export interface OrchestratorOutcome {

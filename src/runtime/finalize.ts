@@ -1,0 +1,36 @@
+/** After a task exits 0, before COMPLETED: its result (result.json, results.json index) and legacy `outputs`. */
+import { collectTaskResult } from '../outputs/results.js';
+import { ResultsIndex } from '../outputs/results-index.js';
+import { writeLegacyOutputs } from '../outputs/legacy-outputs.js';
+import type { PlannedTask } from '../plan/types.js';
+import type { RunEventInput } from '../events/events.js';
+
+export function makeFinalizer(runDir: string, runId: string, emit: (e: RunEventInput) => void) {
+  const index = new ResultsIndex(runDir, runId);
+  return {
+    async finalize(task: PlannedTask): Promise<void> {
+      if (task.result) {
+        const r = await collectTaskResult(task, task.result);
+        emit({
+          type: 'result_parsed',
+          task: task.name,
+          ok: r.doc.ok,
+          values: r.values,
+          errors: r.doc.errors,
+        });
+        if (r.path)
+          await index.add(task.name, {
+            status: 'COMPLETED',
+            ok: r.doc.ok,
+            values: r.doc.values,
+            resultPath: r.path,
+          });
+      }
+      if (task.outputs && task.outputs.length > 0) {
+        const o = await writeLegacyOutputs(task);
+        if (o.warning) emit({ type: 'log', level: 'warning', message: o.warning });
+      }
+    },
+    flush: () => index.flush(),
+  };
+}
