@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { executePlan } from '../../src/runtime/run.js';
+import { executePlan } from '../../src/cli/run-execute.js';
 import type { RunEvent } from '../../src/events/events.js';
 import { parseEventsJsonl } from '../../src/reporters/events-jsonl.js';
 import { buildPlan, type SimpleTask } from './runtime-plan.js';

@@ -13,6 +13,7 @@ import { processStartTime } from '../../gpu/procfs.js';
 import type { TaskGpuClaims } from '../../gpu/task-claims.js';
 import type { PlannedBackend, PlannedNode, PlannedTask } from '../../plan/types.js';
 import { SflowError } from '../../config/errors.js';
+import { raceAbort } from '../../util/abort.js';
 import { errorMessage } from '../../util/errors.js';
 import { groupState } from '../../util/group-liveness.js';
 import { spawnGroup, type GroupHandle } from '../../util/process-group.js';
@@ -97,7 +98,7 @@ export class LocalBackend implements Backend {
     const count = this.planned.nodes.length || numberOr(cfg.nodes, 1) || 1;
     const declared = numberOr(cfg.gpus_per_node, null);
     let nodes = localNodes(count, declared ?? this.planned.nodes[0]?.numGpus ?? null);
-    if (this.ctx.gpuTasks) nodes = await withMachineGpus(nodes, declared);
+    if (this.ctx.gpuTasks) nodes = await raceAbort(withMachineGpus(nodes, declared), signal);
     signal.throwIfAborted();
     this.claims = gpuClaimsFor(nodes, this.ctx);
     this.released = false;
