@@ -63,6 +63,8 @@ interface Job {
 export class FakeEngine {
   readonly jobs = new Map<string, Job>();
   readonly calls = { submit: 0, status: 0, cancel: 0, release: 0 };
+  /** handles asked about in each status call */
+  readonly statusBatches: number[] = [];
   private seq = 0;
 
   constructor(readonly faults: Faults = {}) {}
@@ -106,6 +108,7 @@ export class FakeEngine {
   /** One status call for many jobs (lost ones are left out of the answer). */
   async status(labels: string[], signal: AbortSignal): Promise<Map<string, Job>> {
     this.calls.status++;
+    this.statusBatches.push(labels.length);
     if ((this.faults.hangStatus ?? 0) > 0) {
       this.faults.hangStatus = (this.faults.hangStatus ?? 1) - 1;
       await new Promise((_, reject) =>
