@@ -3,7 +3,13 @@
  * MPI ranks) or a single spec when one command spans every node (bash, srun). The plan passes plain
  * node data in; nothing here reads the plan.
  */
-import type { OperatorNode } from './types.js';
+
+/** A node as operators see it (the plan hands plain node data; operators import nothing from the plan). */
+export interface OperatorNode {
+  name: string;
+  ip: string;
+  index: number;
+}
 
 export interface NodeLaunchSpec {
   /** the node this spec runs on; absent when the task has no node (never on a built plan) */

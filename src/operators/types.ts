@@ -1,12 +1,7 @@
 /** What an operator needs to turn a planned task into the launch specs its backend executes. */
-import type { NodeLaunchSpec } from './launch-spec.js';
+import type { NodeLaunchSpec, OperatorNode } from './launch-spec.js';
 
-/** A node as operators see it (the plan hands plain node data; operators import nothing from the plan). */
-export interface OperatorNode {
-  name: string;
-  ip: string;
-  index: number;
-}
+export type { OperatorNode };
 
 export interface OperatorInput {
   task: string;
