@@ -9,7 +9,7 @@ import { inputFiles, loadOptions } from './common.js';
 import { reportError } from './errors.js';
 import { formatLocation, formatSflowError, isSflowError } from '../config/errors.js';
 
-type Obj = Record<string, any>;
+type Obj = Record<string, unknown>;
 
 /**
  * Plain data for output: nulls removed (except a `value: null`, which is required: a variable

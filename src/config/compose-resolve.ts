@@ -9,7 +9,7 @@ import { isPlainObject } from './collections.js';
 import { castVariable, resolveVariables, variableScope, type RawVariable } from './variables.js';
 import { isYamlFloat } from './source.js';
 
-type Obj = Record<string, any>;
+type Obj = Record<string, unknown>;
 
 const BUILTIN_ENV =
   /^(CUDA_VISIBLE_DEVICES|SLURM_\w+|HOME|USER|PATH|PWD|HOSTNAME|SHELL|LANG|TERM|COLUMNS|IFS|SFLOW_\w+)$/;

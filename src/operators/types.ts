@@ -6,14 +6,14 @@ export type { OperatorNode };
 export interface OperatorInput {
   task: string;
   type: string;
-  config: Record<string, any>;
+  config: Record<string, unknown>;
   script: string;
   nodes: OperatorNode[];
   gpus: number[] | null;
   env: Record<string, string>;
   /** allocation id of the backend (Slurm job id; '0' for placeholders) */
   allocationId: string;
-  backendConfig: Record<string, any>;
+  backendConfig: Record<string, unknown>;
 }
 
 export type ArgvBuilder = (input: OperatorInput) => string[];

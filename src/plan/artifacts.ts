@@ -71,7 +71,7 @@ export function planArtifact(
 }
 
 export function artifactsNamespace(arts: PlannedArtifact[]): Record<string, { uri: string; path: string }> {
-  const ns: Record<string, { uri: string; path: string }> = Object.create(null);
+  const ns = Object.create(null) as Record<string, { uri: string; path: string }>;
   for (const a of arts) ns[a.name] = { uri: a.uri, path: a.path };
   return ns;
 }

@@ -5,11 +5,11 @@
  * the session hands in. The catalog (backend type → capabilities, placeholder) comes from the
  * caller: the plan imports no backend.
  */
-import type { Scope } from '../config/expr/index.js';
+import type { Scope, Value } from '../config/expr/index.js';
 import type { BackendCatalog, BackendType, PlaceholderTools, PlannedBackend, PlannedNode } from './types.js';
 import { planError, resolveDeep, resolveInt, type Where } from '../config/resolve.js';
 
-type Obj = Record<string, any>;
+type Obj = Record<string, unknown>;
 
 export interface BackendDecl {
   item: Obj;
@@ -65,7 +65,7 @@ export function planBackends(
     const nodesCount = intField('nodes');
     if (nodesCount !== null) config.nodes = nodesCount;
     if (gpn !== null) config.gpus_per_node = gpn;
-    const given = topology?.[item.name];
+    const given = topology?.[String(item.name)];
     const planned = traits.placeholder(
       { name: String(item.name), config, nodes: nodesCount, gpusPerNode: gpn },
       tools,
@@ -83,8 +83,8 @@ export function planBackends(
 }
 
 /** The `backends` expression namespace: name → {name, nodes: [{name, ip_address, index, num_gpus}]} */
-export function backendsNamespace(backends: PlannedBackend[]): Obj {
-  const ns: Obj = Object.create(null);
+export function backendsNamespace(backends: PlannedBackend[]): Record<string, Value> {
+  const ns: Record<string, Value> = Object.create(null) as Record<string, Value>;
   for (const b of backends) {
     ns[b.name] = {
       name: b.name,

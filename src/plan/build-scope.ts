@@ -63,11 +63,7 @@ export function planScope(loaded: LoadedRecipe, opts: BuildOptions): PlanScope {
   const runDir = opts.dryRun ? join(outputDir, '_dry_run', workflow) : join(outputDir, opts.runId);
 
   // 1. global variables
-  const globals = resolveVariables(
-    rawVariables((recipe.variables ?? []) as Obj[], doc, ['variables']),
-    new Map(),
-    {},
-  );
+  const globals = resolveVariables(rawVariables(recipe.variables ?? [], doc, ['variables']), new Map(), {});
   const globalScope = variableScope(globals);
 
   // 2. backends
@@ -96,7 +92,7 @@ export function planScope(loaded: LoadedRecipe, opts: BuildOptions): PlanScope {
     workflow: workflowNs,
   };
   const vars = resolveVariables(
-    rawVariables((wf.variables ?? []) as Obj[], doc, ['workflow', 'variables']),
+    rawVariables(wf.variables ?? [], doc, ['workflow', 'variables']),
     globals,
     extras,
   );

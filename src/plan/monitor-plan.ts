@@ -4,7 +4,7 @@
  */
 import type { PlannedBackend, PlannedTask } from './types.js';
 
-type Obj = Record<string, any>;
+type Obj = Record<string, unknown>;
 
 export interface PlannedReport {
   /** relative to `sflow_monitor/` */
@@ -14,7 +14,7 @@ export interface PlannedReport {
 }
 
 function reportEnabled(m: Obj | null | undefined): boolean {
-  return !(m && m.report && m.report.enabled === false);
+  return !(m && (m.report as Obj | undefined)?.enabled === false);
 }
 
 function marker(m: unknown, defSelect: 'first' | 'last'): string {
@@ -50,7 +50,7 @@ export function plannedReports(
   for (const t of monitored) {
     const m = t.monitor as Obj | null;
     if (!m || !reportEnabled(m)) continue;
-    const users = (m.resources?.used_by_tasks as string[] | undefined) ?? [];
+    const users = ((m.resources as Obj | undefined)?.used_by_tasks as string[] | undefined) ?? [];
     if (users.length) {
       for (const b of users)
         add({

@@ -8,7 +8,7 @@ import { validateOperatorOverride } from '../config/schema/index.js';
 import type { PlannedBackend, PlannedOperator } from './types.js';
 import { planError, resolveDeep, type Where } from '../config/resolve.js';
 
-type Obj = Record<string, any>;
+type Obj = Record<string, unknown>;
 
 export function selectOperator(
   taskName: string,
@@ -50,7 +50,7 @@ export function selectOperator(
     for (const [k, v] of Object.entries(override)) {
       if (k === 'name' || v === null || v === undefined) continue;
       if (k === 'extra_args' && Array.isArray(v))
-        merged.extra_args = [...((named.extra_args as unknown[]) ?? []), ...v];
+        merged.extra_args = [...((named.extra_args as unknown[]) ?? []), ...(v as unknown[])];
       else merged[k] = v;
     }
     const issues = validateOperatorOverride(String(named.type), merged);

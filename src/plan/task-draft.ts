@@ -22,7 +22,7 @@ import { taskExpressionHint, type TaskFacts } from './task-namespace.js';
 import type { PlannedBackend, PlannedOperator, PlannedTask, ReleaseAfter } from './types.js';
 import type { ResolvedVariable } from '../config/variables.js';
 
-type Obj = Record<string, any>;
+type Obj = Record<string, unknown>;
 
 export interface Draft {
   base: string;
@@ -188,7 +188,7 @@ export function plannedResult(r: unknown): PlannedTask['result'] {
     name: String(p.name),
     regex: String(p.regex),
     type: (p.type ?? 'auto') as 'auto',
-    unit: p.unit ?? null,
+    unit: (p.unit as string | null | undefined) ?? null,
     aggregate: (p.aggregate ?? 'last') as 'last',
     required: p.required === true,
     ...(p.group !== undefined && p.group !== null ? { group: p.group as string | number } : {}),

@@ -49,7 +49,7 @@ export class ConsoleReporter implements RunEventSink {
       this.batch.flush();
       rawErr(s);
     };
-    this.logPaths = opts.logPaths ?? new Map();
+    this.logPaths = opts.logPaths ?? new Map<string, string>();
     this.shown = new Set(opts.shownWarnings ?? []);
     if (opts.taskOutput !== false) {
       // the console is a convenience copy: when its reader falls behind (a slow pipe or socket),

@@ -159,7 +159,7 @@ export class SummaryModel {
       }
       case 'probe_result': {
         let m = this.probes.get(e.task);
-        if (!m) this.probes.set(e.task, (m = new Map()));
+        if (!m) this.probes.set(e.task, (m = new Map<string, ProbeTrace>()));
         const key = `${e.role}/${e.target ?? e.kind}`;
         const prev = m.get(key);
         m.set(key, {

@@ -223,15 +223,13 @@ export class Orchestrator {
     this.setStatus(t, 'READY');
     this.o.emit({ type: 'task_ready', task: t.plan.name, attempt: t.attempt, probe });
     if (t.handle && t.backend.taskReady) {
-      t.backend
-        .taskReady(t.handle)
-        .catch((e: unknown) =>
-          this.o.emit({
-            type: 'log',
-            level: 'warning',
-            message: `Task '${t.plan.name}': ${errorMessage(e)}`,
-          }),
-        );
+      t.backend.taskReady(t.handle).catch((e: unknown) =>
+        this.o.emit({
+          type: 'log',
+          level: 'warning',
+          message: `Task '${t.plan.name}': ${errorMessage(e)}`,
+        }),
+      );
     }
     this.satisfy(t);
   }

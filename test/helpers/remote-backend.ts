@@ -112,7 +112,7 @@ export class FakeEngine {
     if ((this.faults.hangStatus ?? 0) > 0) {
       this.faults.hangStatus = (this.faults.hangStatus ?? 1) - 1;
       await new Promise((_, reject) =>
-        signal.addEventListener('abort', () => reject(signal.reason), { once: true }),
+        signal.addEventListener('abort', () => reject(new Error('status call aborted')), { once: true }),
       );
     }
     await this.latency(signal);
