@@ -127,6 +127,8 @@ export interface PlanTaskInfo {
 export interface PlanBackendInfo {
   name: string;
   type: string;
+  /** nodes are synthetic stand-ins for this machine (no topology to report) */
+  synthetic?: boolean;
   nodes: Array<{ name: string; ip: string; numGpus: number | null }>;
 }
 

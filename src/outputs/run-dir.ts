@@ -7,6 +7,7 @@ import { closeSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Plan } from '../plan/types.js';
 import { SflowError } from '../config/errors.js';
+import { errorMessage } from '../util/errors.js';
 
 export interface RunDirLayout {
   runDir: string;
@@ -39,7 +40,7 @@ export function prepareRunDir(plan: Plan): RunDirLayout {
     materializeArtifacts(plan);
   } catch (e) {
     if (e instanceof SflowError) throw e;
-    throw new SflowError('RUN_DIR', `Cannot prepare the run directory ${runDir}: ${(e as Error).message}`, {
+    throw new SflowError('RUN_DIR', `Cannot prepare the run directory ${runDir}: ${errorMessage(e)}`, {
       phase: 'run',
     });
   }

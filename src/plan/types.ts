@@ -44,6 +44,8 @@ export interface BackendCapabilities {
   failFastDefault: boolean;
   /** status ticks of a backend without `watch` */
   pollIntervalMs: number;
+  /** its nodes are stand-ins for this machine (local): nothing to probe for a topology */
+  syntheticNodes: boolean;
 }
 
 /** The nodes a backend plans on before (or without) allocation, and whether they are placeholders. */

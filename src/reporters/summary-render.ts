@@ -164,7 +164,7 @@ export function renderSummary(
   }
 
   out.push(...section('Node Topology'));
-  const remote = m.backends.filter((b) => b.type !== 'local');
+  const remote = m.backends.filter((b) => !b.synthetic);
   if (remote.length === 0) out.push('n/a (local backend: synthetic nodes, no topology probe)');
   for (const b of remote) {
     out.push(

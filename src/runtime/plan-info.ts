@@ -25,6 +25,7 @@ export function planInfo(plan: Plan): { tasks: PlanTaskInfo[]; backends: PlanBac
     backends: plan.backends.map((b) => ({
       name: b.name,
       type: b.type,
+      synthetic: b.capabilities.syntheticNodes,
       nodes: b.nodes.map((n) => ({ name: n.name, ip: n.ip, numGpus: n.numGpus })),
     })),
   };

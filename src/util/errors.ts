@@ -13,3 +13,9 @@ export function errorMessage(e: unknown): string {
 export function errorStack(e: unknown): string {
   return e instanceof Error ? (e.stack ?? e.message) : errorMessage(e);
 }
+
+/** The `code` of a Node system error (`ENOENT`, `EPERM`, …), if it has one. */
+export function errorCode(e: unknown): string | undefined {
+  const code = e instanceof Error ? (e as { code?: unknown }).code : undefined;
+  return typeof code === 'string' ? code : undefined;
+}

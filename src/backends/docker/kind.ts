@@ -67,6 +67,7 @@ export const dockerKind: BackendKind = {
     probesFrom: 'driver',
     failFastDefault: false,
     pollIntervalMs: 1_000,
+    syntheticNodes: false,
   },
   placeholder: (input, tools) => {
     const hosts = input.config.hosts;

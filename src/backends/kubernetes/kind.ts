@@ -16,6 +16,7 @@ export const kubernetesKind: BackendKind = {
     probesFrom: 'cluster',
     failFastDefault: true,
     pollIntervalMs: 1_500,
+    syntheticNodes: false,
   },
   placeholder: ({ name, nodes, gpusPerNode }) => ({
     nodes: placeholderNodes(name, nodes, gpusPerNode),

@@ -18,6 +18,7 @@ export const localKind: BackendKind = {
     probesFrom: 'driver',
     failFastDefault: false,
     pollIntervalMs: 500,
+    syntheticNodes: true,
   },
   placeholder: ({ name, nodes, gpusPerNode }, tools) => {
     if (gpusPerNode === 0) {

@@ -16,6 +16,7 @@ export const slurmKind: BackendKind = {
     probesFrom: 'driver',
     failFastDefault: false,
     pollIntervalMs: 2_000,
+    syntheticNodes: false,
   },
   placeholder: ({ name, nodes, gpusPerNode }) => ({
     nodes: placeholderNodes(name, nodes, gpusPerNode),

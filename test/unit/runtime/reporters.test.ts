@@ -75,7 +75,12 @@ const events: RunEvent[] = [
       },
     ],
     backends: [
-      { name: 'local', type: 'local', nodes: [{ name: 'localhost', ip: '127.0.0.1', numGpus: null }] },
+      {
+        name: 'local',
+        type: 'local',
+        synthetic: true,
+        nodes: [{ name: 'localhost', ip: '127.0.0.1', numGpus: null }],
+      },
     ],
     commandLogs: [{ family: 'bash', path: '/out/fp-1/bash_cmds.log' }],
   },
