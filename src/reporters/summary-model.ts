@@ -89,6 +89,7 @@ export class SummaryModel {
         break;
       case 'task_submitted': {
         const r = this.row(e.task);
+        r.status = 'SUBMITTED';
         r.attempts = Math.max(r.attempts, e.attempt);
         this.probes.delete(e.task); // traces show the last attempt only
         this.timeline.push({

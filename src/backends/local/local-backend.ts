@@ -125,6 +125,7 @@ export class LocalBackend implements Backend {
         cause: e,
       });
     }
+    const startTime = processStartTime(group.pid);
     const handle: TaskHandle = {
       v: HANDLE_VERSION,
       backend: this.name,
@@ -138,7 +139,7 @@ export class LocalBackend implements Backend {
         pid: group.pid,
         pgid: group.pgid,
         host: this.host,
-        ...(processStartTime(group.pid) !== null ? { startTime: processStartTime(group.pid) as number } : {}),
+        ...(startTime !== null ? { startTime } : {}),
       },
       remoteIds: [],
       ...(got ? { gpus: { indices: got.indices, uuids: got.uuids } } : {}),
