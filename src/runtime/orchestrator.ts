@@ -10,6 +10,7 @@
  *   becomes CANCELLED, READY included); when every task is settled (READY counts) the
  *   services are stopped and their status stays READY.
  */
+import { setMaxListeners } from 'node:events';
 import type { ExitStatus, HandleStatus, TaskHandle } from '../backends/backend.js';
 import type { PlannedProbe } from '../plan/types.js';
 import type { TaskStatus } from '../events/events.js';
@@ -56,6 +57,8 @@ export class Orchestrator {
   private readonly hurry = new AbortController();
 
   constructor(private readonly o: OrchestratorOptions) {
+    // every launch in flight and every stop listens to these: many listeners are intended
+    setMaxListeners(0, this.stopping.signal, this.hurry.signal);
     this.graceMs = o.graceMs ?? 5_000;
     this.baseEnv = definedEnv(o.baseEnv ?? process.env);
     this.order = buildTaskTable(o.plan.tasks, o.backends, this.tasks);

@@ -4,6 +4,7 @@
  * in parallel, the whole thing bounded so an interrupt can never hang the driver: past the bound
  * every handle is stopped again with `force`. A second Ctrl-C aborts the graceful stop (force).
  */
+import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { handleKey, type Backend, type StopOutcome, type TaskHandle } from '../backends/backend.js';
 import type { RunEvent, RunEventInput } from '../events/events.js';
@@ -91,6 +92,7 @@ export async function stopAll(
   if (targets.length === 0) return;
   const bound = AbortSignal.timeout(boundMs);
   const signal = hurry ? AbortSignal.any([hurry, bound]) : bound;
+  setMaxListeners(0, signal);
   const all = Promise.all(
     [...byBackend(targets)].map(([b, list]) =>
       stopBatch(b, list, graceMs, false, signal).then((rs) => rs.forEach(onStopped)),

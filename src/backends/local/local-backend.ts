@@ -8,6 +8,7 @@
  * One process runs per attempt (spec: local `SFLOW_TASK_NODE_INDEX` is 0): the leader's launch
  * spec; every synthetic node is this machine anyway.
  */
+import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { processStartTime } from '../../gpu/procfs.js';
 import type { TaskGpuClaims } from '../../gpu/task-claims.js';
@@ -183,7 +184,10 @@ export class LocalBackend implements Backend {
     opts: StopOptions,
     signal: AbortSignal,
   ): Promise<Map<string, StopOutcome>> {
-    const results = await Promise.all(handles.map((h) => this.stopOne(h, opts, signal)));
+    // one signal fans out to every handle of the batch: that many listeners are intended
+    const batch = AbortSignal.any([signal]);
+    setMaxListeners(0, batch);
+    const results = await Promise.all(handles.map((h) => this.stopOne(h, opts, batch)));
     return new Map(handles.map((h, i) => [handleKey(h), results[i]]));
   }
 
