@@ -3,6 +3,7 @@ import { loadRecipe } from '../config/load.js';
 import { buildPlan } from '../plan/build.js';
 import { makeRunId } from '../plan/run-id.js';
 import { checkArtifactPaths } from '../preflight/artifacts.js';
+import { parseWaitForGpus } from '../gpu/settings.js';
 import { inputFiles, loadOptions, printWarnings } from './common.js';
 import { reportError } from './errors.js';
 import {
@@ -35,6 +36,8 @@ export async function runCommand(positional: string[], opts: Record<string, unkn
       return 0;
     }
     printWarnings(loaded.warnings);
+    // a malformed --wait-for-gpus is a usage error before anything runs (the backend applies it)
+    if (typeof opts.waitForGpus === 'string') parseWaitForGpus(opts.waitForGpus, '--wait-for-gpus', 'usage');
     const runId = makeRunId(workflow);
     // trial plan against placeholders: every plan error fires before anything is allocated
     const trial = buildPlan(loaded, { ...common, dryRun: false, runId, catalog: backendCatalog });
