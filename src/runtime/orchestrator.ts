@@ -15,6 +15,7 @@ import type { ExitStatus, HandleStatus, TaskHandle } from '../backends/backend.j
 import type { PlannedProbe } from '../plan/types.js';
 import type { TaskStatus } from '../events/events.js';
 import { errorMessage } from '../util/errors.js';
+import { applyHandleStatus, launchRequest, pollErrorReporter } from './attempt-handles.js';
 import { HandleWatch } from './handle-watch.js';
 import type { OrchestratorOptions, OrchestratorOutcome } from './orchestrator-types.js';
 import type { ProbeContext } from '../probes/probe-driver.js';
@@ -67,14 +68,7 @@ export class Orchestrator {
       pollTimeoutMs: o.pollTimeoutMs,
       lostAfter: o.lostAfter,
       onStatus: (h, s) => this.onStatus(h, s),
-      onPollError: (b, message, streak) => {
-        if (streak === 1 || streak % 10 === 0)
-          this.o.emit({
-            type: 'log',
-            level: 'warning',
-            message: `status of backend '${b.name}' unavailable (${message}); retrying${streak > 1 ? ` (${streak} failures in a row)` : ''}`,
-          });
-      },
+      onPollError: pollErrorReporter(o.emit),
     });
   }
 
@@ -132,23 +126,14 @@ export class Orchestrator {
 
   private async launch(t: TaskRt, attempt: number): Promise<void> {
     let handle: TaskHandle;
-    let recorded = false;
+    const req = launchRequest(t, attempt, {
+      baseEnv: this.baseEnv,
+      cwd: this.o.cwd,
+      runDir: this.o.plan.paths.runDir,
+      ledger: this.o.ledger,
+    });
     try {
-      handle = await t.backend.launch(
-        {
-          task: t.plan,
-          attempt,
-          specs: t.plan.launch,
-          baseEnv: this.baseEnv,
-          cwd: this.o.cwd,
-          runDir: this.o.plan.paths.runDir,
-          record: (h) => {
-            this.o.ledger?.(recorded ? 'updated' : 'launched', h);
-            recorded = true;
-          },
-        },
-        this.stopping.signal,
-      );
+      handle = await t.backend.launch(req, this.stopping.signal);
     } catch (e) {
       t.launching = false;
       if (t.status === 'SUBMITTED' && !this.stopCause)
@@ -157,7 +142,7 @@ export class Orchestrator {
     }
     t.launching = false;
     t.handles.push(handle);
-    this.o.ledger?.(recorded ? 'updated' : 'launched', handle);
+    req.record(handle); // a backend that did not record it; repeats are not written twice
     if (this.stopCause || t.status !== 'SUBMITTED') return; // cancelled meanwhile: teardown stops it
     t.handle = handle;
     this.watch.add(t.backend, handle);
@@ -175,22 +160,11 @@ export class Orchestrator {
   private onStatus(handle: TaskHandle, s: HandleStatus): void {
     const t = this.tasks.get(handle.task);
     if (!t) return;
-    if (s.remoteIds && s.remoteIds.join() !== handle.remoteIds.join()) {
-      handle.remoteIds = [...s.remoteIds];
-      this.o.ledger?.('updated', handle);
-      this.o.emit({ type: 'task_handle', task: t.plan.name, attempt: handle.attempt, handle });
-    }
-    if (s.state !== 'EXITED' && handle.state !== s.state) {
-      handle.state = s.state;
-      this.o.ledger?.('updated', handle);
-    }
+    applyHandleStatus(handle, s, this.o.ledger, this.o.emit);
     const current = t.handle === handle && t.attempt === handle.attempt;
     if (s.state === 'RUNNING' && current && t.status === 'SUBMITTED' && !this.stopCause)
       this.running(t, handle.attempt, handle);
-    if (s.state !== 'EXITED') return;
-    handle.state = 'EXITED';
-    this.o.ledger?.('ended', handle);
-    if (!current) return;
+    if (s.state !== 'EXITED' || !current) return;
     if (s.error) {
       // the engine failed or lost the attempt without an exit code (launch failed after submit,
       // status lost): the task fails with that reason instead of silently reading as an exit
