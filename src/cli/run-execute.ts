@@ -36,6 +36,8 @@ export interface ExecuteOptions {
   env?: NodeJS.ProcessEnv;
   pollTimeoutMs?: number;
   lostAfter?: number;
+  /** cancels the run like a SIGINT */
+  signal?: AbortSignal;
   out?: (s: string) => void;
   err?: (s: string) => void;
 }
@@ -62,6 +64,7 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
     env: opts.env,
     graceMs: opts.graceMs,
     handleSignals: opts.handleSignals,
+    signal: opts.signal,
     warnings: opts.warnings,
     pollTimeoutMs: opts.pollTimeoutMs,
     lostAfter: opts.lostAfter,

@@ -53,6 +53,8 @@ export interface SessionOptions {
   graceMs?: number;
   /** install SIGINT/SIGTERM handlers for the duration of the session */
   handleSignals?: boolean;
+  /** cancels the session like a SIGINT would (embedding callers, tests) */
+  signal?: AbortSignal;
   /** load warnings the CLI already printed: recorded by the sinks, not printed again */
   warnings?: string[];
   /** bound of preflight (default 120 s) */
@@ -93,7 +95,14 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
     session.abort(new SflowError('run.interrupted', `interrupted by ${s}`, { phase: 'run' }));
   };
   // installed before preflight: an interrupt while allocating cancels the run before anything starts
-  const disposeSignals = o.handleSignals ? installSignalHandlers(onSignal) : () => undefined;
+  const disposeHandlers = o.handleSignals ? installSignalHandlers(onSignal) : () => undefined;
+  const onAbort = () => onSignal('SIGINT');
+  if (o.signal?.aborted) onAbort();
+  else o.signal?.addEventListener('abort', onAbort, { once: true });
+  const disposeSignals = () => {
+    disposeHandlers();
+    o.signal?.removeEventListener('abort', onAbort);
+  };
 
   const backends = new Map<string, Backend>();
   let plan = trial;

@@ -21,7 +21,7 @@ let n = 0;
 async function run(
   tasks: SimpleTask[],
   faults: Faults,
-  extra: { pollTimeoutMs?: number; lostAfter?: number } = {},
+  extra: { pollTimeoutMs?: number; lostAfter?: number; signal?: AbortSignal } = {},
 ) {
   const runDir = join(root, `wf-${++n}`);
   const engine = new FakeEngine(faults);
@@ -120,5 +120,21 @@ describe('orchestrator on a remote engine', () => {
     expect(alloc.at(-1)).toBe('released');
     const first = (type: string) => events.findIndex((e) => e.type === type);
     expect(first('backend_allocation')).toBeLessThan(first('run_plan'));
+  });
+
+  it('a run cancelled while its allocation waits in the queue ends at once, CANCELLED, released', async () => {
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 200);
+    const t0 = Date.now();
+    const { r, events, engine } = await run(
+      [{ name: 'a', script: 'true' }],
+      { allocateMs: 60_000 },
+      { signal: ac.signal },
+    );
+    expect(Date.now() - t0).toBeLessThan(20_000);
+    expect(r).toMatchObject({ status: 'CANCELLED', exitCode: 130 });
+    expect(events.some((e) => e.type === 'task_started')).toBe(false);
+    expect(engine.calls.submit).toBe(0);
+    expect(events.some((e) => e.type === 'backend_allocation' && e.phase === 'failed')).toBe(true);
   });
 });
