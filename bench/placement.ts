@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import os from 'node:os';
 import { allocationMap, planPlacement } from '../src/plan/placement/index.js';
 import type { PlacementRequest, TopologyNode } from '../src/plan/placement/index.js';
+import { slurmKind } from '../src/backends/slurm/kind.js';
 
 const NODES = 64;
 const GPUS = 8;
@@ -30,7 +31,7 @@ function replicas(base: string, n: number, extra: Partial<PlacementRequest>): Pl
     task: `${base}_${i}`,
     base,
     backend: 'cluster',
-    backendType: 'slurm',
+    engine: slurmKind.capabilities,
     replicaIndex: i,
     policy: 'parallel',
     hasReadiness: false,

@@ -19,7 +19,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { PassThrough, Writable } from 'node:stream';
-import { executePlan } from '../src/runtime/run.js';
+import { executePlan } from '../src/cli/run-execute.js';
 import { withoutCiMarkers } from '../src/reporters/tui/ci-env.js';
 import { buildPlan, type SimpleTask } from '../test/integration/runtime-plan.js';
 

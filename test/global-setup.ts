@@ -86,8 +86,8 @@ export default async function setup(): Promise<void> {
     } catch {
       // type errors still emit JavaScript; only a missing output is fatal
     }
-    if (!existsSync(join(root, 'dist', 'runtime', 'run.js')))
-      throw new Error('build produced no dist/runtime/run.js');
+    if (!existsSync(join(root, 'dist', 'runtime', 'session.js')))
+      throw new Error('build produced no dist/runtime/session.js');
     // the CLI users run is the bundle (bin/sflow.js prefers it when it is not older than dist/)
     execFileSync(process.execPath, [join(root, 'scripts', 'bundle.mjs')], { cwd: root, stdio: 'pipe' });
     writeFileSync(stamp, new Date(started).toISOString() + '\n');

@@ -1,70 +1,150 @@
 /**
- * The Backend adapter interface (local, docker, slurm, kubernetes). A flat list of verbs in the
- * spirit of Nomad's task drivers: allocate a topology, launch one attempt of a planned task,
- * wait for it, stop it, release everything. A TaskHandle is plain data so it can be written to
- * the run directory and used by a later process to find or reap what a dead driver left behind.
+ * The backend contract, version 2 (docs/adding-a-backend.md). Shaped on Nomad's task drivers and
+ * Snakemake's executor plugins: a flat list of verbs, capabilities as a plain struct, a
+ * serializable handle, batched status and stop. Every verb takes an AbortSignal and is bounded
+ * by the backend (a timed-out engine call rejects; the runtime retries status on the next tick).
+ *
+ * One run session calls them in this order on the same instance:
+ *   preflight → allocate → (plan on the reported topology) → launch… / poll|watch / stop… → release
+ *
+ * Output rule: a backend lands each attempt's output bytes in `task.logPath`, in order, as they
+ * arrive (a process writing straight into it, `srun` stdout, `docker logs -f`, the Kubernetes log
+ * stream). Tailing, log_watch probes and result parsing read only that file.
  */
-import type { BackendType, PlannedBackend, PlannedNode, PlannedTask } from '../plan/types.js';
+import type { HandleState, TaskHandle } from '../events/handle.js';
+import type { NodeLaunchSpec } from '../operators/launch-spec.js';
+import type { BackendCapabilities, BackendType, PlannedNode, PlannedTask } from '../plan/types.js';
 
-export interface BackendCapabilities {
-  defaultOperator: string | null;
-  gpuIndices: boolean;
-  gpuReservationRegistry: boolean;
-  monitor: boolean;
-  batch: boolean;
-  failFastDefault: boolean;
-}
-
-/** Serializable description of one launched attempt. */
-export interface TaskHandle {
-  backend: string;
-  task: string;
-  attempt: number;
-  /** local: process group id; docker: container ids; slurm: job/step ids; k8s: pod names */
-  ids: Record<string, string | number | string[]>;
-  startedAt: string;
-  logPath: string;
-}
+export type { BackendCapabilities, HandleState, NodeLaunchSpec, TaskHandle };
+export { HANDLE_VERSION, handleKey } from '../events/handle.js';
 
 export interface ExitStatus {
-  /** process exit code; null when killed by a signal */
+  /** exit code of the attempt (a multi-member attempt: its leader / first failing member); null when killed */
   code: number | null;
   signal: string | null;
 }
 
-export interface StopOutcome {
-  signals: string[];
-  gone: boolean;
-  alreadyGone: boolean;
+/** What `allocate` reports: the topology the plan places on. */
+export interface Allocation {
+  /** engine allocation id (Slurm job id, `local`, a reservation id) */
+  id: string;
+  nodes: PlannedNode[];
+  /** sflow created it, so `release` gives it back (an inherited Slurm job is not owned) */
+  owned: boolean;
 }
 
-export interface LaunchContext {
-  runDir: string;
+/** Progress while `allocate` waits (queued Slurm job, unschedulable pods, GPUs held elsewhere). */
+export type AllocationProgress = (message: string) => void;
+
+export interface LaunchRequest {
+  task: PlannedTask;
   attempt: number;
-  /** full environment for the task process (inherited + sflow entries) */
-  env: Record<string, string>;
+  /** one launch spec per node from the operator (a single spec when one command spans every node) */
+  specs: NodeLaunchSpec[];
+  /** the inherited environment of the driver; each spec's `env` goes over it */
+  baseEnv: Record<string, string>;
+  /** driver-side working directory (where sflow was started) */
   cwd: string;
+  runDir: string;
+  /**
+   * Record the handle in the run's ledger. A backend calls it as soon as the engine accepted the
+   * submission (before waiting for anything else) and again whenever the handle changes (remote
+   * ids arrived): a driver killed at any point leaves a ledger that `recover` can act on.
+   */
+  record(handle: TaskHandle): void;
+}
+
+/** Status of one handle in a batched `poll`. */
+export interface HandleStatus {
+  state: HandleState;
+  /** set when state is EXITED */
+  exit?: ExitStatus;
+  /** the engine ids, when they became known since the handle was recorded */
+  remoteIds?: string[];
+  /** the engine reports the attempt failed without an exit code (image pull, launch after submit) */
+  error?: string;
+}
+
+/** Per-handle result of a batched `stop`. */
+export interface StopOutcome {
+  /** signals / engine actions actually sent, in order (`SIGTERM`, `SIGKILL`, `scancel`, …) */
+  signals: string[];
+  /** nothing of the attempt runs any more */
+  gone: boolean;
+  /** nothing ran when the stop began */
+  alreadyGone: boolean;
+  elapsedMs: number;
+  error?: string;
+}
+
+export interface StopOptions {
+  /** how long the attempt may take to end after the graceful request */
+  graceMs: number;
+  /** skip the grace: kill at once (second Ctrl-C, deadline passed) */
+  force?: boolean;
+}
+
+export interface Inspection {
+  alive: boolean;
+  state: HandleState | 'UNKNOWN';
+  exit?: ExitStatus;
+  /** where it runs (node names / hosts), as the engine says */
+  where?: string[];
+}
+
+export interface RecoverOutcome {
+  /** something of the attempt was still running when recover began */
+  found: boolean;
+  stop?: StopOutcome;
+  detail: string;
+}
+
+/** Push-style status: the backend calls `onStatus` when an attempt's state changes. */
+export interface WatchHooks {
+  onStatus(handle: TaskHandle, status: HandleStatus): void;
 }
 
 export interface Backend {
   readonly name: string;
   readonly type: BackendType;
   capabilities(): BackendCapabilities;
-  /** check tools/hosts before anything is allocated; throws SflowError(phase 'preflight') */
-  preflight(): Promise<void>;
-  /** real nodes of this backend (local: synthetic) */
-  allocate(): Promise<PlannedNode[]>;
-  launch(task: PlannedTask, ctx: LaunchContext): Promise<TaskHandle>;
-  wait(handle: TaskHandle): Promise<ExitStatus>;
-  /** SIGTERM (or equivalent), `graceMs`, then force; resolves when everything of the attempt is gone */
-  stop(handle: TaskHandle, graceMs: number): Promise<void>;
-  /** force-kill immediately (second Ctrl-C) */
-  kill(handle: TaskHandle): Promise<void>;
-  /** stop() that also reports which signals were needed (for the summary and events) */
-  stopWithOutcome?(handle: TaskHandle, graceMs: number): Promise<StopOutcome>;
-  /** false once nothing of the attempt runs any more (leader and stray children); unknown → omit */
-  isAlive?(handle: TaskHandle): boolean;
-  release(): Promise<void>;
+  /** tools, hosts, credentials checked at once; every problem in one SflowError (phase 'preflight') */
+  preflight(signal: AbortSignal): Promise<void>;
+  /** cancellable while queued; reports progress while it waits; returns the topology */
+  allocate(signal: AbortSignal, progress: AllocationProgress): Promise<Allocation>;
+  /** submits one attempt; resolves with a handle in state SUBMITTED or RUNNING */
+  launch(req: LaunchRequest, signal: AbortSignal): Promise<TaskHandle>;
+  /** one batched status call for every live handle of this backend (one per tick, never one per task) */
+  poll(handles: TaskHandle[], signal: AbortSignal): Promise<Map<string, HandleStatus>>;
+  /**
+   * Optional push alternative to `poll` (local processes report their exit as it happens). The
+   * backend keeps reporting for handles added later through `launch`; the signal ends the watch.
+   */
+  watch?(hooks: WatchHooks, signal: AbortSignal): void;
+  /** batched stop: graceful request, grace, force; resolves with one outcome per handle key */
+  stop(handles: TaskHandle[], opts: StopOptions, signal: AbortSignal): Promise<Map<string, StopOutcome>>;
+  /** async truth about one handle (alive, where, exit) */
+  inspect(handle: TaskHandle, signal: AbortSignal): Promise<Inspection>;
+  /** a handle from a ledger written by a driver that died: still alive? stop it */
+  recover(record: TaskHandle, opts: StopOptions, signal: AbortSignal): Promise<RecoverOutcome>;
+  /**
+   * Give resources back: the named nodes (`release_after`), or everything when `nodes` is absent.
+   * Idempotent: releasing twice, or releasing what was never allocated, is not an error.
+   */
+  release(signal: AbortSignal, nodes?: string[]): Promise<void>;
+  /** a task reached READY: resources it holds with `release_after: task_ready` may go to later tasks */
+  taskReady?(handle: TaskHandle): Promise<void>;
 }
 
-export type BackendFactory = (planned: PlannedBackend) => Backend;
+/** What a backend instance gets when the registry creates it. */
+export interface BackendContext {
+  runId: string;
+  runDir: string;
+  /** driver-side messages (waiting for GPUs, …): the console shows them */
+  log(message: string): void;
+  /** CLI settings of this backend type (`--wait-for-gpus`, …), by option name */
+  options: Record<string, unknown>;
+  env: NodeJS.ProcessEnv;
+  /** some task of this run on this backend requests GPUs (a backend may skip GPU discovery otherwise) */
+  gpuTasks: boolean;
+}

@@ -12,7 +12,7 @@ import { loadRecipe } from '../config/load.js';
 import { composeError, composeText, quietDryRun } from './compose.js';
 import { inputFiles } from './common.js';
 
-type Obj = Record<string, any>;
+type Obj = Record<string, unknown>;
 
 function names(list: unknown): string[] {
   return Array.isArray(list) ? list.map((x: Obj) => String(x?.name)) : [];

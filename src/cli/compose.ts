@@ -7,10 +7,10 @@ import { resolveComposed } from '../config/compose-resolve.js';
 import { isPlainObject } from '../config/collections.js';
 import { inputFiles, loadOptions } from './common.js';
 import { reportError } from './errors.js';
-import { ensureDir } from '../util/ensure-dir.js';
+import { ensureDir } from '../outputs/ensure-dir.js';
 import { formatLocation, formatSflowError, isSflowError } from '../config/errors.js';
 
-type Obj = Record<string, any>;
+type Obj = Record<string, unknown>;
 
 /**
  * Plain data for output: nulls removed (except a `value: null`, which is required: a variable
@@ -103,9 +103,15 @@ export function composeError(e: unknown): number {
 export async function quietDryRun(loaded: LoadedRecipe): Promise<string | undefined> {
   const { buildPlan } = await import('../plan/build.js');
   const { makeRunId } = await import('../plan/run-id.js');
+  const { backendCatalog } = await import('../backends/registry.js');
   try {
     const workflow = String((loaded.recipe as { workflow: { name: string } }).workflow.name);
-    buildPlan(loaded, { workspaceDir: process.cwd(), dryRun: true, runId: makeRunId(workflow) });
+    buildPlan(loaded, {
+      workspaceDir: process.cwd(),
+      dryRun: true,
+      runId: makeRunId(workflow),
+      catalog: backendCatalog,
+    });
     return undefined;
   } catch (e) {
     if (isSflowError(e)) return formatSflowError(e);

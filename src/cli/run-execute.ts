@@ -1,13 +1,91 @@
 /**
- * A real run after the trial plan: allocate each backend (local: synthetic nodes), re-plan
- * against the real topology, then hand the Plan to the runtime.
+ * A real run, wired by the CLI (the composition root): the sinks, the backend registry and the
+ * re-plan on the allocated topology are handed to the run session (src/runtime/session.ts),
+ * which calls create → preflight → allocate → plan → orchestrate → release in that order. Around
+ * it: the run view (console or --tui), the hardware monitor, and report.html afterwards.
  */
+import type { Backend, BackendContext } from '../backends/backend.js';
+import { backendCatalog, createBackend, notRunnableError, unrunnableBackends } from '../backends/registry.js';
 import type { LoadedRecipe } from '../config/load.js';
+import type { RunEvent, RunEventInput } from '../events/events.js';
+import { runDirLayout } from '../outputs/run-dir.js';
 import { buildPlan } from '../plan/build.js';
-import type { Plan, PlannedBackend, PlannedNode } from '../plan/types.js';
-import type { RunEvent } from '../runtime/events.js';
-import { needsLocalGpuDiscovery } from './run.js';
+import type { Plan, PlannedBackend } from '../plan/types.js';
+import { createProbeDriver } from '../probes/probe-adapter.js';
+import type { ProbeDriver } from '../probes/probe-driver.js';
+import { runSession, type SessionResult } from '../runtime/session.js';
+import { errorMessage } from '../util/errors.js';
+import { ensureDir } from '../outputs/ensure-dir.js';
+import { RunMonitor } from './run-monitor.js';
+import { planSinks, runSinks } from './run-sinks.js';
 
+export interface ExecuteOptions {
+  /** task working directory: where sflow was started */
+  cwd: string;
+  logLevel?: string;
+  console?: boolean;
+  taskOutput?: boolean;
+  handleSignals?: boolean;
+  warnings?: string[];
+  onEvent?: (e: RunEvent) => void;
+  /** called with the final plan, before any task starts (the hardware monitor starts its collectors) */
+  onPlan?: (plan: Plan, emit: (e: RunEventInput) => void) => Promise<void> | void;
+  /** backend instances by type instead of the registry's (tests: a remote fake) */
+  backendFactories?: Partial<Record<string, (planned: PlannedBackend, ctx: BackendContext) => Backend>>;
+  /** CLI settings handed to the backends (`waitForGpus`, …) */
+  backendOptions?: Record<string, unknown>;
+  /** the real plan on the allocated topology (default: run the given plan as it is) */
+  replan?: (topology: Record<string, import('../plan/types.js').PlannedNode[]>) => Plan;
+  probes?: ProbeDriver;
+  graceMs?: number;
+  env?: NodeJS.ProcessEnv;
+  pollTimeoutMs?: number;
+  lostAfter?: number;
+  /** cancels the run like a SIGINT */
+  signal?: AbortSignal;
+  out?: (s: string) => void;
+  err?: (s: string) => void;
+}
+
+export type ExecuteResult = SessionResult;
+
+/** Runs a built (non-dry-run) plan: the run directory, the sinks, then the session. */
+export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<ExecuteResult> {
+  if (plan.dryRun) throw new Error('executePlan: a dry-run plan cannot be executed');
+  const factories = opts.backendFactories ?? {};
+  const refused = unrunnableBackends(plan).filter((b) => !factories[b.type]);
+  if (refused.length) throw notRunnableError(refused[0]);
+  // bounded: never recursive mkdir's endless loop (under /proc); a clear error naming the folder
+  ensureDir(plan.paths.runDir, {
+    what: 'run folder',
+    phase: 'run',
+    hint: 'choose another --output-dir (or --workspace-dir)',
+  });
+  const layout = runDirLayout(plan.paths.runDir);
+  const commandLogs = planSinks(opts.cwd);
+  return runSession({
+    trial: plan,
+    replan: opts.replan,
+    createBackend: (b, ctx) => factories[b.type]?.(b, ctx) ?? createBackend(b, ctx),
+    backendOptions: opts.backendOptions,
+    sinks: runSinks(layout, opts),
+    planSinks: async (p, emit) => {
+      await opts.onPlan?.(p, emit);
+      return commandLogs(p);
+    },
+    probes: opts.probes ?? createProbeDriver(),
+    cwd: opts.cwd,
+    env: opts.env,
+    graceMs: opts.graceMs,
+    handleSignals: opts.handleSignals,
+    signal: opts.signal,
+    warnings: opts.warnings,
+    pollTimeoutMs: opts.pollTimeoutMs,
+    lostAfter: opts.lostAfter,
+  });
+}
+
+/** `sflow run` after the trial plan: the session re-plans on what the backends allocate. */
 export async function executeRecipe(
   loaded: LoadedRecipe,
   trial: Plan,
@@ -19,60 +97,35 @@ export async function executeRecipe(
     opts: Record<string, unknown>;
   },
 ): Promise<number> {
-  const topology: Record<string, PlannedNode[]> = {};
-  for (const b of trial.backends) {
-    if (b.type !== 'local') {
-      const { SflowError } = await import('../config/errors.js');
-      throw new SflowError(
-        'run.backend_unavailable',
-        `backend '${b.name}' (${b.type}) cannot run yet in this version of sflow; use --dry-run to see its plan`,
-        {
-          phase: 'preflight',
-          hint: 'the local backend runs today; docker, slurm and kubernetes are planned',
-        },
-      );
-    }
-    topology[b.name] = b.nodes;
-  }
-  if (needsLocalGpuDiscovery(trial)) {
-    const { discoverLocalTopology } = await import('../gpu/local-topology.js');
-    Object.assign(topology, await discoverLocalTopology(trial.backends));
-  }
-  const plan = buildPlan(loaded, {
-    workspaceDir: o.workspaceDir,
-    outputDir: o.outputDir,
-    dryRun: false,
-    runId: o.runId,
-    topology,
-  });
-  const { executePlan } = await import('../runtime/run.js');
-  const gpu = await gpuClaiming(plan, o.opts);
-  // hardware monitor: collectors per the plan-time schedule, reports after the run
-  const { startMonitoring } = await import('../monitor/hook.js');
-  const { localCollectorLauncher } = await import('../backends/local/monitor-collector.js');
-  const monitor = await startMonitoring(plan, {
-    launchers: { local: localCollectorLauncher() },
-    warn: (m) => process.stderr.write(`⚠ ${m}\n`),
-    info: (m) => process.stderr.write(`ℹ ${m}\n`),
-  });
   const { openRunView } = await import('./run-view.js');
   const view = await openRunView(o.opts); // console or --tui, plus the event-loop stall watchdog
-  const r = await executePlan(plan, {
+  // hardware monitor: collectors per the plan-time schedule on the final plan, reports after the run
+  const monitor = new RunMonitor();
+  const r = await executePlan(trial, {
     cwd: process.cwd(),
     logLevel: o.logLevel,
     console: view.console,
     taskOutput: echoTaskOutput(),
     handleSignals: true,
     warnings: loaded.warnings.map((w) => w.message),
-    ...(gpu ? { backendFactories: gpu.factories } : {}),
     onEvent: (e) => {
-      gpu?.onEvent(e);
-      monitor?.onEvent(e);
+      monitor.emit(e);
       view.emit(e);
     },
-  }).finally(() => monitor?.stop());
+    onPlan: (plan, emit) => monitor.start(plan, emit),
+    backendOptions: o.opts,
+    replan: (topology) =>
+      buildPlan(loaded, {
+        workspaceDir: o.workspaceDir,
+        outputDir: o.outputDir,
+        dryRun: false,
+        runId: o.runId,
+        catalog: backendCatalog,
+        topology,
+      }),
+  }).finally(() => monitor.stop());
   const code = await view.finish(r);
-  await monitor?.build();
+  await monitor.build();
   await writeReport(r.runDir);
   return code;
 }
@@ -83,7 +136,7 @@ async function writeReport(runDir: string): Promise<void> {
     const { writeRunReport } = await import('../report/load.js');
     process.stdout.write(`  Report: ${writeRunReport(runDir)}\n`);
   } catch (e) {
-    process.stderr.write(`⚠ report.html not written: ${(e as Error).message}\n`);
+    process.stderr.write(`⚠ report.html not written: ${errorMessage(e)}\n`);
   }
 }
 
@@ -96,41 +149,4 @@ function echoTaskOutput(env: NodeJS.ProcessEnv = process.env): boolean {
   if (v === 'always' || v === '1') return true;
   if (v === 'never' || v === '0') return false;
   return Boolean(process.stdout.isTTY);
-}
-
-/**
- * Local backends whose nodes carry GPU UUIDs (nvidia-smi found real GPUs) claim their tasks' GPUs
- * in the cross-process reservation registry (SFLOW_GPU_RESERVATION=0 turns it off).
- */
-async function gpuClaiming(plan: Plan, opts: Record<string, unknown>) {
-  const physical = plan.backends.filter((b) => b.type === 'local' && b.nodes.some((n) => n.gpuUuids?.length));
-  if (physical.length === 0) return undefined;
-  const { parseWaitForGpus, registrySkipReason } = await import('../gpu/settings.js');
-  // synthetic multi-node local backends share one machine's cards: the registry serves single-host backends only
-  const skip = registrySkipReason({
-    nodes: Math.max(...physical.map((b) => b.nodes.length)),
-    pool: false,
-    nvidiaSmi: true,
-  });
-  if (skip) {
-    process.stderr.write(`⚠ ${skip}\n`);
-    return undefined;
-  }
-  if (typeof opts.waitForGpus === 'string') {
-    process.env.SFLOW_WAIT_FOR_GPUS = String(parseWaitForGpus(opts.waitForGpus, '--wait-for-gpus', 'usage'));
-  }
-  const { TaskGpuClaims } = await import('../gpu/task-claims.js');
-  const { GpuClaimingLocalBackend } = await import('../backends/local/gpu-claiming.js');
-  const claims = new TaskGpuClaims(plan.runId, (m) => process.stderr.write(`⏳ ${m}\n`));
-  if (!claims.enabled) return undefined;
-  const byName = new Map(plan.tasks.map((t) => [t.name, t]));
-  return {
-    factories: { local: (b: PlannedBackend) => new GpuClaimingLocalBackend(b, claims) },
-    onEvent: (e: RunEvent) => {
-      if (e.type === 'task_ready') {
-        const t = byName.get(e.task);
-        if (t) void claims.ready(t);
-      }
-    },
-  };
 }

@@ -4,7 +4,7 @@
  * Both are consumers of the run's event stream, chosen here at the composition root.
  */
 import { LoopStallWatchdog } from '../reporters/loop-stalls.js';
-import type { RunEvent } from '../runtime/events.js';
+import type { RunEvent } from '../events/events.js';
 
 export interface RunView {
   /** the plain console reporter should run */

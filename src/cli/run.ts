@@ -4,16 +4,16 @@ import { applyMonitorFlags } from '../config/monitor-flags.js';
 import { buildPlan } from '../plan/build.js';
 import { makeRunId } from '../plan/run-id.js';
 import { checkArtifactPaths } from '../preflight/artifacts.js';
+import { parseWaitForGpus } from '../gpu/settings.js';
 import { inputFiles, loadOptions, printWarnings } from './common.js';
 import { reportError } from './errors.js';
 import { runPreflight } from './run-preflight.js';
-import type { Plan } from '../plan/types.js';
-
-/** Local GPU tasks: nvidia-smi tells the GPUs' UUIDs (and their count when gpus_per_node is not declared). */
-export function needsLocalGpuDiscovery(plan: Plan): boolean {
-  const local = new Set(plan.backends.filter((b) => b.type === 'local').map((b) => b.name));
-  return plan.tasks.some((t) => local.has(t.backend) && t.resources?.gpus !== undefined);
-}
+import {
+  backendCatalog,
+  discoverTopology,
+  notRunnableError,
+  unrunnableBackends,
+} from '../backends/registry.js';
 
 export async function runCommand(positional: string[], opts: Record<string, unknown>): Promise<number> {
   try {
@@ -29,13 +29,11 @@ export async function runCommand(positional: string[], opts: Record<string, unkn
     if (opts.dryRun) {
       if (opts.tui) process.stderr.write('ℹ --tui is ignored with --dry-run\n');
       printWarnings(loaded.warnings);
-      let plan = buildPlan(loaded, { ...common, dryRun: true, runId: makeRunId(workflow) });
-      if (needsLocalGpuDiscovery(plan)) {
-        const { discoverLocalTopology } = await import('../gpu/local-topology.js');
-        const topology = await discoverLocalTopology(plan.backends);
-        if (Object.keys(topology).length)
-          plan = buildPlan(loaded, { ...common, dryRun: true, runId: plan.runId, topology });
-      }
+      const base = { ...common, dryRun: true, catalog: backendCatalog };
+      let plan = buildPlan(loaded, { ...base, runId: makeRunId(workflow) });
+      // what the backends can tell without allocating (local: this machine's GPUs)
+      const topology = await discoverTopology(plan, AbortSignal.timeout(30_000));
+      if (Object.keys(topology).length) plan = buildPlan(loaded, { ...base, runId: plan.runId, topology });
       for (const w of checkArtifactPaths(plan.artifacts, Boolean(opts.skipArtifactCheck), loaded.doc))
         plan.warnings.push(w);
       plan.warnings.push(...runPreflight(plan, loaded, opts));
@@ -45,12 +43,17 @@ export async function runCommand(positional: string[], opts: Record<string, unkn
       return 0;
     }
     printWarnings(loaded.warnings);
+    // a malformed --wait-for-gpus is a usage error before anything runs (the backend applies it)
+    if (typeof opts.waitForGpus === 'string') parseWaitForGpus(opts.waitForGpus, '--wait-for-gpus', 'usage');
     const runId = makeRunId(workflow);
     // trial plan against placeholders: every plan error fires before anything is allocated
-    const trial = buildPlan(loaded, { ...common, dryRun: false, runId });
+    const trial = buildPlan(loaded, { ...common, dryRun: false, runId, catalog: backendCatalog });
+    // not-yet features (those backend types included) are refused here, located, before anything else
     for (const w of runPreflight(trial, loaded, opts)) process.stderr.write(`⚠ ${w}\n`);
     for (const w of checkArtifactPaths(trial.artifacts, Boolean(opts.skipArtifactCheck), loaded.doc))
       process.stderr.write(`⚠ ${w}\n`);
+    const refused = unrunnableBackends(trial);
+    if (refused.length) throw notRunnableError(refused[0]);
     const { executeRecipe } = await import('./run-execute.js');
     return await executeRecipe(loaded, trial, {
       ...common,

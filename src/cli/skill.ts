@@ -14,7 +14,7 @@ import {
   type SkillSource,
 } from '../skills/install-plan.js';
 import { schemaReference } from '../skills/schema-reference.js';
-import { listAssetFiles, readAsset } from '../util/assets.js';
+import { listAssetFiles, readAsset } from '../config/assets.js';
 import { reportError } from './errors.js';
 
 interface SkillOptions {

@@ -8,7 +8,7 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { SflowError } from '../config/errors.js';
-import { assetsRoot } from '../util/assets.js';
+import { assetsRoot } from '../config/assets.js';
 import { boundedExec } from '../util/bounded-exec.js';
 import { reportError } from './errors.js';
 

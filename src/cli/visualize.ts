@@ -4,11 +4,12 @@ import { dirname, extname, join, resolve } from 'node:path';
 import { SflowError } from '../config/errors.js';
 import { loadRecipe } from '../config/load.js';
 import { buildPlan } from '../plan/build.js';
+import { backendCatalog } from '../backends/registry.js';
 import { planToDagView } from '../plan/dag-view.js';
 import { makeRunId } from '../plan/run-id.js';
 import { inputFiles, loadOptions, printWarnings } from './common.js';
 import { reportError } from './errors.js';
-import { ensureDir } from '../util/ensure-dir.js';
+import { ensureDir } from '../outputs/ensure-dir.js';
 
 const EXT: Record<string, string> = { mermaid: 'mmd', dot: 'dot', svg: 'svg', png: 'png' };
 const BY_EXT: Record<string, string> = {
@@ -52,6 +53,7 @@ export async function visualizeCommand(positional: string[], opts: Record<string
     const workspaceDir = (opts.workspaceDir as string | undefined) ?? process.cwd();
     const runId = makeRunId(workflow);
     const plan = buildPlan(loaded, {
+      catalog: backendCatalog,
       workspaceDir,
       outputDir: opts.outputDir as string | undefined,
       dryRun: true,

@@ -6,10 +6,10 @@
 import { evaluateTemplate, hasExpression, renderValue, toNative, type Value } from './expr/index.js';
 import { compileCached } from './templates.js';
 import { isPlainObject } from './collections.js';
-import { castVariable, resolveVariables, variableScope, type RawVariable } from '../plan/variables.js';
+import { castVariable, resolveVariables, variableScope, type RawVariable } from './variables.js';
 import { isYamlFloat } from './source.js';
 
-type Obj = Record<string, any>;
+type Obj = Record<string, unknown>;
 
 const BUILTIN_ENV =
   /^(CUDA_VISIBLE_DEVICES|SLURM_\w+|HOME|USER|PATH|PWD|HOSTNAME|SHELL|LANG|TERM|COLUMNS|IFS|SFLOW_\w+)$/;

@@ -41,9 +41,11 @@ export class SflowError extends Error {
       hint?: string;
       details?: ErrorDetail[];
       exitCode?: number;
+      /** the error this one explains (kept for debugging; never printed to the user) */
+      cause?: unknown;
     } = {},
   ) {
-    super(message);
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'SflowError';
     this.code = code;
     this.phase = opts.phase ?? 'load';

@@ -105,7 +105,7 @@ export function foldRequiredBy(doc: Obj): void {
     for (const target of t.required_by) {
       const tt = typeof target === 'string' ? byName.get(target) : undefined;
       if (!tt) continue;
-      const deps = Array.isArray(tt.depends_on) ? tt.depends_on : [];
+      const deps: unknown[] = Array.isArray(tt.depends_on) ? (tt.depends_on as unknown[]) : [];
       if (!deps.includes(t.name)) tt.depends_on = [...deps, t.name];
     }
   }

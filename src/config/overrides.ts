@@ -1,7 +1,7 @@
 /** `--set NAME=VALUE` and `--artifact NAME=URI` (spec config.md §2.5, §1.6.4). */
 import { didYouMean, SflowError } from './errors.js';
 import { isPlainObject } from './collections.js';
-import { getOrigin, setOrigin } from './source.js';
+import { getOrigin, setOrigin, type EntryOrigin, type Origin, type PathSeg } from './source.js';
 
 type Obj = Record<string, unknown>;
 
@@ -78,7 +78,7 @@ export function applySetOverrides(doc: Obj, args: string[]): SetOverride[] {
       );
     }
     const { value, isFloat } = parseSetValue(raw);
-    const origin = getOrigin(v) ?? { entries: new Map() };
+    const origin: Origin = getOrigin(v) ?? { entries: new Map<PathSeg, EntryOrigin>() };
     setOrigin(v, origin);
     const prevValue = origin.entries.get('value');
     const at = { file: '--set', line: 1, col: arg.indexOf('=') + 2 };

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
 import { SflowError, type SourceLocation } from './errors.js';
 import { setOrigin, type EntryOrigin, type Origin } from './source.js';
+import { errorCode, errorMessage } from '../util/errors.js';
 
 const SEXAGESIMAL = /^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?$/;
 /** integer spellings of YAML 1.1 (decimal, octal, hex, binary); any other number was read as a float */
@@ -31,12 +32,10 @@ export function readYamlFile(file: string): ParsedFile {
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
+    const code = errorCode(e);
     throw new SflowError(
       'config.file_not_found',
-      code === 'ENOENT'
-        ? `configuration file not found: ${file}`
-        : `cannot read ${file}: ${(e as Error).message}`,
+      code === 'ENOENT' ? `configuration file not found: ${file}` : `cannot read ${file}: ${errorMessage(e)}`,
       { phase: 'load', hint: 'check the path given with -f/--file', exitCode: code === 'ENOENT' ? 2 : 1 },
     );
   }

@@ -1,5 +1,6 @@
 /** Process liveness for reservation records, guarded against PID reuse by the process start time. */
 import { readFileSync } from 'node:fs';
+import { errorCode } from '../util/errors.js';
 
 interface ProcStat {
   /** one-letter state (R, S, D, Z, X, …) */
@@ -42,7 +43,7 @@ export function isProcessAlive(pid: number, startTime: number | null): boolean {
   try {
     process.kill(pid, 0);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
+    if (errorCode(e) !== 'EPERM') return false;
   }
   const stat = readStat(pid);
   if (stat === null) return true;

@@ -18,6 +18,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { SflowError } from '../config/errors.js';
+import { errorCode } from '../util/errors.js';
 
 /** held: owned outright; lent: READY hand-back (this run may reuse, others may not); handover: owner exited, a successor of this run is expected */
 export type RecordState = 'held' | 'lent' | 'handover';
@@ -118,7 +119,7 @@ export function listRecords(dir: string): {
       if (isRecord(record)) stored.push({ file, record, fileUid });
       else corrupt.push({ file, fileUid });
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') corrupt.push({ file, fileUid });
+      if (errorCode(e) !== 'ENOENT') corrupt.push({ file, fileUid });
     }
   }
   return { stored, corrupt };
@@ -149,7 +150,7 @@ export async function withRegistryLock<T>(
       });
       break;
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ELOCKED') throw e;
+      if (errorCode(e) !== 'ELOCKED') throw e;
       if (Date.now() >= deadline) {
         throw new SflowError(
           'GPU_REGISTRY_LOCKED',

@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { monitorSchedule, type MonitorSchedule } from '../plan/monitor-schedule.js';
 import type { BackendType, Plan } from '../plan/types.js';
-import type { RunEvent } from '../runtime/events.js';
+import type { RunEvent } from '../events/events.js';
 import { collectorScriptPath, type CollectorLauncher, type RunningCollector } from './launcher.js';
 import { MarkerTracker } from './marker-tracker.js';
 import { taskEventOf, type TaskEvent } from './markers.js';

@@ -3,7 +3,7 @@
  * merged into one rule whose label summarises them ("3 tasks submit +2 more"); a rule is dotted
  * for a start-type event (submit, ready) and solid for an end-type one (done, fail, cancel).
  */
-import type { RunEvent } from '../runtime/events.js';
+import type { RunEvent } from '../events/events.js';
 
 export type EventKind = 'submit' | 'ready' | 'done' | 'fail' | 'cancel';
 

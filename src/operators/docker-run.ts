@@ -1,5 +1,17 @@
 /** `docker run` argv (backends.md §6.4, §3.4–3.6): one container per assigned host. */
-import type { ArgvBuilder } from './types.js';
+import type { ArgvBuilder, Operator } from './types.js';
+
+/** image, mounts and working directory as structured data, for a backend that builds its own run */
+export const dockerRunExtras: NonNullable<Operator['extras']> = ({ config, backendConfig }) => {
+  const workdir = config.workdir ?? backendConfig.workdir;
+  return {
+    image: String(config.image ?? backendConfig.image ?? '<image>'),
+    mounts: [...((backendConfig.mounts as unknown[]) ?? []), ...((config.mounts as unknown[]) ?? [])].map(
+      String,
+    ),
+    ...(workdir ? { cwd: String(workdir) } : {}),
+  };
+};
 
 export const dockerRunArgv: ArgvBuilder = ({ task, config, script, gpus, env, backendConfig }) => {
   const argv = ['docker', 'run', '--rm', '--name', `sflow-${task.replace(/[^A-Za-z0-9_.-]/g, '_')}`];

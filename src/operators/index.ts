@@ -1,31 +1,52 @@
-/** Operator registry: type → argv builder, and each backend type's default operator. */
+/**
+ * Operator registry: type → how it turns a planned task into launch specs. Each backend's default
+ * operator is a capability of the backend (src/backends/registry.ts), not listed here.
+ */
 import { bashArgv } from './bash.js';
-import { dockerRunArgv } from './docker-run.js';
-import { k8sArgv } from './k8s.js';
+import { dockerRunArgv, dockerRunExtras } from './docker-run.js';
+import { k8sArgv, k8sExtras } from './k8s.js';
+import type { NodeLaunchSpec } from './launch-spec.js';
 import { pythonArgv } from './python.js';
 import { srunArgv } from './srun.js';
 import { sshArgv } from './ssh.js';
-import type { ArgvBuilder } from './types.js';
+import type { Operator, OperatorInput } from './types.js';
 
-export const OPERATORS: Record<string, ArgvBuilder> = {
-  bash: bashArgv,
-  srun: srunArgv,
-  docker_run: dockerRunArgv,
-  docker: dockerRunArgv,
-  python: pythonArgv,
-  ssh: sshArgv,
-  k8s: k8sArgv,
-  k8s_mpi: k8sArgv,
+const op = (type: string, o: Omit<Operator, 'type'>): Operator => ({ type, ...o });
+
+export const OPERATORS: Readonly<Record<string, Operator>> = {
+  bash: op('bash', { perNode: false, shell: true, argv: bashArgv }),
+  srun: op('srun', { perNode: false, shell: true, argv: srunArgv }),
+  docker_run: op('docker_run', { perNode: true, shell: true, argv: dockerRunArgv, extras: dockerRunExtras }),
+  docker: op('docker', { perNode: true, shell: true, argv: dockerRunArgv, extras: dockerRunExtras }),
+  python: op('python', { perNode: false, shell: false, argv: pythonArgv }),
+  ssh: op('ssh', { perNode: false, shell: true, argv: sshArgv }),
+  k8s: op('k8s', { perNode: true, shell: true, argv: k8sArgv, extras: k8sExtras }),
+  k8s_mpi: op('k8s_mpi', { perNode: false, shell: true, argv: k8sArgv, extras: k8sExtras }),
 };
 
-export const DEFAULT_OPERATOR: Record<string, string | null> = {
-  local: 'bash',
-  slurm: 'srun',
-  docker: 'docker_run',
-  kubernetes: null,
-};
+export function operatorOf(type: string): Operator | undefined {
+  return Object.hasOwn(OPERATORS, type) ? OPERATORS[type] : undefined;
+}
 
-/** operator types whose script is a shell script (fail_fast prepends `set -e`) */
-export const SHELL_OPERATORS = new Set(['bash', 'srun', 'docker_run', 'docker', 'ssh', 'k8s', 'k8s_mpi']);
+/**
+ * The launch specs of one task: one per node for per-node operators (each with its own
+ * `SFLOW_TASK_NODE_INDEX`), otherwise a single spec on the task's first node (index 0).
+ */
+export function launchSpecs(operator: Operator, input: OperatorInput): NodeLaunchSpec[] {
+  const extras = operator.extras?.(input) ?? {};
+  const devices = (input.gpus ?? []).map(String);
+  const one = (nodeIndex: number, env: Record<string, string>): NodeLaunchSpec => ({
+    ...(input.nodes[nodeIndex] ? { node: input.nodes[nodeIndex] } : {}),
+    nodeIndex,
+    argv: operator.argv({ ...input, env }),
+    env,
+    mounts: [],
+    devices,
+    ...extras,
+  });
+  if (!operator.perNode || input.nodes.length <= 1) return [one(0, input.env)];
+  return input.nodes.map((_, i) => one(i, { ...input.env, SFLOW_TASK_NODE_INDEX: String(i) }));
+}
 
-export type { ArgvBuilder, OperatorInput } from './types.js';
+export type { ArgvBuilder, Operator, OperatorInput, OperatorNode } from './types.js';
+export type { NodeLaunchSpec } from './launch-spec.js';

@@ -22,7 +22,7 @@ const AFTER_NODES: [string, string][] = [
 
 const set = (v: unknown): boolean => v !== undefined && v !== null && v !== '';
 
-export function containerInUse(config: Record<string, any>): boolean {
+export function containerInUse(config: Record<string, unknown>): boolean {
   const extra = (config.extra_args as unknown[] | undefined) ?? [];
   return (
     set(config.container_image) ||

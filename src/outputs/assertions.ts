@@ -7,7 +7,7 @@ import { compileCached } from '../config/templates.js';
 import { PyFloat, isExprError, reprValue, type Scope, type Value } from '../config/expr/index.js';
 import { truthy } from '../config/expr/ops.js';
 import type { PlannedAssertion } from '../plan/types.js';
-import type { AssertionOutcome } from '../runtime/events.js';
+import type { AssertionOutcome } from '../events/events.js';
 import { PyFloat as ResultFloat } from './json-write.js';
 
 const SEEN_MAX = 200;

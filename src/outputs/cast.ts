@@ -4,6 +4,7 @@
  * fail with a message that lands in the result's `errors`.
  */
 import { PyFloat } from './json-write.js';
+import { errorMessage } from '../util/errors.js';
 
 export type ResultType = 'auto' | 'string' | 'int' | 'float' | 'bool' | 'json';
 export type CastValue = number | PyFloat | boolean | string | null | unknown[] | Record<string, unknown>;
@@ -67,7 +68,7 @@ export function castValue(text: string, type: ResultType): CastResult {
       } catch (e) {
         return {
           ok: false,
-          error: `cannot parse ${JSON.stringify(truncate(text))} as JSON: ${(e as Error).message}`,
+          error: `cannot parse ${JSON.stringify(truncate(text))} as JSON: ${errorMessage(e)}`,
         };
       }
     }

@@ -12,6 +12,7 @@ import { resolve } from 'node:path';
 import type { PlannedOutputSpec, PlannedTask } from '../plan/types.js';
 import { forEachLine } from './line-reader.js';
 import { PyFloat, writeJsonAtomic, toPlain } from './json-write.js';
+import { errorMessage } from '../util/errors.js';
 
 type Conv = (s: string) => unknown;
 interface Template {
@@ -101,7 +102,7 @@ export async function writeLegacyOutputs(
   try {
     outputs = await parseLegacyOutputs(specs, task.logPath);
   } catch (e) {
-    warning = `Task '${task.name}': could not parse outputs: ${(e as Error).message}`;
+    warning = `Task '${task.name}': could not parse outputs: ${errorMessage(e)}`;
   }
   const doc = {
     outputs,
@@ -111,7 +112,7 @@ export async function writeLegacyOutputs(
   try {
     await writeJsonAtomic(resolve(task.outputDir, 'outputs.json'), doc);
   } catch (e) {
-    warning = `Task '${task.name}': could not write outputs.json: ${(e as Error).message}`;
+    warning = `Task '${task.name}': could not write outputs.json: ${errorMessage(e)}`;
   }
   return { outputs: toPlain(outputs) as Record<string, unknown>, warning };
 }

@@ -1,5 +1,6 @@
 /** Result patterns (config.md 1.15) are written in Python syntax; compiled through util/python-regex. */
 import { PyRegexError, translatePythonRegex } from '../util/python-regex.js';
+import { errorMessage } from '../util/errors.js';
 
 export { PyRegexError, translatePythonRegex as translatePyRegex };
 
@@ -9,6 +10,6 @@ export function compilePyRegex(src: string, extraFlags = ''): RegExp {
   try {
     return new RegExp(source, [...new Set((flags + extraFlags).split(''))].join(''));
   } catch (e) {
-    throw new PyRegexError(`invalid regex ${JSON.stringify(src)}: ${(e as Error).message}`);
+    throw new PyRegexError(`invalid regex ${JSON.stringify(src)}: ${errorMessage(e)}`);
   }
 }

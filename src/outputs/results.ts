@@ -11,6 +11,7 @@ import { forEachLine } from './line-reader.js';
 import { compilePyRegex } from './pyregex.js';
 import { PatternAggregate, type MatchTrace } from './result-aggregate.js';
 import { toPlain, writeJsonAtomic } from './json-write.js';
+import { errorCode, errorMessage } from '../util/errors.js';
 
 export const RESULT_SCHEMA = 'sflow.result.v1';
 
@@ -79,7 +80,7 @@ export async function parseLogResult(
       if (bad) errors.push(bad);
       else compiled.push({ spec, re, agg: new PatternAggregate(spec) });
     } catch (e) {
-      errors.push(`${spec.name}: ${(e as Error).message}`);
+      errors.push(`${spec.name}: ${errorMessage(e)}`);
     }
   }
   const castErrors = new Map<string, number>();
@@ -100,8 +101,7 @@ export async function parseLogResult(
         }
       });
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT')
-        errors.push(`cannot read log: ${(e as Error).message}`);
+      if (errorCode(e) !== 'ENOENT') errors.push(`cannot read log: ${errorMessage(e)}`);
       return { values: {}, matches: {}, errors }; // a missing log: empty values
     }
   }
@@ -144,14 +144,14 @@ async function parseFileResult(
   try {
     text = await readFile(path, 'utf8');
   } catch (e) {
-    const why = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found' : (e as Error).message;
+    const why = errorCode(e) === 'ENOENT' ? 'not found' : errorMessage(e);
     return { errors: [`result file ${file}: ${why}`], values: {} };
   }
   let obj: unknown;
   try {
     obj = JSON.parse(text);
   } catch (e) {
-    return { errors: [`result file ${file}: invalid JSON: ${truncate((e as Error).message)}`], values: {} };
+    return { errors: [`result file ${file}: invalid JSON: ${truncate(errorMessage(e))}`], values: {} };
   }
   if (!obj || typeof obj !== 'object' || Array.isArray(obj)) {
     return { errors: [`result file ${file}: expected a JSON object`], values: {} };
@@ -213,7 +213,7 @@ export async function collectTaskResult(
     await writeJsonAtomic(path, doc);
   } catch (e) {
     doc.ok = false;
-    doc.errors.push(`cannot write result.json: ${(e as Error).message}`);
+    doc.errors.push(`cannot write result.json: ${errorMessage(e)}`);
     written = undefined;
   }
   return { doc, path: written, values: toPlain(doc.values) as Record<string, unknown> };

@@ -7,7 +7,8 @@ import { closeSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Plan } from '../plan/types.js';
 import { SflowError } from '../config/errors.js';
-import { ensureDir } from '../util/ensure-dir.js';
+import { ensureDir } from './ensure-dir.js';
+import { errorMessage } from '../util/errors.js';
 
 export interface RunDirLayout {
   runDir: string;
@@ -48,7 +49,7 @@ export function prepareRunDir(plan: Plan): RunDirLayout {
   } catch (e) {
     if (created.length) rmSync(created[0], { recursive: true, force: true });
     if (e instanceof SflowError) throw e;
-    throw new SflowError('RUN_DIR', `Cannot prepare the run directory ${runDir}: ${(e as Error).message}`, {
+    throw new SflowError('RUN_DIR', `Cannot prepare the run directory ${runDir}: ${errorMessage(e)}`, {
       phase: 'run',
     });
   }

@@ -11,6 +11,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { ConsoleLineSplitter, type ConsoleLine, type ConsoleLineOptions } from './console-lines.js';
+import { errorCode, errorMessage } from '../util/errors.js';
 
 export const DEFAULT_TAIL_POLL_MS = 75;
 /** bytes handed to the splitter and subscribers at a time */
@@ -139,7 +140,7 @@ export class LogTailer {
     try {
       await fn();
     } catch (e) {
-      this.opts.onError?.(e as Error);
+      this.opts.onError?.(e instanceof Error ? e : new Error(errorMessage(e)));
     }
   }
 
@@ -148,7 +149,7 @@ export class LogTailer {
     try {
       this.fh = await open(this.opts.path, 'r');
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined; // not created yet
+      if (errorCode(e) === 'ENOENT') return undefined; // not created yet
       throw e;
     }
     if (this.opts.watch !== false && !this.closing) {

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { isAbsolute, join, normalize, relative, resolve } from 'node:path';
 import type { Scope } from '../config/expr/index.js';
 import type { PlannedArtifact } from './types.js';
-import { planError, renderField, type Where } from './resolve.js';
+import { planError, renderField, type Where } from '../config/resolve.js';
 
 export function artifactScheme(uri: string): string {
   const m = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(uri);
@@ -71,7 +71,7 @@ export function planArtifact(
 }
 
 export function artifactsNamespace(arts: PlannedArtifact[]): Record<string, { uri: string; path: string }> {
-  const ns: Record<string, { uri: string; path: string }> = Object.create(null);
+  const ns = Object.create(null) as Record<string, { uri: string; path: string }>;
   for (const a of arts) ns[a.name] = { uri: a.uri, path: a.path };
   return ns;
 }

@@ -9,10 +9,10 @@ import { didYouMean, formatLocation } from '../config/errors.js';
 import { locate } from '../config/source.js';
 import { compileCached } from '../config/templates.js';
 import { toNative, type Scope, type Value } from '../config/expr/index.js';
-import { planError, type Where } from './resolve.js';
+import { planError, type Where } from '../config/resolve.js';
 import type { PlannedAssertion } from './types.js';
 
-type Obj = Record<string, any>;
+type Obj = Record<string, unknown>;
 
 export interface AssertionDraft {
   source: string;

@@ -4,7 +4,7 @@
  * time format). 0 means no limit. Anything else is a located plan error.
  */
 import type { Scope } from '../config/expr/index.js';
-import { planError, renderField, type Where } from './resolve.js';
+import { planError, renderField, type Where } from '../config/resolve.js';
 
 const UNIT_S: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
 

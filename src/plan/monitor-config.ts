@@ -56,7 +56,7 @@ export interface MonitorSpec {
   gpus: { count?: number; indices?: number[] } | null;
 }
 
-type Obj = Record<string, any>;
+type Obj = Record<string, unknown>;
 
 function marker(m: unknown, select: 'first' | 'last'): Marker | null {
   if (m === null || m === undefined) return null;

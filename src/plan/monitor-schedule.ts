@@ -64,14 +64,24 @@ export interface MonitorSchedule {
 
 type PlanPart = Pick<Plan, 'tasks' | 'backends' | 'workflowMonitor'>;
 
-const K8S_SKIP = 'node-level hardware monitoring is not implemented for this backend yet';
+const NOT_SAMPLED = 'node-level hardware monitoring is not implemented for this backend yet';
 
-export function hostKey(type: BackendType, node: PlannedNode): string {
-  return type === 'local' ? 'localhost' : node.name;
+/** Synthetic nodes (local) are all this machine: one host, one collector. */
+export function hostKey(synthetic: boolean, node: PlannedNode): string {
+  return synthetic ? 'localhost' : node.name;
 }
 
-function taskTargets(t: PlannedTask, m?: MonitorSpec): MonitorTarget[] {
-  const hosts = [...new Set(t.nodes.map((n) => hostKey(t.backendType, n)))];
+/** The backends' capabilities as the schedule reads them (a backend missing from the plan counts as local-like). */
+function traitsOf(plan: PlanPart): (backend: string) => { monitor: boolean; synthetic: boolean } {
+  const by = new Map(plan.backends.map((b) => [b.name, b]));
+  return (backend) => {
+    const c = by.get(backend)?.capabilities;
+    return { monitor: c?.monitor ?? true, synthetic: c?.syntheticNodes ?? false };
+  };
+}
+
+function taskTargets(t: PlannedTask, synthetic: boolean, m?: MonitorSpec): MonitorTarget[] {
+  const hosts = [...new Set(t.nodes.map((n) => hostKey(synthetic, n)))];
   let gpus: MonitorTarget['gpus'] = t.gpus === null ? 'none' : [...t.gpus];
   if (m?.gpus?.indices) gpus = [...m.gpus.indices];
   else if (m?.gpus?.count !== undefined)
@@ -107,11 +117,14 @@ export function monitorSchedule(plan: PlanPart): MonitorSchedule {
   const monitors: MonitorSpec[] = [];
   const covered: Array<{ m: MonitorSpec; targets: MonitorTarget[]; nodes: Map<string, CollectorSeed> }> = [];
   const backendOf = new Map(plan.backends.map((b) => [b.name, b]));
-  const monitorable = (t: PlannedTask) => t.backendType !== 'kubernetes';
+  const traits = traitsOf(plan);
+  const monitorable = (t: PlannedTask) => traits(t.backend).monitor;
+  const targetsOf = (t: PlannedTask, m?: MonitorSpec) => taskTargets(t, traits(t.backend).synthetic, m);
 
   const seedsFor = (ts: PlannedTask[]): Map<string, CollectorSeed> => {
     const out = new Map<string, CollectorSeed>();
-    for (const t of ts) for (const n of t.nodes) seed(out, t.backend, t.backendType, n);
+    for (const t of ts)
+      for (const n of t.nodes) seed(out, t.backend, t.backendType, traits(t.backend).synthetic, n);
     return out;
   };
 
@@ -123,15 +136,16 @@ export function monitorSchedule(plan: PlanPart): MonitorSchedule {
     if (m.usedBy.length) {
       const ts = m.usedBy.flatMap((n) => expand(plan.tasks, n)).filter(monitorable);
       for (const [k, v] of seedsFor(ts)) seeds.set(k, v);
-      targets = mergeTargets(ts.flatMap((t) => taskTargets(t)));
+      targets = mergeTargets(ts.flatMap((t) => targetsOf(t)));
     } else {
       const used = new Set(plan.tasks.map((t) => t.backend));
       for (const b of plan.backends.filter((x) => used.has(x.name))) {
-        if (b.type === 'kubernetes') {
-          warnings.push(`workflow.monitor: backend '${b.name}' (kubernetes) is skipped: ${K8S_SKIP}`);
+        if (!b.capabilities.monitor) {
+          warnings.push(`workflow.monitor: backend '${b.name}' (${b.type}) is skipped: ${NOT_SAMPLED}`);
           continue;
         }
-        for (const n of selectNodes(b.nodes, m.nodes)) seed(seeds, b.name, b.type, n);
+        for (const n of selectNodes(b.nodes, m.nodes))
+          seed(seeds, b.name, b.type, b.capabilities.syntheticNodes, n);
       }
       const gpus: MonitorTarget['gpus'] = m.gpus?.indices
         ? m.gpus.indices
@@ -146,33 +160,43 @@ export function monitorSchedule(plan: PlanPart): MonitorSchedule {
     if (!t.monitor) continue;
     const m = normalizeMonitor(t.monitor, t.name);
     if (!monitorable(t)) {
-      warnings.push(`task '${t.name}': monitor skipped on kubernetes backend '${t.backend}': ${K8S_SKIP}`);
+      warnings.push(
+        `task '${t.name}': monitor skipped on ${t.backendType} backend '${t.backend}': ${NOT_SAMPLED}`,
+      );
       continue;
     }
     monitors.push(m);
     if (m.usedBy.length) {
       const ts = m.usedBy.flatMap((n) => expand(plan.tasks, n)).filter(monitorable);
-      covered.push({ m, targets: mergeTargets(ts.flatMap((x) => taskTargets(x, m))), nodes: seedsFor(ts) });
+      covered.push({ m, targets: mergeTargets(ts.flatMap((x) => targetsOf(x, m))), nodes: seedsFor(ts) });
     } else if (m.nodes) {
       const b = backendOf.get(t.backend);
       const seeds = new Map<string, CollectorSeed>();
-      for (const n of selectNodes(b?.nodes ?? t.nodes, m.nodes)) seed(seeds, t.backend, t.backendType, n);
-      const g = taskTargets(t, m)[0]?.gpus ?? 'none';
+      for (const n of selectNodes(b?.nodes ?? t.nodes, m.nodes))
+        seed(seeds, t.backend, t.backendType, traits(t.backend).synthetic, n);
+      const g = targetsOf(t, m)[0]?.gpus ?? 'none';
       covered.push({ m, targets: [...seeds.keys()].map((host) => ({ host, gpus: g })), nodes: seeds });
-    } else covered.push({ m, targets: taskTargets(t, m), nodes: seedsFor([t]) });
+    } else covered.push({ m, targets: targetsOf(t, m), nodes: seedsFor([t]) });
   }
-  return { monitors, collectors: collectors(covered), views: views(plan, covered), warnings };
+  return { monitors, collectors: collectors(covered), views: views(plan, covered, traits), warnings };
 }
 
 interface CollectorSeed {
   backend: string;
   type: BackendType;
+  synthetic: boolean;
   node: PlannedNode;
 }
 
-function seed(out: Map<string, CollectorSeed>, backend: string, type: BackendType, node: PlannedNode): void {
-  const k = hostKey(type, node);
-  if (!out.has(k)) out.set(k, { backend, type, node });
+function seed(
+  out: Map<string, CollectorSeed>,
+  backend: string,
+  type: BackendType,
+  synthetic: boolean,
+  node: PlannedNode,
+): void {
+  const k = hostKey(synthetic, node);
+  if (!out.has(k)) out.set(k, { backend, type, synthetic, node });
 }
 
 function collectors(covered: Array<{ m: MonitorSpec; nodes: Map<string, CollectorSeed> }>): CollectorPlan[] {
@@ -186,7 +210,7 @@ function collectors(covered: Array<{ m: MonitorSpec; nodes: Map<string, Collecto
           backend: s.backend,
           backendType: s.type,
           node: s.node,
-          nodeId: s.type === 'local' ? 0 : s.node.index,
+          nodeId: s.synthetic ? 0 : s.node.index,
           scopes: {},
           tickMs: Infinity,
           gpuFields: ['index'],
@@ -210,7 +234,11 @@ function collectors(covered: Array<{ m: MonitorSpec; nodes: Map<string, Collecto
   return [...by.values()];
 }
 
-function views(plan: PlanPart, covered: Array<{ m: MonitorSpec; targets: MonitorTarget[] }>): ReportView[] {
+function views(
+  plan: PlanPart,
+  covered: Array<{ m: MonitorSpec; targets: MonitorTarget[] }>,
+  traits: ReturnType<typeof traitsOf>,
+): ReportView[] {
   const out = new Map<string, ReportView>();
   const add = (v: ReportView) => {
     const prev = out.get(v.path);
@@ -235,8 +263,8 @@ function views(plan: PlanPart, covered: Array<{ m: MonitorSpec; targets: Monitor
       });
       const hosts = new Set(targets.map((t) => t.host));
       for (const t of plan.tasks) {
-        if (t.backendType === 'kubernetes') continue;
-        const tt = taskTargets(t).filter((x) => hosts.has(x.host));
+        if (!traits(t.backend).monitor) continue;
+        const tt = taskTargets(t, traits(t.backend).synthetic).filter((x) => hosts.has(x.host));
         if (tt.length)
           add({
             ...base,
@@ -253,7 +281,9 @@ function views(plan: PlanPart, covered: Array<{ m: MonitorSpec; targets: Monitor
     const reports: Array<{ name: string; targets: MonitorTarget[]; note: string }> = m.usedBy.length
       ? m.usedBy.map((b) => ({
           name: `${b}__monitored_by__${owner}`,
-          targets: mergeTargets(expand(plan.tasks, b).flatMap((x) => taskTargets(x, m))),
+          targets: mergeTargets(
+            expand(plan.tasks, b).flatMap((x) => taskTargets(x, traits(x.backend).synthetic, m)),
+          ),
           note: `${b}'s resources over ${owner}'s run window`,
         }))
       : [{ name: owner, targets, note: 'task lifecycle window' }];

@@ -5,7 +5,7 @@
  * systems), a whole path ≤ 4095 bytes (PATH_MAX − 1).
  */
 import { basename } from 'node:path';
-import { planError } from './resolve.js';
+import { planError } from '../config/resolve.js';
 
 export const NAME_MAX_BYTES = 255;
 export const PATH_MAX_BYTES = 4095;

@@ -44,9 +44,9 @@ export interface NotYetRow {
   find(ctx: NotYetContext): Array<[string, PathSeg[] | undefined]>;
 }
 
-type Obj = Record<string, any>;
+type Obj = Record<string, unknown>;
 
-const tasksOf = (ctx: NotYetContext): Obj[] => ((ctx.loaded.recipe as Obj).workflow?.tasks as Obj[]) ?? [];
+const tasksOf = (ctx: NotYetContext): Obj[] => ctx.loaded.recipe.workflow?.tasks ?? [];
 
 /** `workflow.tasks[i].<key>` for every declared task that has the key */
 function taskField(ctx: NotYetContext, key: string): Array<[string, PathSeg[]]> {
@@ -102,7 +102,7 @@ export const NOT_YET: NotYetRow[] = [
       ...taskField(ctx, 'uploads').filter(
         ([, p]) => ((tasksOf(ctx)[p[2] as number].uploads as unknown[]) ?? []).length > 0,
       ),
-      ...((ctx.loaded.recipe as Obj).workflow?.upload_all
+      ...(ctx.loaded.recipe.workflow?.upload_all
         ? [['workflow.upload_all', ['workflow', 'upload_all']] as [string, PathSeg[]]]
         : []),
     ],

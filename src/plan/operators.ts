@@ -5,11 +5,10 @@
 import { didYouMean } from '../config/errors.js';
 import type { Scope } from '../config/expr/index.js';
 import { validateOperatorOverride } from '../config/schema/index.js';
-import { DEFAULT_OPERATOR } from '../operators/index.js';
 import type { PlannedBackend, PlannedOperator } from './types.js';
-import { planError, resolveDeep, type Where } from './resolve.js';
+import { planError, resolveDeep, type Where } from '../config/resolve.js';
 
-type Obj = Record<string, any>;
+type Obj = Record<string, unknown>;
 
 export function selectOperator(
   taskName: string,
@@ -21,12 +20,12 @@ export function selectOperator(
 ): PlannedOperator {
   const at: Where = { doc: where.doc, path: [...where.path, 'operator'] };
   if (spec === undefined || spec === null) {
-    const type = DEFAULT_OPERATOR[backend.type];
+    const type = backend.capabilities.defaultOperator;
     if (!type) {
       throw planError(
         where,
-        'plan.k8s_operator_required',
-        `task '${taskName}' runs on Kubernetes backend '${backend.name}', which has no default operator`,
+        'plan.operator_required',
+        `task '${taskName}' runs on ${backend.capabilities.label} backend '${backend.name}', which has no default operator`,
         'name a k8s or k8s_mpi operator with `operator: <name>`',
       );
     }
@@ -51,7 +50,7 @@ export function selectOperator(
     for (const [k, v] of Object.entries(override)) {
       if (k === 'name' || v === null || v === undefined) continue;
       if (k === 'extra_args' && Array.isArray(v))
-        merged.extra_args = [...((named.extra_args as unknown[]) ?? []), ...v];
+        merged.extra_args = [...((named.extra_args as unknown[]) ?? []), ...(v as unknown[])];
       else merged[k] = v;
     }
     const issues = validateOperatorOverride(String(named.type), merged);

@@ -4,9 +4,9 @@
  */
 import { toNative, type Scope } from '../config/expr/index.js';
 import type { PlannedNode, PlannedProbe, ProbeKind } from './types.js';
-import { evaluateField, planError, renderField, resolveInt, type Where } from './resolve.js';
+import { evaluateField, planError, renderField, resolveInt, type Where } from '../config/resolve.js';
 
-type Obj = Record<string, any>;
+type Obj = Record<string, unknown>;
 
 const KINDS: ProbeKind[] = ['tcp_port', 'http_get', 'http_post', 'log_watch'];
 

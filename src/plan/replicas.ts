@@ -4,8 +4,8 @@
  * rendered values with `.`, `-` and spaces turned into `_`.
  */
 import { renderValue, toNative, type Scope, type Value } from '../config/expr/index.js';
-import type { ResolvedVariable } from './variables.js';
-import { evaluateField, planError, resolveInt, type Where } from './resolve.js';
+import type { ResolvedVariable } from '../config/variables.js';
+import { evaluateField, planError, resolveInt, type Where } from '../config/resolve.js';
 
 export interface ReplicaInstance {
   name: string;

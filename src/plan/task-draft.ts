@@ -5,7 +5,7 @@
  */
 import { didYouMean } from '../config/errors.js';
 import { hasExpression, type Scope } from '../config/expr/index.js';
-import { SHELL_OPERATORS } from '../operators/index.js';
+import { operatorOf } from '../operators/index.js';
 import type { GpuRequest, NodeRequest } from './placement/types.js';
 import { selectOperator } from './operators.js';
 import { draftProbes, type ProbeDraft } from './probes.js';
@@ -17,12 +17,12 @@ import {
   resolveIntList,
   resolveOptionalInt,
   type Where,
-} from './resolve.js';
+} from '../config/resolve.js';
 import { taskExpressionHint, type TaskFacts } from './task-namespace.js';
 import type { PlannedBackend, PlannedOperator, PlannedTask, ReleaseAfter } from './types.js';
-import type { ResolvedVariable } from './variables.js';
+import type { ResolvedVariable } from '../config/variables.js';
 
-type Obj = Record<string, any>;
+type Obj = Record<string, unknown>;
 
 export interface Draft {
   base: string;
@@ -132,7 +132,8 @@ export function draftTask(
     retries = { count, intervalS, backoff };
   }
   const probes = draftProbes(base, item.probes as Obj, scope, where);
-  const failFast = typeof item.fail_fast === 'boolean' ? item.fail_fast : backend.type === 'kubernetes';
+  const failFast =
+    typeof item.fail_fast === 'boolean' ? item.fail_fast : backend.capabilities.failFastDefault;
   // scripts, pass 1
   const raw = (item.script as unknown[]).map(String);
   const pass2: number[] = [];
@@ -176,7 +177,7 @@ export function finishScript(d: Draft, taskScope: Scope, facts: TaskFacts[]): st
     }
   }
   let script = lines.join('\n');
-  if (d.failFast && SHELL_OPERATORS.has(d.operator.type)) script = `set -e\n${script}`;
+  if (d.failFast && operatorOf(d.operator.type)?.shell) script = `set -e\n${script}`;
   return script;
 }
 
@@ -187,7 +188,7 @@ export function plannedResult(r: unknown): PlannedTask['result'] {
     name: String(p.name),
     regex: String(p.regex),
     type: (p.type ?? 'auto') as 'auto',
-    unit: p.unit ?? null,
+    unit: (p.unit as string | null | undefined) ?? null,
     aggregate: (p.aggregate ?? 'last') as 'last',
     required: p.required === true,
     ...(p.group !== undefined && p.group !== null ? { group: p.group as string | number } : {}),

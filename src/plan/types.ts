@@ -1,3 +1,7 @@
+import type { NodeLaunchSpec } from '../operators/launch-spec.js';
+
+export type { NodeLaunchSpec };
+
 /**
  * The Plan: pure, serializable data describing exactly what a run will do. `--dry-run` renders it;
  * the runtime executes it. Nothing here holds functions, handles or class instances.
@@ -15,6 +19,67 @@ export interface PlannedNode {
 export type BackendType = 'local' | 'docker' | 'slurm' | 'kubernetes';
 export type ReleaseAfter = 'workflow_completion' | 'task_ready' | 'task_completion';
 
+/**
+ * What a backend type can do, as a plain struct the planner and the runtime read (backends.md
+ * §1.6). Declared here because the plan reads it; each backend's registry entry fills it in.
+ */
+export interface BackendCapabilities {
+  /** the backend as messages name it (`local`, `Kubernetes`) */
+  label: string;
+  /** operator type for tasks that name none; null = every task must name one */
+  defaultOperator: string | null;
+  /** `resources.gpus.indices` can be honoured (false: the engine assigns devices, count only) */
+  gpuIndices: boolean;
+  /** GPUs can be handed to later tasks at `release_after: task_ready` */
+  gpuReleaseOnReady: boolean;
+  /** tasks claim physical GPUs in the cross-process reservation registry */
+  gpuReservationRegistry: boolean;
+  /** `monitor:` blocks are sampled */
+  monitor: boolean;
+  /** `sflow batch` can submit the whole run */
+  batch: boolean;
+  /** where tcp/http probes run from */
+  probesFrom: 'driver' | 'cluster';
+  /** task `fail_fast` default */
+  failFastDefault: boolean;
+  /** status ticks of a backend without `watch` */
+  pollIntervalMs: number;
+  /** its nodes are stand-ins for this machine (local): nothing to probe for a topology */
+  syntheticNodes: boolean;
+}
+
+/** The nodes a backend plans on before (or without) allocation, and whether they are placeholders. */
+export interface PlaceholderTopology {
+  nodes: PlannedNode[];
+  /** true: dry-run stand-ins never contacted; false: what allocation will report (local) */
+  placeholder: boolean;
+}
+
+/** Located errors and integer fields for a backend's placeholder function. */
+export interface PlaceholderTools {
+  /** throws a plan error located at `path` under the backend's entry */
+  fail(path: Array<string | number>, code: string, message: string, hint?: string): never;
+  /** resolves `${{ }}` to an integer (located errors) */
+  int(value: unknown, path: Array<string | number>, label: string): number;
+}
+
+export interface PlaceholderInput {
+  name: string;
+  /** the backend entry after expression resolution (`nodes`, `gpus_per_node` as numbers when set) */
+  config: Record<string, unknown>;
+  nodes: number | null;
+  gpusPerNode: number | null;
+}
+
+/** What the planner needs from a backend type: read from the registry, handed in by the CLI. */
+export interface BackendTraits {
+  capabilities: BackendCapabilities;
+  placeholder(input: PlaceholderInput, tools: PlaceholderTools): PlaceholderTopology;
+}
+
+/** Backend type → its traits (the registry); undefined for a type nothing registered. */
+export type BackendCatalog = (type: string) => BackendTraits | undefined;
+
 export interface PlannedBackend {
   name: string;
   type: BackendType;
@@ -24,6 +89,7 @@ export interface PlannedBackend {
   nodes: PlannedNode[];
   /** backend fields after expression resolution (account, partition, image, hosts …) */
   config: Record<string, unknown>;
+  capabilities: BackendCapabilities;
 }
 
 export interface PlannedOperator {
@@ -119,10 +185,12 @@ export interface PlannedTask {
   dependsOn: string[];
   /** resolved script lines joined with \n (what the operator runs) */
   script: string;
-  /** exact argv the backend launches (e.g. ['bash', '-c', script]) */
+  /** exact argv the backend launches (e.g. ['bash', '-c', script]): the first launch spec's */
   argv: string[];
-  /** environment entries sflow adds (the inherited environment is not included) */
+  /** environment entries sflow adds (the inherited environment is not included); node 0's */
   env: Record<string, string>;
+  /** the operator's launch specs: one per node for per-node operators, else one */
+  launch: NodeLaunchSpec[];
   nodes: PlannedNode[];
   /** per-node GPU indices in CUDA_VISIBLE_DEVICES order; null when no GPUs were requested */
   gpus: number[] | null;

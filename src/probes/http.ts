@@ -36,8 +36,8 @@ async function readBodyPrefix(res: Response, limit: number): Promise<string> {
   let size = 0;
   try {
     while (size < limit) {
-      const { done, value } = await reader.read();
-      if (done) break;
+      const { done, value } = (await reader.read()) as { done: boolean; value?: Uint8Array };
+      if (done || !value) break;
       parts.push(value);
       size += value.byteLength;
     }

@@ -21,6 +21,7 @@ import { AnsiStripper } from '../util/ansi.js';
 import { Utf8Stream } from '../util/utf8-stream.js';
 import { compilePattern, type CompiledPattern } from './pattern.js';
 import type { CheckResult, ProbeCheck } from './types.js';
+import { errorCode } from '../util/errors.js';
 
 export const LINE_CARRY_CAP = 1024 * 1024;
 const SHOWN_LINE_CHARS = 200;
@@ -198,7 +199,7 @@ export class LogWatchCheck implements ProbeCheck {
     try {
       fh = await open(this.o.path, 'r');
     } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
+      const code = errorCode(e);
       return {
         ok: false,
         detail: code === 'ENOENT' ? `log not created yet (${this.o.path})` : `cannot read log: ${code}`,

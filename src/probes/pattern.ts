@@ -9,6 +9,7 @@
 
 import { SflowError } from '../config/errors.js';
 import { translatePythonRegex } from '../util/python-regex.js';
+import { errorMessage } from '../util/errors.js';
 
 export { translatePythonRegex };
 
@@ -35,7 +36,7 @@ export function compilePattern(pattern: string): CompiledPattern {
   } catch (e) {
     throw new SflowError(
       'PROBE_PATTERN',
-      `invalid regular expression in probe pattern ${JSON.stringify(pattern)}: ${(e as Error).message}`,
+      `invalid regular expression in probe pattern ${JSON.stringify(pattern)}: ${errorMessage(e)}`,
       {
         phase: 'plan',
         hint: 'patterns use JavaScript RegExp syntax; without the re: prefix the text is matched literally',

@@ -1,5 +1,5 @@
 /**
- * The orchestrator's ProbeDriver (runtime/probe-driver.ts) on top of the checks and the
+ * The orchestrator's ProbeDriver (probes/probe-driver.ts) on top of the checks and the
  * scheduler here: planned probe → check object → runProbeLoop, with the loop's outcome
  * mapped to the orchestrator's events.
  */
@@ -11,7 +11,7 @@ import type {
   ProbeDriver,
   ProbeLoop,
   ProbeLoopEvents,
-} from '../runtime/probe-driver.js';
+} from './probe-driver.js';
 import { httpCheck } from './http.js';
 import { logWatchCheck } from './log-watch.js';
 import { DEFAULT_EACH_CHECK_TIMEOUT_MS, runProbeLoop } from './loop.js';

@@ -27,6 +27,7 @@ const COLORS = {
   COMPLETED: '#43a047',
   READY: '#1e88e5',
   RUNNING: '#fb8c00',
+  SUBMITTED: '#ffcc80',
   RETRIED: '#f4511e',
   FAILED: '#e53935',
   CANCELLED: '#9e9e9e',
@@ -75,6 +76,7 @@ svg.timeline rect.bar:hover{stroke:#1c2430;stroke-width:1}
 svg.dag .edge{fill:none;stroke:#8796a8;stroke-width:1.2}svg.dag .edge.on-ready{stroke:#1e88e5;stroke-dasharray:5 3}
 svg.dag .node text{text-anchor:middle;fill:#fff;font-weight:600}
 svg.dag .node rect.s-PENDING+text{fill:#1c2430}
+svg.dag .node rect.s-SUBMITTED+text{fill:#1c2430}
 svg.strip line{stroke:#dde2e8}svg.strip .ok{fill:${COLORS.COMPLETED}}svg.strip .ko{fill:${COLORS.FAILED}}
 .chart{margin:6px 0 14px}
 footer{color:#68778a;font-size:12px;padding:0 24px 24px}
@@ -82,6 +84,7 @@ ${Object.entries(COLORS)
   .map(([s, c]) => `.st.s-${s}{background:${c}}svg .s-${s}{fill:${c}}`)
   .join('\n')}
 .st.s-PENDING{color:#1c2430}
+.st.s-SUBMITTED{color:#1c2430}
 `;
 
 /** Sortable tables and uPlot charts (the page works without it, minus those two). */

@@ -94,7 +94,7 @@ export function renderComparison(runs: CompareRun[], outFile: string): string {
     const tl = timelineSvg(m);
     const failed = m.tasks.some((t) => t.status === 'FAILED') || m.errors.length > 0;
     sections.push(
-      `<section id="run-${i}"><h2>${esc(m.runId)} ${chip(m.status)}</h2><details${i === 0 ? ' open' : ''}><summary>timeline (${tl.attempts} attempts)</summary>${legendHtml()}<div class="wide">${tl.svg}</div></details>${failed ? `<h3>Failures</h3>${failuresHtml(m, input.tails ?? new Map())}` : ''}</section>`,
+      `<section id="run-${i}"><h2>${esc(m.runId)} ${chip(m.status)}</h2><details${i === 0 ? ' open' : ''}><summary>timeline (${tl.attempts} attempts)</summary>${legendHtml()}<div class="wide">${tl.svg}</div></details>${failed ? `<h3>Failures</h3>${failuresHtml(m, input.tails ?? new Map<string, string[]>())}` : ''}</section>`,
     );
   });
   const header = `<header><h1>sflow · ${runs.length} runs compared</h1><div class="meta">${esc(

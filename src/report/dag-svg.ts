@@ -8,7 +8,7 @@
 import { toAscii } from '../visualize/ascii.js';
 import { collapseReplicaGroups } from '../visualize/collapse.js';
 import type { DagView } from '../visualize/dag-view.js';
-import type { TaskStatus } from '../runtime/events.js';
+import type { TaskStatus } from '../events/events.js';
 import type { ReportModel } from './model.js';
 import { clip, esc } from './html.js';
 
@@ -40,7 +40,15 @@ export function modelDagView(m: ReportModel): DagView {
   };
 }
 
-const SEVERITY: TaskStatus[] = ['FAILED', 'CANCELLED', 'RUNNING', 'PENDING', 'READY', 'COMPLETED'];
+const SEVERITY: TaskStatus[] = [
+  'FAILED',
+  'CANCELLED',
+  'RUNNING',
+  'SUBMITTED',
+  'PENDING',
+  'READY',
+  'COMPLETED',
+];
 
 function worst(statuses: TaskStatus[]): TaskStatus {
   for (const s of SEVERITY) if (statuses.includes(s)) return s;

@@ -15,7 +15,7 @@ import {
   renameSync,
 } from 'node:fs';
 import { basename, isAbsolute, join, resolve } from 'node:path';
-import type { RunEvent } from '../runtime/events.js';
+import type { RunEvent } from '../events/events.js';
 import { stripAnsi } from '../util/ansi.js';
 import { buildModel, type ReportModel } from './model.js';
 import { monitorCharts } from './monitor.js';

@@ -9,7 +9,7 @@ import type {
   PlanTaskInfo,
   RunEvent,
   TaskStatus,
-} from '../runtime/events.js';
+} from '../events/events.js';
 
 /** How one attempt ended; RETRIED: it failed and another attempt followed. */
 export type AttemptOutcome = TaskStatus | 'RETRIED';
@@ -142,8 +142,8 @@ export function buildModel(events: Iterable<RunEvent>): ReportModel {
         break;
       case 'task_submitted': {
         const r = task(e.task);
-        r.status = 'PENDING';
-        attempt(r, e.attempt, e.t);
+        r.status = 'SUBMITTED'; // handed to the backend: may wait in the engine's queue
+        attempt(r, e.attempt, e.t).outcome = 'SUBMITTED';
         break;
       }
       case 'task_started': {
@@ -152,9 +152,10 @@ export function buildModel(events: Iterable<RunEvent>): ReportModel {
         const a = attempt(r, e.attempt, e.t);
         a.started = e.t;
         a.outcome = 'RUNNING';
-        const ids = (e.handle as { ids?: Record<string, unknown> } | undefined)?.ids;
-        if (typeof ids?.gpus === 'string') r.seenGpus = ids.gpus;
-        if (Array.isArray(ids?.gpuUuids)) r.seenGpuUuids = ids.gpuUuids.map(String);
+        // the GPUs the reservation registry granted the attempt (backend contract v2 handle)
+        const gpus = e.handle?.gpus;
+        if (gpus?.indices.length) r.seenGpus = gpus.indices.join(',');
+        if (gpus?.uuids.length) r.seenGpuUuids = [...gpus.uuids];
         break;
       }
       case 'task_ready': {
@@ -271,7 +272,15 @@ export function attemptEnd(a: Attempt, m: ReportModel): number {
 
 /** Tasks per status, in a fixed order (only statuses that occur). */
 export function statusCounts(m: ReportModel): Array<[TaskStatus, number]> {
-  const order: TaskStatus[] = ['COMPLETED', 'READY', 'FAILED', 'CANCELLED', 'RUNNING', 'PENDING'];
+  const order: TaskStatus[] = [
+    'COMPLETED',
+    'READY',
+    'FAILED',
+    'CANCELLED',
+    'RUNNING',
+    'SUBMITTED',
+    'PENDING',
+  ];
   const n = new Map<TaskStatus, number>();
   for (const t of m.tasks) n.set(t.status, (n.get(t.status) ?? 0) + 1);
   return order.filter((s) => n.has(s)).map((s) => [s, n.get(s)!]);

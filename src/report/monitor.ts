@@ -75,7 +75,7 @@ export function chartsFromTimelineCsv(text: string): MonitorChart[] {
     let d = data.get(spec.metric);
     if (!d) data.set(spec.metric, (d = { unit: cUnit >= 0 ? (f[cUnit] ?? '') : '', series: new Map() }));
     let s = d.series.get(label);
-    if (!s) d.series.set(label, (s = new Map()));
+    if (!s) d.series.set(label, (s = new Map<number, number>()));
     s.set(t, v);
   }
   const out: MonitorChart[] = [];

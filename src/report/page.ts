@@ -115,7 +115,11 @@ export function renderReport(input: ReportInput): string {
   const failedCount = m.tasks.filter((t) => t.status === 'FAILED').length;
   const sections: Array<[string, string, string]> = [];
   if (failedCount || m.errors.length)
-    sections.push(['failures', `Failures (${failedCount})`, failuresHtml(m, input.tails ?? new Map())]);
+    sections.push([
+      'failures',
+      `Failures (${failedCount})`,
+      failuresHtml(m, input.tails ?? new Map<string, string[]>()),
+    ]);
   sections.push([
     'timeline',
     'Timeline',
@@ -124,7 +128,7 @@ export function renderReport(input: ReportInput): string {
   sections.push(['dag', 'DAG', `<div class="wide">${dag.html}</div>`]);
   sections.push(['results', 'Results', resultsHtml(m, input.units)]);
   if (!failedCount && !m.errors.length)
-    sections.push(['failures', 'Failures', failuresHtml(m, input.tails ?? new Map())]);
+    sections.push(['failures', 'Failures', failuresHtml(m, input.tails ?? new Map<string, string[]>())]);
   sections.push(['probes', 'Probe traces', probesHtml(m)]);
   sections.push(['gpus', 'GPU assignment', gpuHtml(m)]);
   const chartDivs = charts.map((c) => `<div class="chart" id="${c.id}"></div>`).join('');

@@ -6,7 +6,7 @@
 import { appendFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Plan, PlannedTask } from '../plan/types.js';
-import type { RunEvent, RunEventSink } from '../runtime/events.js';
+import type { RunEvent, RunEventSink } from '../events/events.js';
 import { logTimestamp } from './format.js';
 
 const FAMILY: Record<string, string> = {
@@ -30,6 +30,7 @@ export function shellQuote(w: string): string {
 }
 
 export class CommandLogSink implements RunEventSink {
+  readonly name = 'command logs';
   private readonly tasks = new Map<string, PlannedTask>();
   readonly files = new Map<string, string>();
 

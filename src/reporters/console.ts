@@ -6,7 +6,7 @@
  * A task's closing line (`✓ t completed (1.2s)`) is printed after its remaining output has
  * been read, so its output appears above it.
  */
-import type { RunEvent, RunEventSink } from '../runtime/events.js';
+import type { RunEvent, RunEventSink } from '../events/events.js';
 import { TaskOutputFollower } from './task-output.js';
 import { shortDuration } from './format.js';
 import { failureLines } from './failure-lines.js';
@@ -26,6 +26,7 @@ export interface ConsoleOptions {
 }
 
 export class ConsoleReporter implements RunEventSink {
+  readonly name = 'console';
   private readonly out: (s: string) => void;
   private readonly err: (s: string) => void;
   private readonly output: TaskOutputFollower | undefined;
@@ -49,7 +50,7 @@ export class ConsoleReporter implements RunEventSink {
       this.batch.flush();
       rawErr(s);
     };
-    this.logPaths = opts.logPaths ?? new Map();
+    this.logPaths = opts.logPaths ?? new Map<string, string>();
     this.shown = new Set(opts.shownWarnings ?? []);
     if (opts.taskOutput !== false) {
       // the console is a convenience copy: when its reader falls behind (a slow pipe or socket),
@@ -185,6 +186,12 @@ export class ConsoleReporter implements RunEventSink {
       case 'log':
         if ((e.level === 'warning' || e.level === 'error') && !this.shown.has(e.message))
           this.err(`⚠ ${e.message}\n`);
+        break;
+      case 'sink_failed':
+        this.err(`⚠ ${e.sink} failed: ${e.message} (the run goes on without it)\n`);
+        break;
+      case 'backend_allocation':
+        if (e.phase === 'waiting') this.err(`⏳ ${e.backend}: ${e.message}\n`);
         break;
       case 'result_parsed':
         if (!e.ok) this.err(`⚠ ${e.task}: result incomplete: ${e.errors.join('; ')}\n`);

@@ -1,12 +1,12 @@
 /**
  * `events.jsonl`: every event of the run, one JSON object per line, written synchronously so
- * the ledger survives a crash. Task output lines are not events of the ledger (the task log
- * holds them), so `task_log_line` is skipped.
+ * the ledger survives a crash. Task output is never an event (the task log holds it).
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
-import type { RunEvent, RunEventSink } from '../runtime/events.js';
+import type { RunEvent, RunEventSink } from '../events/events.js';
 
 export class EventsJsonlSink implements RunEventSink {
+  readonly name = 'events.jsonl';
   private fd: number | undefined;
 
   constructor(readonly path: string) {
@@ -14,7 +14,7 @@ export class EventsJsonlSink implements RunEventSink {
   }
 
   emit(e: RunEvent): void {
-    if (this.fd === undefined || e.type === 'task_log_line') return;
+    if (this.fd === undefined) return;
     writeSync(this.fd, JSON.stringify(e) + '\n');
   }
 

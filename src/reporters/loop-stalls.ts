@@ -10,7 +10,7 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
-import type { RunEvent, RunEventSink } from '../runtime/events.js';
+import type { RunEvent, RunEventSink } from '../events/events.js';
 
 const TICK_MS = 100;
 const RECENT = 5;
@@ -73,10 +73,8 @@ export class LoopStallWatchdog implements RunEventSink {
     else if (e.type === 'task_started') this.running.add(e.task);
     else if (e.type === 'task_finished') this.running.delete(e.task);
     else if (e.type === 'run_finished') this.stop();
-    if (e.type !== 'task_log_line') {
-      this.recent.push(`${new Date(e.t).toISOString()} ${describe(e)}`);
-      if (this.recent.length > RECENT) this.recent.shift();
-    }
+    this.recent.push(`${new Date(e.t).toISOString()} ${describe(e)}`);
+    if (this.recent.length > RECENT) this.recent.shift();
   }
 
   private start(file: string): void {

@@ -4,7 +4,7 @@
  * `<YYYY-MM-DD HH:MM:SS,mmm> - sflow - LEVEL - message`, written synchronously.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
-import type { RunEvent, RunEventSink } from '../runtime/events.js';
+import type { RunEvent, RunEventSink } from '../events/events.js';
 import { logTimestamp, seconds, timedelta } from './format.js';
 
 export type LogLevel = 'debug' | 'info' | 'warning' | 'error' | 'critical';
@@ -95,6 +95,7 @@ export function logLinesFor(e: RunEvent, started: number | undefined): Array<[Lo
 }
 
 export class SflowLogSink implements RunEventSink {
+  readonly name = 'sflow.log';
   private fd: number | undefined;
   private started: number | undefined;
   private readonly min: number;

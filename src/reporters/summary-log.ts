@@ -4,11 +4,12 @@
  * a recent one), and written for the last time when the sink is closed — on every path.
  */
 import { writeFileSync } from 'node:fs';
-import type { RunEvent, RunEventSink } from '../runtime/events.js';
+import type { RunEvent, RunEventSink } from '../events/events.js';
 import { SummaryModel } from './summary-model.js';
 import { renderSummary, type RuntimeInfo } from './summary-render.js';
 
 export class SummaryLogSink implements RunEventSink {
+  readonly name = 'sflow_summary.log';
   readonly model = new SummaryModel();
   private timer: NodeJS.Timeout | undefined;
   private dirty = false;
@@ -20,7 +21,7 @@ export class SummaryLogSink implements RunEventSink {
   ) {}
 
   emit(e: RunEvent): void {
-    if (this.closed || e.type === 'task_log_line') return;
+    if (this.closed) return;
     this.model.apply(e);
     this.dirty = true;
     if (e.type === 'run_plan' || e.type === 'run_finished') this.write();

@@ -2,7 +2,7 @@
  * The run summary's data, rebuilt from the event stream alone (no plan, no log scraping):
  * task rows, timeline, last-attempt probe traces, external command rows.
  */
-import type { PlanBackendInfo, PlanTaskInfo, RunEvent, TaskStatus } from '../runtime/events.js';
+import type { PlanBackendInfo, PlanTaskInfo, RunEvent, TaskStatus } from '../events/events.js';
 
 export interface TaskRow {
   name: string;
@@ -89,13 +89,14 @@ export class SummaryModel {
         break;
       case 'task_submitted': {
         const r = this.row(e.task);
+        r.status = 'SUBMITTED';
         r.attempts = Math.max(r.attempts, e.attempt);
         this.probes.delete(e.task); // traces show the last attempt only
         this.timeline.push({
           t: e.t,
           task: e.task,
           event: 'SUBMITTED',
-          summary: `attempt=${e.attempt}${e.gatedOn ? ` gated_on=${e.gatedOn.join(',')}` : ''}`,
+          summary: `attempt=${e.attempt}`,
         });
         break;
       }
@@ -104,9 +105,11 @@ export class SummaryModel {
         r.status = 'RUNNING';
         r.firstStart ??= e.t;
         r.lastStart = e.t;
-        const ids = (e.handle as { ids?: Record<string, unknown> } | undefined)?.ids;
-        if (typeof ids?.gpus === 'string') r.seenGpus = ids.gpus;
-        if (Array.isArray(ids?.gpuUuids)) r.seenGpuUuids = ids.gpuUuids.map(String);
+        const got = e.handle?.gpus;
+        if (got) {
+          r.seenGpus = got.indices.join(',');
+          r.seenGpuUuids = [...got.uuids];
+        }
         break;
       }
       case 'task_ready': {
@@ -157,7 +160,7 @@ export class SummaryModel {
       }
       case 'probe_result': {
         let m = this.probes.get(e.task);
-        if (!m) this.probes.set(e.task, (m = new Map()));
+        if (!m) this.probes.set(e.task, (m = new Map<string, ProbeTrace>()));
         const key = `${e.role}/${e.target ?? e.kind}`;
         const prev = m.get(key);
         m.set(key, {
@@ -177,6 +180,9 @@ export class SummaryModel {
       case 'fail_fast':
         this.failFast = e.message;
         this.timeline.push({ t: e.t, task: '-', event: 'FAIL_FAST', summary: e.message });
+        break;
+      case 'sink_failed':
+        this.timeline.push({ t: e.t, task: '-', event: 'SINK_FAILED', summary: `${e.sink}: ${e.message}` });
         break;
       case 'signal':
         this.signals.push(e.signal);

@@ -23,12 +23,8 @@ function durationOf(r: TaskRow, m: SummaryModel, now: number): string {
   return r.firstStart !== undefined && end !== undefined ? seconds(end - r.firstStart) : '-';
 }
 
-export interface RuntimeInfo {
-  version: string;
-  node: string;
-  bin: string;
-  packageDir: string;
-}
+import type { RuntimeInfo } from '../events/events.js';
+export type { RuntimeInfo };
 
 export function renderSummary(
   m: SummaryModel,
@@ -168,7 +164,7 @@ export function renderSummary(
   }
 
   out.push(...section('Node Topology'));
-  const remote = m.backends.filter((b) => b.type !== 'local');
+  const remote = m.backends.filter((b) => !b.synthetic);
   if (remote.length === 0) out.push('n/a (local backend: synthetic nodes, no topology probe)');
   for (const b of remote) {
     out.push(

@@ -6,7 +6,7 @@
  */
 import { formatDuration } from '../plan/duration.js';
 import type { Verdict } from './verdict.js';
-import type { TaskStatus } from './events.js';
+import type { TaskStatus } from '../events/events.js';
 
 /** setTimeout's longest delay; longer deadlines are reached in steps */
 const MAX_DELAY_MS = 2_147_483_647;
@@ -60,7 +60,10 @@ export class WorkflowDeadline {
   /** The run's verdict, saying that the deadline stopped it. */
   verdict(workflow: string, v: Verdict, statuses: Array<[string, TaskStatus]>): Verdict {
     if (!this.fired) return v;
-    const cancelled = statuses.filter(([, s]) => s === 'CANCELLED').map(([n]) => n);
+    // a task that never got to finish (the deadline may pass while the backends allocate) was cancelled too
+    const cancelled = statuses
+      .filter(([, s]) => s === 'CANCELLED' || s === 'PENDING' || s === 'SUBMITTED' || s === 'RUNNING')
+      .map(([n]) => n);
     return {
       status: 'FAILED',
       exitCode: v.exitCode === 0 ? 1 : v.exitCode,

@@ -1,5 +1,6 @@
 /** Driver messages worth keeping identical everywhere (runtime.md 6.4, cli.md 9.10). */
 import type { FailKind } from './task-state.js';
+import { errorMessage } from '../util/errors.js';
 
 const KIND_TEXT: Record<FailKind, string> = {
   failure_probe: 'failure probe terminated',
@@ -8,6 +9,7 @@ const KIND_TEXT: Record<FailKind, string> = {
   not_ready_exit: 'service exited before readiness',
   readiness_timeout: 'readiness deadline exceeded',
   assertion: 'result assertion failed',
+  lost: 'lost track of the task',
 };
 
 const ORDER: FailKind[] = [
@@ -17,6 +19,7 @@ const ORDER: FailKind[] = [
   'not_ready_exit',
   'readiness_timeout',
   'assertion',
+  'lost',
 ];
 
 /** `Fail-fast: failure probe terminated: A; process exited with error: B. Cancelling remaining tasks.` */
@@ -31,7 +34,6 @@ export function failFastMessage(failed: Array<{ name: string; kind: FailKind }>)
 
 /** Why a task never started: the backend's error and, when it carries one, its hint. */
 export function launchFailureReason(e: unknown): string {
-  const msg = e instanceof Error ? e.message : String(e);
-  const hint = (e as { hint?: unknown } | null)?.hint;
-  return `could not start: ${msg}${typeof hint === 'string' && hint ? `\n  hint: ${hint}` : ''}`;
+  const hint = e instanceof Error ? (e as { hint?: unknown }).hint : undefined;
+  return `could not start: ${errorMessage(e)}${typeof hint === 'string' && hint ? `\n  hint: ${hint}` : ''}`;
 }

@@ -1,11 +1,8 @@
 /** The orchestrator's options and result (orchestrator.ts). */
-import type { Backend } from '../backends/backend.js';
+import type { Backend, TaskHandle } from '../backends/backend.js';
 import type { Plan, PlannedTask } from '../plan/types.js';
-import type { RunEvent, TaskStatus } from './events.js';
-import type { ProbeDriver } from './probe-driver.js';
-
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-export type RunEventInput = DistributiveOmit<RunEvent, 't'>;
+import type { RunEventInput, TaskStatus } from '../events/events.js';
+import type { ProbeDriver } from '../probes/probe-driver.js';
 
 export interface OrchestratorOptions {
   plan: Plan;
@@ -21,6 +18,11 @@ export interface OrchestratorOptions {
   finalize?: (task: PlannedTask) => Promise<string | undefined | void>;
   /** TERM → KILL grace per process group (default 5 s) */
   graceMs?: number;
+  /** append a handle change to the run's handle ledger (launched / updated / ended) */
+  ledger?: (op: 'launched' | 'updated' | 'ended', handle: TaskHandle) => void;
+  /** bound of one batched status call and how many unanswered calls make a handle lost */
+  pollTimeoutMs?: number;
+  lostAfter?: number;
 }
 
 export interface OrchestratorOutcome {

@@ -1,18 +1,24 @@
 /**
  * The run engine (runtime.md 6.2–6.7): an event-driven task state machine. There is no tick:
  * a task is submitted the moment its last dependency becomes COMPLETED or READY, and every
- * transition is announced on the event stream.
+ * transition is announced on the event stream. Attempts are followed through the backends'
+ * batched status (handle-watch.ts); every handle change goes to the run's handle ledger.
  *
- *   PENDING → RUNNING → (READY) → COMPLETED | FAILED | CANCELLED, RUNNING/READY → PENDING on
- *   a retry. The first FAILED task triggers workflow-level fail-fast (everything not finished
+ *   PENDING → SUBMITTED → RUNNING → (READY) → COMPLETED | FAILED | CANCELLED,
+ *   RUNNING/READY → PENDING on a retry. SUBMITTED lasts while the attempt waits in the engine's
+ *   queue (a local process is RUNNING at once). The first FAILED task triggers workflow-level fail-fast (everything not finished
  *   becomes CANCELLED, READY included); when every task is settled (READY counts) the
  *   services are stopped and their status stays READY.
  */
-import type { ExitStatus } from '../backends/backend.js';
+import { setMaxListeners } from 'node:events';
+import type { ExitStatus, HandleStatus, TaskHandle } from '../backends/backend.js';
 import type { PlannedProbe } from '../plan/types.js';
-import type { TaskStatus } from './events.js';
+import type { TaskStatus } from '../events/events.js';
+import { errorMessage } from '../util/errors.js';
+import { applyHandleStatus, launchRequest, pollErrorReporter } from './attempt-handles.js';
+import { HandleWatch } from './handle-watch.js';
 import type { OrchestratorOptions, OrchestratorOutcome } from './orchestrator-types.js';
-import type { ProbeContext } from './probe-driver.js';
+import type { ProbeContext } from '../probes/probe-driver.js';
 import { finalReadinessCheck, startTaskProbes, stopTaskProbes } from './task-probes.js';
 import { canRetry, retryDelayS, totalAttempts } from './retry.js';
 import {
@@ -24,10 +30,11 @@ import {
   type FailKind,
   type TaskRt,
 } from './task-state.js';
-import { killAll, mayBeAlive, stopAndReport, stopTargets } from './teardown.js';
+import { killAll, stopAndReport, stopTargets } from './teardown.js';
 import { failFastMessage, launchFailureReason } from './messages.js';
 
-export type { OrchestratorOptions, OrchestratorOutcome, RunEventInput } from './orchestrator-types.js';
+export type { OrchestratorOptions, OrchestratorOutcome } from './orchestrator-types.js';
+export type { RunEventInput } from '../events/events.js';
 
 type StopCause = 'end' | 'fail_fast' | 'signal' | 'deadline';
 
@@ -44,19 +51,34 @@ export class Orchestrator {
   private readonly done = new Promise<void>((r) => (this.resolveDone = r));
   private readonly graceMs: number;
   private readonly baseEnv: Record<string, string>;
+  private readonly watch: HandleWatch;
+  /** aborted when the run stops: launches in flight give up */
+  private readonly stopping = new AbortController();
+  /** aborted by a second signal: graceful stops turn into kills */
+  private readonly hurry = new AbortController();
 
   constructor(private readonly o: OrchestratorOptions) {
+    // every launch in flight and every stop listens to these: many listeners are intended
+    setMaxListeners(0, this.stopping.signal, this.hurry.signal);
     this.graceMs = o.graceMs ?? 5_000;
     this.baseEnv = definedEnv(o.baseEnv ?? process.env);
     this.order = buildTaskTable(o.plan.tasks, o.backends, this.tasks);
     this.unsettled = this.order.length;
+    this.watch = new HandleWatch({
+      pollTimeoutMs: o.pollTimeoutMs,
+      lostAfter: o.lostAfter,
+      onStatus: (h, s) => this.onStatus(h, s),
+      onPollError: pollErrorReporter(o.emit),
+    });
   }
 
   /** Runs to the end (including teardown). */
   async run(): Promise<OrchestratorOutcome> {
+    for (const b of new Set(this.order.map((t) => t.backend))) this.watch.attach(b);
     for (const t of this.order) if (t.unmet === 0) this.submit(t);
     this.maybeFinish();
     await this.done;
+    await this.watch.close();
     return { statuses: this.order.map((t) => [t.plan.name, t.status]), signal: this.signalName };
   }
 
@@ -77,6 +99,7 @@ export class Orchestrator {
     }
     // second signal, or a signal while already tearing down: no more grace
     this.signalName ??= this.stopCause === 'end' ? undefined : signal;
+    this.hurry.abort();
     void killAll(stopTargets(this.order));
   }
 
@@ -104,42 +127,62 @@ export class Orchestrator {
     t.attempt++;
     t.launching = true;
     const attempt = t.attempt;
+    this.setStatus(t, 'SUBMITTED');
     this.o.emit({ type: 'task_submitted', task: t.plan.name, attempt });
     const p = this.launch(t, attempt).finally(() => this.launches.delete(p));
     this.launches.add(p);
   }
 
-  private envFor(t: TaskRt): Record<string, string> {
-    return { ...this.baseEnv, ...t.plan.env };
-  }
-
   private async launch(t: TaskRt, attempt: number): Promise<void> {
-    let handle;
+    let handle: TaskHandle;
+    const req = launchRequest(t, attempt, {
+      baseEnv: this.baseEnv,
+      cwd: this.o.cwd,
+      runDir: this.o.plan.paths.runDir,
+      ledger: this.o.ledger,
+    });
     try {
-      handle = await t.backend.launch(t.plan, {
-        runDir: this.o.plan.paths.runDir,
-        attempt,
-        env: this.envFor(t),
-        cwd: this.o.cwd,
-      });
+      handle = await t.backend.launch(req, this.stopping.signal);
     } catch (e) {
       t.launching = false;
-      if (t.status === 'PENDING' && !this.stopCause) this.fail(t, 'launch', launchFailureReason(e));
+      if (t.status === 'SUBMITTED' && !this.stopCause) this.fail(t, 'launch', launchFailureReason(e));
       return;
     }
     t.launching = false;
     t.handles.push(handle);
-    if (this.stopCause || t.status !== 'PENDING') return; // cancelled meanwhile: teardown stops it
+    req.record(handle); // a backend that did not record it; repeats are not written twice
+    if (this.stopCause || t.status !== 'SUBMITTED') return; // cancelled meanwhile: teardown stops it
     t.handle = handle;
+    this.watch.add(t.backend, handle);
+    if (handle.state === 'RUNNING') this.running(t, attempt, handle);
+  }
+
+  private running(t: TaskRt, attempt: number, handle: TaskHandle): void {
     t.startedAt = Date.now();
     this.setStatus(t, 'RUNNING');
-    const pid = typeof handle.ids.pid === 'number' ? handle.ids.pid : undefined;
-    this.o.emit({ type: 'task_started', task: t.plan.name, attempt, pid, handle });
+    this.o.emit({ type: 'task_started', task: t.plan.name, attempt, pid: handle.process?.pid, handle });
     this.startProbes(t, attempt);
-    t.backend.wait(handle).then(
-      (st) => this.onExit(t, attempt, st),
-      () => this.onExit(t, attempt, { code: null, signal: null }),
-    );
+  }
+
+  /** A batched status answer about one handle (any attempt of any task). */
+  private onStatus(handle: TaskHandle, s: HandleStatus): void {
+    const t = this.tasks.get(handle.task);
+    if (!t) return;
+    applyHandleStatus(handle, s, this.o.ledger, this.o.emit);
+    const current = t.handle === handle && t.attempt === handle.attempt;
+    if (s.state === 'RUNNING' && current && t.status === 'SUBMITTED' && !this.stopCause)
+      this.running(t, handle.attempt, handle);
+    if (s.state !== 'EXITED' || !current) return;
+    if (s.error) {
+      // the engine failed or lost the attempt without an exit code (launch failed after submit,
+      // status lost): the task fails with that reason instead of silently reading as an exit
+      if (t.status === 'SUBMITTED' || t.status === 'RUNNING' || t.status === 'READY')
+        this.fail(t, t.status === 'SUBMITTED' ? 'launch' : 'lost', s.error);
+      this.maybeFinish();
+      return;
+    }
+    if (t.status === 'SUBMITTED' && !this.stopCause) this.running(t, handle.attempt, handle);
+    void this.onExit(t, handle.attempt, s.exit ?? { code: null, signal: null });
   }
 
   private probeCtx(t: TaskRt, p: PlannedProbe): ProbeContext {
@@ -164,6 +207,15 @@ export class Orchestrator {
   private setReady(t: TaskRt, probe: string): void {
     this.setStatus(t, 'READY');
     this.o.emit({ type: 'task_ready', task: t.plan.name, attempt: t.attempt, probe });
+    if (t.handle && t.backend.taskReady) {
+      t.backend.taskReady(t.handle).catch((e: unknown) =>
+        this.o.emit({
+          type: 'log',
+          level: 'warning',
+          message: `Task '${t.plan.name}': ${errorMessage(e)}`,
+        }),
+      );
+    }
     this.satisfy(t);
   }
 
@@ -206,7 +258,7 @@ export class Orchestrator {
           this.o.emit({
             type: 'log',
             level: 'warning',
-            message: `Task '${t.plan.name}': finalisation failed: ${(e as Error).message}`,
+            message: `Task '${t.plan.name}': finalisation failed: ${errorMessage(e)}`,
           });
         }
         if (t.attempt !== attempt || (t.status !== 'RUNNING' && t.status !== 'READY')) return;
@@ -296,9 +348,17 @@ export class Orchestrator {
         stopTaskProbes(t);
         if (t.retryTimer) clearTimeout(t.retryTimer);
       }
+      if (why !== 'teardown') this.stopping.abort();
       while (this.launches.size > 0) await Promise.all([...this.launches]);
-      const targets = stopTargets(this.order).filter(mayBeAlive);
-      await stopAndReport(targets, this.graceMs, this.o.emit, () => (this.signalCount > 1 ? 'forced' : why));
+      const targets = stopTargets(this.order);
+      await stopAndReport(
+        targets,
+        this.graceMs,
+        this.o.emit,
+        () => (this.signalCount > 1 ? 'forced' : why),
+        this.hurry.signal,
+      );
+      for (const x of targets) this.watch.remove(x.backend, x.handle);
       this.resolveDone();
     })();
     return this.teardownP;

@@ -1,7 +1,7 @@
 /** The static shape of a run for the `run_plan` event (summaries need nothing else). */
 import type { Plan } from '../plan/types.js';
-import type { PlanBackendInfo, PlanTaskInfo } from './events.js';
-import { describeProbe } from './probe-driver.js';
+import type { PlanBackendInfo, PlanTaskInfo } from '../events/events.js';
+import { describeProbe } from '../probes/probe-driver.js';
 
 export function planInfo(plan: Plan): { tasks: PlanTaskInfo[]; backends: PlanBackendInfo[] } {
   return {
@@ -35,6 +35,7 @@ export function planInfo(plan: Plan): { tasks: PlanTaskInfo[]; backends: PlanBac
     backends: plan.backends.map((b) => ({
       name: b.name,
       type: b.type,
+      synthetic: b.capabilities.syntheticNodes,
       nodes: b.nodes.map((n) => ({ name: n.name, ip: n.ip, numGpus: n.numGpus })),
     })),
   };

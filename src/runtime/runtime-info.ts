@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { RuntimeInfo } from '../reporters/summary-render.js';
+import type { RuntimeInfo } from '../events/events.js';
 
 let cached: RuntimeInfo | undefined;
 

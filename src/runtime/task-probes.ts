@@ -5,8 +5,13 @@
  * (a met readiness check, or a failure check that found nothing).
  */
 import type { PlannedProbe } from '../plan/types.js';
-import type { RunEventInput } from './orchestrator.js';
-import { describeProbe, type ProbeCheck, type ProbeContext, type ProbeDriver } from './probe-driver.js';
+import type { RunEventInput } from '../events/events.js';
+import {
+  describeProbe,
+  type ProbeCheck,
+  type ProbeContext,
+  type ProbeDriver,
+} from '../probes/probe-driver.js';
 import type { TaskRt } from './task-state.js';
 
 export interface ProbeHooks {

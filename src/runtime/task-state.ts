@@ -4,11 +4,11 @@
  */
 import type { Backend, TaskHandle } from '../backends/backend.js';
 import type { PlannedTask } from '../plan/types.js';
-import type { RunEvent, TaskStatus } from './events.js';
-import type { ProbeLoop } from './probe-driver.js';
+import type { RunEvent, TaskStatus } from '../events/events.js';
+import type { ProbeLoop } from '../probes/probe-driver.js';
 
 export type FailKind =
-  'exit' | 'failure_probe' | 'not_ready_exit' | 'readiness_timeout' | 'launch' | 'assertion';
+  'exit' | 'failure_probe' | 'not_ready_exit' | 'readiness_timeout' | 'launch' | 'assertion' | 'lost';
 
 export interface TaskRt {
   plan: PlannedTask;
@@ -21,7 +21,7 @@ export interface TaskRt {
   dependents: TaskRt[];
   /** reached COMPLETED or READY once: its dependents were told */
   satisfied: boolean;
-  /** submitted, launch in progress */
+  /** submitted, launch call in progress */
   launching: boolean;
   handle?: TaskHandle;
   /** every attempt's handle: stray children of earlier attempts are stopped at teardown */

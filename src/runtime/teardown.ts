@@ -1,10 +1,14 @@
 /**
- * Stopping process groups at the end of a run, on fail-fast and on signals (runtime.md 6.7):
- * every group in parallel, TERM → grace → KILL, the whole thing bounded so an interrupt
- * can never hang the driver. A second Ctrl-C turns it into an immediate kill.
+ * Stopping attempts at the end of a run, on fail-fast and on signals (runtime.md 6.7): one
+ * batched `stop` per backend for all of its handles (graceful request, grace, force), all backends
+ * in parallel, the whole thing bounded so an interrupt can never hang the driver: past the bound
+ * every handle is stopped again with `force`. A second Ctrl-C aborts the graceful stop (force).
  */
-import type { Backend, TaskHandle } from '../backends/backend.js';
-import type { RunEvent } from './events.js';
+import { setMaxListeners } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { handleKey, type Backend, type StopOutcome, type TaskHandle } from '../backends/backend.js';
+import type { RunEvent, RunEventInput } from '../events/events.js';
+import { errorMessage } from '../util/errors.js';
 import type { TaskRt } from './task-state.js';
 
 export interface StopTarget {
@@ -14,106 +18,8 @@ export interface StopTarget {
   handle: TaskHandle;
 }
 
-export interface StopResult {
+export interface StopResult extends StopOutcome {
   target: StopTarget;
-  signals: string[];
-  alreadyGone: boolean;
-  elapsedMs: number;
-  error?: string;
-}
-
-/** True unless the backend can tell the attempt has nothing left running. */
-export function mayBeAlive(t: StopTarget): boolean {
-  const b = t.backend;
-  return b.isAlive ? b.isAlive(t.handle) : true;
-}
-
-export async function stopOne(t: StopTarget, graceMs: number): Promise<StopResult> {
-  const t0 = Date.now();
-  const b = t.backend;
-  try {
-    if (b.stopWithOutcome) {
-      const o = await b.stopWithOutcome(t.handle, graceMs);
-      return { target: t, signals: o.signals, alreadyGone: o.alreadyGone, elapsedMs: Date.now() - t0 };
-    }
-    await b.stop(t.handle, graceMs);
-    return { target: t, signals: [], alreadyGone: false, elapsedMs: Date.now() - t0 };
-  } catch (e) {
-    return {
-      target: t,
-      signals: [],
-      alreadyGone: false,
-      elapsedMs: Date.now() - t0,
-      error: (e as Error).message,
-    };
-  }
-}
-
-/**
- * Stops every target in parallel. Resolves after all stops finished or `boundMs` passed, in
- * which case every target is force-killed first.
- */
-export async function stopAll(
-  targets: StopTarget[],
-  graceMs: number,
-  boundMs: number,
-  onStopped: (r: StopResult) => void,
-): Promise<void> {
-  if (targets.length === 0) return;
-  const all = Promise.all(
-    targets.map((t) =>
-      stopOne(t, graceMs).then((r) => {
-        onStopped(r);
-      }),
-    ),
-  );
-  let timer: NodeJS.Timeout | undefined;
-  const bound = new Promise<'bound'>((resolve) => {
-    timer = setTimeout(() => resolve('bound'), boundMs);
-  });
-  const first = await Promise.race([all.then(() => 'done' as const), bound]);
-  clearTimeout(timer);
-  if (first === 'bound') {
-    await Promise.all(targets.map((t) => t.backend.kill(t.handle).catch(() => undefined)));
-    await Promise.race([all, new Promise((r) => setTimeout(r, 2_000).unref())]);
-  }
-}
-
-export function killAll(targets: StopTarget[]): Promise<void> {
-  return Promise.all(targets.map((t) => t.backend.kill(t.handle).catch(() => undefined))).then(
-    () => undefined,
-  );
-}
-
-type StopWhy = Extract<RunEvent, { type: 'task_stopped' }>['why'];
-
-/** stopAll with `teardown` start/end events and a `task_stopped` event per group that ran. */
-export async function stopAndReport(
-  targets: StopTarget[],
-  graceMs: number,
-  emit: (
-    e: Extract<RunEvent, { type: 'teardown' | 'task_stopped' }> extends infer E
-      ? E extends unknown
-        ? Omit<E, 't'>
-        : never
-      : never,
-  ) => void,
-  why: () => StopWhy,
-): Promise<void> {
-  const t0 = Date.now();
-  emit({ type: 'teardown', phase: 'start', groups: targets.length });
-  await stopAll(targets, graceMs, graceMs + 3_000, (r) => {
-    if (r.alreadyGone) return;
-    emit({
-      type: 'task_stopped',
-      task: r.target.task,
-      attempt: r.target.attempt,
-      why: why(),
-      signals: r.signals,
-      elapsedMs: r.elapsedMs,
-    });
-  });
-  emit({ type: 'teardown', phase: 'end', groups: targets.length, elapsedMs: Date.now() - t0 });
 }
 
 /** Every attempt ever launched (stray children of earlier attempts are stopped too). */
@@ -124,4 +30,124 @@ export function stopTargets(tasks: TaskRt[]): StopTarget[] {
       out.push({ task: t.plan.name, attempt: h.attempt, backend: t.backend, handle: h });
   }
   return out;
+}
+
+function byBackend(targets: StopTarget[]): Map<Backend, StopTarget[]> {
+  const m = new Map<Backend, StopTarget[]>();
+  for (const t of targets) m.set(t.backend, [...(m.get(t.backend) ?? []), t]);
+  return m;
+}
+
+/** One batched stop per backend; a backend that throws yields an error outcome for each of its handles. */
+async function stopBatch(
+  backend: Backend,
+  targets: StopTarget[],
+  graceMs: number,
+  force: boolean,
+  signal: AbortSignal,
+): Promise<StopResult[]> {
+  const t0 = Date.now();
+  let got: Map<string, StopOutcome>;
+  try {
+    got = await backend.stop(
+      targets.map((t) => t.handle),
+      { graceMs, force },
+      signal,
+    );
+  } catch (e) {
+    got = new Map();
+    const error = errorMessage(e);
+    for (const t of targets)
+      got.set(handleKey(t.handle), {
+        signals: [],
+        gone: false,
+        alreadyGone: false,
+        elapsedMs: Date.now() - t0,
+        error,
+      });
+  }
+  return targets.map((target) => ({
+    target,
+    ...(got.get(handleKey(target.handle)) ?? {
+      signals: [],
+      gone: false,
+      alreadyGone: false,
+      elapsedMs: Date.now() - t0,
+      error: `${backend.name} returned no outcome`,
+    }),
+  }));
+}
+
+/**
+ * Stops every target: resolves after all stops finished or `boundMs` passed (then every target
+ * is force-stopped, itself bounded). `hurry` aborting turns the graceful stop into a kill.
+ */
+export async function stopAll(
+  targets: StopTarget[],
+  graceMs: number,
+  boundMs: number,
+  onStopped: (r: StopResult) => void,
+  hurry?: AbortSignal,
+): Promise<void> {
+  if (targets.length === 0) return;
+  const bound = AbortSignal.timeout(boundMs);
+  const signal = hurry ? AbortSignal.any([hurry, bound]) : bound;
+  setMaxListeners(0, signal);
+  const all = Promise.all(
+    [...byBackend(targets)].map(([b, list]) =>
+      stopBatch(b, list, graceMs, false, signal).then((rs) => rs.forEach(onStopped)),
+    ),
+  );
+  const timedOut = await Promise.race([
+    all.then(() => false),
+    new Promise<boolean>((r) => bound.addEventListener('abort', () => r(true), { once: true })),
+  ]);
+  if (timedOut) {
+    await killAll(targets);
+    await Promise.race([all, sleep(2_000, undefined, { ref: false })]);
+  }
+}
+
+/** Force-stops every target at once (second Ctrl-C, bound passed); bounded, never throws. */
+export async function killAll(targets: StopTarget[]): Promise<void> {
+  const signal = AbortSignal.timeout(5_000);
+  await Promise.all([...byBackend(targets)].map(([b, list]) => stopBatch(b, list, 0, true, signal)));
+}
+
+type StopWhy = Extract<RunEvent, { type: 'task_stopped' }>['why'];
+
+/** stopAll with `teardown` start/end events and a `task_stopped` event per attempt that ran. */
+export async function stopAndReport(
+  targets: StopTarget[],
+  graceMs: number,
+  emit: (e: RunEventInput) => void,
+  why: () => StopWhy,
+  hurry?: AbortSignal,
+): Promise<void> {
+  const t0 = Date.now();
+  emit({ type: 'teardown', phase: 'start', groups: targets.length });
+  await stopAll(
+    targets,
+    graceMs,
+    graceMs + 3_000,
+    (r) => {
+      if (r.error)
+        emit({
+          type: 'log',
+          level: 'warning',
+          message: `could not stop task '${r.target.task}': ${r.error}`,
+        });
+      if (r.alreadyGone) return;
+      emit({
+        type: 'task_stopped',
+        task: r.target.task,
+        attempt: r.target.attempt,
+        why: why(),
+        signals: r.signals,
+        elapsedMs: r.elapsedMs,
+      });
+    },
+    hurry,
+  );
+  emit({ type: 'teardown', phase: 'end', groups: targets.length, elapsedMs: Date.now() - t0 });
 }

@@ -1,5 +1,5 @@
 /** The run verdict (runtime.md 6.8, cli.md 9.9/9.10). */
-import type { TaskStatus } from './events.js';
+import type { TaskStatus } from '../events/events.js';
 
 export interface Verdict {
   status: 'COMPLETED' | 'FAILED' | 'CANCELLED';
@@ -20,7 +20,7 @@ export function computeVerdict(
 ): Verdict {
   const failed = statuses.filter(([, s]) => s === 'FAILED').map(([n]) => n);
   const cancelled = statuses
-    .filter(([, s]) => s === 'CANCELLED' || s === 'PENDING' || s === 'RUNNING')
+    .filter(([, s]) => s === 'CANCELLED' || s === 'PENDING' || s === 'SUBMITTED' || s === 'RUNNING')
     .map(([n]) => n);
   const bySignal = signalExitCode(signal);
   if (failed.length > 0) {

@@ -4,7 +4,7 @@
  * one-line description is the first comment line of its YAML, or the title of its folder's
  * README.md.
  */
-import { assetExists, listAssetFiles, readAsset } from '../util/assets.js';
+import { assetExists, listAssetFiles, readAsset } from '../config/assets.js';
 
 export interface Sample {
   /** `self_contained/local/dag`, `modular/llm_disagg` */

@@ -3,7 +3,21 @@
  * prints (itself generated from the zod schema that validates recipes), so the reference an
  * agent reads always matches the sflow that installed it.
  */
-type J = Record<string, any>;
+/** The JSON Schema keywords the reference reads (zod's JSON Schema output). */
+interface J {
+  type?: string | string[];
+  pattern?: string;
+  properties?: Record<string, J>;
+  additionalProperties?: unknown;
+  required?: string[];
+  anyOf?: J[];
+  oneOf?: J[];
+  items?: J;
+  const?: unknown;
+  enum?: unknown[];
+  minimum?: number;
+  maximum?: number;
+}
 
 const EXPR_PATTERN = '\\$\\{\\{';
 
@@ -17,13 +31,13 @@ function isObject(s: J): boolean {
 
 /** Array form of a named collection widened to accept the dict form too: the list's items. */
 function collectionItems(s: J): J | undefined {
-  const arr = s.anyOf?.find((x: J) => x.type === 'array');
-  const dict = s.anyOf?.find((x: J) => x.type === 'object' && x.additionalProperties);
-  return arr && dict ? (arr.items as J) : undefined;
+  const arr = s.anyOf?.find((x) => x.type === 'array');
+  const dict = s.anyOf?.find((x) => x.type === 'object' && x.additionalProperties);
+  return arr && dict ? arr.items : undefined;
 }
 
 function unionMembers(s: J): J[] | undefined {
-  return (s.oneOf ?? s.anyOf) as J[] | undefined;
+  return s.oneOf ?? s.anyOf;
 }
 
 export function typeLabel(s: J | undefined): string {
@@ -35,13 +49,13 @@ export function typeLabel(s: J | undefined): string {
   if (items) return 'list (or mapping by name)';
   const members = unionMembers(s);
   if (members) return [...new Set(members.map((m) => typeLabel(m)))].join(' \\| ');
-  if (Array.isArray(s.type)) return s.type.map((t: string) => (t === 'null' ? 'null' : t)).join(' \\| ');
+  if (Array.isArray(s.type)) return s.type.join(' \\| ');
   if (s.type === 'array')
     return isObject(s.items ?? {}) ? 'list of mappings' : `list of ${typeLabel(s.items)}`;
   if (s.type === 'object') return s.properties ? 'mapping' : 'mapping of any';
   const bounds = [
-    s.minimum !== undefined ? `≥ ${s.minimum}` : '',
-    s.maximum !== undefined ? `≤ ${s.maximum}` : '',
+    s.minimum !== undefined ? `≥ ${String(s.minimum)}` : '',
+    s.maximum !== undefined ? `≤ ${String(s.maximum)}` : '',
   ].filter(Boolean);
   return `${s.type ?? 'any'}${bounds.length ? ` (${bounds.join(', ')})` : ''}`;
 }
@@ -54,7 +68,7 @@ interface Section {
 /** The object schemas inside `s` worth a table of their own: plain, list items, union members. */
 function childObjects(s: J): Array<{ suffix: string; schema: J }> {
   if (isObject(s)) return [{ suffix: '', schema: s }];
-  const items = collectionItems(s) ?? (s.type === 'array' ? (s.items as J) : undefined);
+  const items = collectionItems(s) ?? (s.type === 'array' ? s.items : undefined);
   if (items) return childObjects(items).map((c) => ({ suffix: `[]${c.suffix}`, schema: c.schema }));
   const members = unionMembers(s);
   if (!members) return [];
@@ -77,10 +91,10 @@ export function schemaReference(root: J): string {
       return;
     }
     seen.set(key, title);
-    const required = new Set<string>((s.required as string[] | undefined) ?? []);
+    const required = new Set<string>(s.required ?? []);
     const rows = ['| field | type | required |', '|---|---|---|'];
     const nested: Array<[string, J]> = [];
-    for (const [name, prop] of Object.entries((s.properties ?? {}) as Record<string, J>)) {
+    for (const [name, prop] of Object.entries(s.properties ?? {})) {
       rows.push(`| \`${name}\` | ${typeLabel(prop)} | ${required.has(name) ? 'yes' : ''} |`);
       if (depth < 6)
         for (const c of childObjects(prop))

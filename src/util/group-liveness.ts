@@ -8,6 +8,7 @@
  */
 
 import { readdirSync, readFileSync } from 'node:fs';
+import { errorCode } from './errors.js';
 
 export type GroupState = 'gone' | 'alive' | 'zombies';
 
@@ -17,7 +18,7 @@ function signalZero(pgid: number): boolean {
     return true;
   } catch (e) {
     // EPERM: a member exists that we may not signal (setuid child); it is alive all the same.
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    return errorCode(e) === 'EPERM';
   }
 }
 

@@ -14,6 +14,16 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { groupState } from './group-liveness.js';
+import {
+  DEFAULT_GRACE_MS,
+  installExitHook,
+  killAllGroupsSync,
+  liveGroups,
+  signalGroup,
+  stopGroup,
+  trackGroup,
+  untrackGroup,
+} from './terminate/index.js';
 
 export interface SpawnGroupOptions {
   /** argv[0] is the program (looked up on PATH), the rest its arguments; no shell. */
@@ -30,15 +40,8 @@ export interface GroupExit {
   signal: NodeJS.Signals | null;
 }
 
-export interface StopOutcome {
-  /** the group had no running member when stop() was called */
-  alreadyGone: boolean;
-  /** signals actually sent to the group, in order */
-  signals: Array<'SIGTERM' | 'SIGKILL'>;
-  /** no member runs any more (false only if the bounded wait after SIGKILL ran out) */
-  gone: boolean;
-  elapsedMs: number;
-}
+export type { GroupStopOutcome as StopOutcome } from './terminate/index.js';
+import type { GroupStopOutcome as StopOutcome } from './terminate/index.js';
 
 export interface GroupHandle {
   readonly pid: number;
@@ -68,66 +71,7 @@ export class SpawnError extends Error {
   }
 }
 
-export const DEFAULT_GRACE_MS = 5_000;
-/** how long to wait for the kernel to tear a group down after SIGKILL */
-const KILL_WAIT_MS = 2_000;
-
-const live = new Map<number, { argv0: string }>();
-let exitHookInstalled = false;
-
-/** Process groups spawned here and not yet known to be gone. */
-export function liveGroups(): number[] {
-  return [...live.keys()];
-}
-
-/**
- * SIGKILL every registered group, synchronously (safe inside `process.on('exit')`).
- * Returns how many groups were signalled.
- */
-export function killAllGroupsSync(): number {
-  let n = 0;
-  for (const pgid of live.keys()) {
-    if (sendToGroup(pgid, 'SIGKILL')) n++;
-  }
-  live.clear();
-  return n;
-}
-
-/** Installs the last-resort exit hook once; spawnGroup calls it for you. */
-export function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on('exit', () => {
-    killAllGroupsSync();
-  });
-}
-
-function sendToGroup(pgid: number, signal: NodeJS.Signals): boolean {
-  try {
-    process.kill(-pgid, signal);
-    return true;
-  } catch {
-    return false; // ESRCH: nobody left
-  }
-}
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/**
- * Polls until no member of the group runs, `deadline` passes or `interrupt()` says so.
- * The cheap signal-0 probe runs every few ms; the /proc scan that tells zombies from
- * running members only every few polls.
- */
-async function waitUntilGone(pgid: number, deadline: number, interrupt: () => boolean): Promise<boolean> {
-  let delay = 2;
-  for (let i = 0; ; i++) {
-    const state = groupState(pgid, i % 4 === 3);
-    if (state !== 'alive') return true;
-    if (Date.now() >= deadline || interrupt()) return groupState(pgid) !== 'alive';
-    await sleep(Math.min(delay, Math.max(1, deadline - Date.now())));
-    delay = Math.min(delay * 2, 25);
-  }
-}
+export { DEFAULT_GRACE_MS, liveGroups, killAllGroupsSync, installExitHook };
 
 /**
  * Node's spawn() forks synchronously (~7–15 ms here). A thousand tasks submitted at once would
@@ -151,7 +95,6 @@ function spawnTurn(): Promise<void> {
 export async function spawnGroup(opts: SpawnGroupOptions): Promise<GroupHandle> {
   if (opts.argv.length === 0) throw new Error('spawnGroup: empty argv');
   await spawnTurn();
-  installExitHook();
   const fd = openSync(opts.logPath, 'a');
   let child;
   try {
@@ -174,40 +117,28 @@ export async function spawnGroup(opts: SpawnGroupOptions): Promise<GroupHandle> 
 
   const pid = child.pid as number;
   const pgid = pid;
-  live.set(pgid, { argv0: opts.argv[0] });
+  trackGroup(pgid, opts.argv[0]);
   const startedAt = Date.now();
   let exit: GroupExit | undefined;
   const exited = new Promise<GroupExit>((resolve) => {
     child.once('exit', (code, signal) => {
       exit = { code, signal };
-      // The leader is gone; keep the group registered while children still run.
-      if (groupState(pgid) !== 'alive') live.delete(pgid);
+      // The leader is gone; keep the group tracked while children still run.
+      if (groupState(pgid) !== 'alive') untrackGroup(pgid);
       resolve(exit);
     });
   });
 
-  let forced = false;
+  const hurry = new AbortController();
   let stopping: Promise<StopOutcome> | undefined;
-
   const doStop = async (graceMs: number): Promise<StopOutcome> => {
-    const t0 = Date.now();
-    const signals: StopOutcome['signals'] = [];
-    const done = async (alreadyGone: boolean, gone: boolean): Promise<StopOutcome> => {
-      if (gone) {
-        live.delete(pgid);
-        // Let the leader's exit status land so callers can read it right after stop().
-        if (!exit) await Promise.race([exited, sleep(200)]);
-      }
-      return { alreadyGone, signals, gone, elapsedMs: Date.now() - t0 };
-    };
-    if (groupState(pgid) !== 'alive') return done(true, true);
-    if (!forced && sendToGroup(pgid, 'SIGTERM')) signals.push('SIGTERM');
-    let gone = forced ? false : await waitUntilGone(pgid, t0 + Math.max(0, graceMs), () => forced);
-    if (!gone) {
-      if (sendToGroup(pgid, 'SIGKILL')) signals.push('SIGKILL');
-      gone = await waitUntilGone(pgid, Date.now() + KILL_WAIT_MS, () => false);
+    const out = await stopGroup(pgid, { graceMs, hurry: hurry.signal, leaderExit: exited });
+    if (out.gone) {
+      untrackGroup(pgid);
+      // Let the leader's exit status land so callers can read it right after stop().
+      if (!exit) await Promise.race([exited, new Promise((r) => setTimeout(r, 200).unref())]);
     }
-    return done(false, gone);
+    return out;
   };
 
   return {
@@ -222,8 +153,8 @@ export async function spawnGroup(opts: SpawnGroupOptions): Promise<GroupHandle> 
       return stopping;
     },
     killGroupNow() {
-      forced = true;
-      sendToGroup(pgid, 'SIGKILL');
+      hurry.abort();
+      signalGroup(pgid, 'SIGKILL');
     },
   };
 }

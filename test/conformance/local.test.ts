@@ -1,42 +1,95 @@
-import { LocalBackend, localNodes } from '../../src/backends/local/local-backend.js';
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { LocalBackend, localNodes } from '../../src/backends/local/local-backend.js';
+import type { BackendContext } from '../../src/backends/backend.js';
+import { resetLocalGpuCache } from '../../src/gpu/local-topology.js';
+import { LOCAL_CAPABILITIES, plannedBackend } from '../helpers/backends.js';
 import { describeBackendConformance } from './backend.conformance.js';
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const loader = join(repo, 'test', 'fixtures', 'ts-loader', 'register.js');
+const driver = join(repo, 'test', 'fixtures', 'conformance', 'local-driver.ts');
+
+const ctx = (over: Partial<BackendContext> = {}): BackendContext => ({
+  runId: 'conformance',
+  runDir: tmpdir(),
+  log: () => undefined,
+  options: {},
+  env: process.env,
+  gpuTasks: false,
+  ...over,
+});
+
+/** Runs the dying driver in a child `node`, SIGKILLs it once it launched; the ledger stays. */
+function deadDriver(dir: string, script: string): Promise<string> {
+  const ledger = join(dir, `handles-${Date.now()}.jsonl`);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', loader, driver, ledger, dir, script], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`driver did not launch in time: ${err}`));
+    }, 60_000);
+    child.stderr.on('data', (d) => (err += String(d)));
+    child.stdout.on('data', (d) => {
+      if (!String(d).includes('launched')) return;
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      child.once('exit', () => resolve(ledger));
+    });
+  });
+}
+
+/** nvidia-smi that takes a minute to answer: allocation waits on GPU discovery. */
+function slowAllocate() {
+  const bin = mkdtempSync(join(tmpdir(), 'sflow-slow-smi-'));
+  writeFileSync(join(bin, 'nvidia-smi'), '#!/bin/sh\nexec sleep 60\n');
+  chmodSync(join(bin, 'nvidia-smi'), 0o755);
+  const path = process.env.PATH;
+  process.env.PATH = `${bin}:${path ?? ''}`;
+  resetLocalGpuCache();
+  return {
+    backend: new LocalBackend(plannedBackend({ config: { gpus_per_node: 2 } }), ctx({ gpuTasks: true })),
+    cleanup: () => {
+      process.env.PATH = path;
+      resetLocalGpuCache();
+      rmSync(bin, { recursive: true, force: true });
+    },
+  };
+}
 
 describeBackendConformance(
   'local',
-  () =>
-    new LocalBackend({
-      name: 'local',
-      type: 'local',
-      isDefault: true,
-      placeholder: false,
-      nodes: [],
-      config: { nodes: 2, gpus_per_node: 4 },
-    }),
-  { localProcesses: true },
+  () => new LocalBackend(plannedBackend({ config: { nodes: 2, gpus_per_node: 4 } }), ctx()),
+  {
+    localProcesses: true,
+    slowAllocate,
+    deadDriver,
+    recoverer: () => new LocalBackend(plannedBackend(), ctx({ runId: 'recoverer' })),
+  },
 );
 
 describe('local backend specifics', () => {
   it('allocates synthetic localhost nodes', async () => {
-    const b = new LocalBackend({
-      name: 'box',
-      type: 'local',
-      isDefault: true,
-      placeholder: false,
-      nodes: [],
-      config: { nodes: 3, gpus_per_node: 4 },
-    });
-    expect(await b.allocate()).toEqual([
+    const b = new LocalBackend(
+      plannedBackend({ name: 'box', config: { nodes: 3, gpus_per_node: 4 } }),
+      ctx(),
+    );
+    const a = await b.allocate(new AbortController().signal, () => undefined);
+    expect(a).toMatchObject({ id: 'local', owned: false });
+    expect(a.nodes).toEqual([
       { name: 'localhost', ip: '127.0.0.1', index: 0, numGpus: 4 },
       { name: 'localhost-1', ip: '127.0.0.1', index: 1, numGpus: 4 },
       { name: 'localhost-2', ip: '127.0.0.1', index: 2, numGpus: 4 },
     ]);
     expect(localNodes(0, null)).toEqual([{ name: 'localhost', ip: '127.0.0.1', index: 0, numGpus: null }]);
-    expect(b.capabilities()).toMatchObject({
-      defaultOperator: 'bash',
-      gpuReservationRegistry: false,
-      failFastDefault: false,
-      batch: false,
-    });
+    expect(b.capabilities()).toEqual(LOCAL_CAPABILITIES);
+    expect(b.capabilities()).toMatchObject({ defaultOperator: 'bash', failFastDefault: false, batch: false });
   });
 });

@@ -8,7 +8,7 @@ export function plannedTask(
   outputRoot = '/nonexistent',
 ): PlannedTask {
   const outputDir = join(outputRoot, name);
-  return {
+  const t: PlannedTask = {
     name,
     base: name,
     replicaIndex: 0,
@@ -35,6 +35,10 @@ export function plannedTask(
     failFast: false,
     outputDir,
     logPath: join(outputDir, `${name}.log`),
+    launch: [],
     ...over,
   };
+  // one launch spec from the task's argv/env unless the test gave its own
+  if (!over.launch) t.launch = [{ nodeIndex: 0, argv: t.argv, env: t.env, mounts: [], devices: [] }];
+  return t;
 }

@@ -121,7 +121,9 @@ describe('SFLOW_GPU_PLAN', () => {
     const cwd = workdir(recipe);
     const { buildPlan } = await import('../../src/plan/build.js');
     const { loadRecipe } = await import('../../src/config/load.js');
+    const { backendCatalog } = await import('../../src/backends/registry.js');
     const plan = buildPlan(loadRecipe({ files: [join(cwd, 'r.yaml')] }), {
+      catalog: backendCatalog,
       dryRun: true,
       runId: 'x',
       workspaceDir: cwd,

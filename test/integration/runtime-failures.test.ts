@@ -6,8 +6,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { executePlan } from '../../src/runtime/run.js';
-import type { RunEvent } from '../../src/runtime/events.js';
+import { executePlan } from '../../src/cli/run-execute.js';
+import type { RunEvent } from '../../src/events/events.js';
 import { processesWith } from '../conformance/backend.conformance.js';
 import { buildPlan, type SimpleTask } from './runtime-plan.js';
 

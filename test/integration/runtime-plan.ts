@@ -2,6 +2,7 @@
  * Hand-built Plans for runtime integration tests and benchmarks: real `bash -c` tasks on the
  * local backend, without the config loader or plan builder.
  */
+import { plannedBackend } from '../helpers/backends.js';
 import { join } from 'node:path';
 import type { Plan, PlannedProbe, PlannedTask } from '../../src/plan/types.js';
 import { plannedTask } from '../helpers/planned-task.js';
@@ -67,9 +68,7 @@ export function buildPlan(runDir: string, tasks: SimpleTask[], workflow = 'wf'):
     dryRun: false,
     paths: { workspaceDir: runDir, outputDir: join(runDir, '..'), runDir },
     variables: [],
-    backends: [
-      { name: 'local', type: 'local', isDefault: true, placeholder: false, nodes: [node], config: {} },
-    ],
+    backends: [plannedBackend({ nodes: [node] })],
     artifacts: [],
     tasks: planned,
     order: planned.map((t) => t.name),

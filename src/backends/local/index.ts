@@ -1,1 +1,2 @@
-export { LocalBackend, LOCAL_CAPABILITIES, localNodes } from './local-backend.js';
+export { LocalBackend, localNodes } from './local-backend.js';
+export { localKind } from './kind.js';

@@ -1,25 +1,42 @@
 /**
  * The local backend: every node is this machine. Allocation is synthetic (`localhost`,
- * `localhost-1`, … at 127.0.0.1) and never owned; each task attempt is a process group
- * (util/process-group.ts) whose stdout+stderr append straight to the task log.
+ * `localhost-1`, … at 127.0.0.1, plus the machine's GPUs when tasks ask for GPUs) and never owned;
+ * each task attempt is a process group (util/process-group.ts) whose stdout+stderr append straight
+ * to the task log. The handle names the group (`process: {pid, pgid, host, startTime}`), so a later
+ * driver can find it in the ledger; the live GroupHandle objects stay in a map for this driver.
  *
- * The handle is plain data (`ids: {pid, pgid}`), so a later process can still find the group;
- * the live GroupHandle objects are kept in a map keyed by pgid for this driver's own use.
+ * One process runs per attempt (spec: local `SFLOW_TASK_NODE_INDEX` is 0): the leader's launch
+ * spec; every synthetic node is this machine anyway.
  */
-import type { Backend, BackendCapabilities, ExitStatus, LaunchContext, TaskHandle } from '../backend.js';
+import { setMaxListeners } from 'node:events';
+import { hostname } from 'node:os';
+import { processStartTime } from '../../gpu/procfs.js';
+import type { TaskGpuClaims } from '../../gpu/task-claims.js';
 import type { PlannedBackend, PlannedNode, PlannedTask } from '../../plan/types.js';
-import { spawnGroup, type GroupHandle } from '../../util/process-group.js';
-import { groupState } from '../../util/group-liveness.js';
 import { SflowError } from '../../config/errors.js';
-
-export const LOCAL_CAPABILITIES: BackendCapabilities = {
-  defaultOperator: 'bash',
-  gpuIndices: true,
-  gpuReservationRegistry: false,
-  monitor: true,
-  batch: false,
-  failFastDefault: false,
-};
+import { raceAbort } from '../../util/abort.js';
+import { errorMessage } from '../../util/errors.js';
+import { groupState } from '../../util/group-liveness.js';
+import { spawnGroup, type GroupHandle } from '../../util/process-group.js';
+import { stopGroup } from '../../util/terminate/index.js';
+import {
+  HANDLE_VERSION,
+  handleKey,
+  type Allocation,
+  type AllocationProgress,
+  type Backend,
+  type BackendCapabilities,
+  type BackendContext,
+  type HandleStatus,
+  type Inspection,
+  type LaunchRequest,
+  type RecoverOutcome,
+  type StopOptions,
+  type StopOutcome,
+  type TaskHandle,
+  type WatchHooks,
+} from '../backend.js';
+import { gpuClaimsFor, withMachineGpus } from './gpus.js';
 
 /** Synthetic nodes: `localhost`, `localhost-1`, … (backends.md §2). */
 export function localNodes(count: number, gpusPerNode: number | null): PlannedNode[] {
@@ -37,126 +54,212 @@ function numberOr(v: unknown, fallback: number | null): number | null {
   return typeof n === 'number' && Number.isFinite(n) ? n : fallback;
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+interface Live {
+  handle: TaskHandle;
+  task: PlannedTask;
+  group: GroupHandle;
+}
+
+const NO_CONTEXT: BackendContext = {
+  runId: 'local',
+  runDir: '',
+  log: () => undefined,
+  options: {},
+  env: {},
+  gpuTasks: false,
+};
 
 export class LocalBackend implements Backend {
   readonly name: string;
   readonly type = 'local' as const;
-  private readonly planned: PlannedBackend | undefined;
-  private readonly groups = new Map<number, GroupHandle>();
+  private readonly live = new Map<string, Live>();
+  private readonly watchers = new Set<WatchHooks>();
+  private claims: TaskGpuClaims | undefined;
+  private released = false;
+  private readonly host = hostname();
 
-  constructor(planned?: PlannedBackend) {
-    this.planned = planned;
-    this.name = planned?.name ?? 'local';
+  constructor(
+    private readonly planned: PlannedBackend,
+    private readonly ctx: BackendContext = NO_CONTEXT,
+  ) {
+    this.name = planned.name;
   }
 
   capabilities(): BackendCapabilities {
-    return { ...LOCAL_CAPABILITIES };
+    return { ...this.planned.capabilities };
   }
 
-  async preflight(): Promise<void> {
-    // nothing to check: bash is looked up at launch and reported as a task failure
+  async preflight(signal: AbortSignal): Promise<void> {
+    signal.throwIfAborted(); // bash is looked up at launch and reported as a task failure
   }
 
-  async allocate(): Promise<PlannedNode[]> {
-    const cfg = this.planned?.config ?? {};
-    const count = this.planned?.nodes.length || numberOr(cfg.nodes, 1) || 1;
-    const gpus = numberOr(cfg.gpus_per_node, this.planned?.nodes[0]?.numGpus ?? null);
-    return localNodes(count, gpus);
+  async allocate(signal: AbortSignal, _progress: AllocationProgress): Promise<Allocation> {
+    signal.throwIfAborted();
+    const cfg = this.planned.config;
+    const count = this.planned.nodes.length || numberOr(cfg.nodes, 1) || 1;
+    const declared = numberOr(cfg.gpus_per_node, null);
+    let nodes = localNodes(count, declared ?? this.planned.nodes[0]?.numGpus ?? null);
+    if (this.ctx.gpuTasks) nodes = await raceAbort(withMachineGpus(nodes, declared), signal);
+    signal.throwIfAborted();
+    this.claims = gpuClaimsFor(nodes, this.ctx);
+    this.released = false;
+    return { id: 'local', nodes, owned: false };
   }
 
-  async launch(task: PlannedTask, ctx: LaunchContext): Promise<TaskHandle> {
+  async launch(req: LaunchRequest, signal: AbortSignal): Promise<TaskHandle> {
+    signal.throwIfAborted();
+    const { task } = req;
+    const spec = req.specs[0];
+    const got = this.claims ? await this.claims.acquire(task, signal) : null;
+    const env = {
+      ...req.baseEnv,
+      ...spec.env,
+      // the registry's grant is this host's plan for the task: SFLOW_GPU_PLAN follows it
+      ...(got ? { CUDA_VISIBLE_DEVICES: got.indices.join(','), SFLOW_GPU_PLAN: got.indices.join(',') } : {}),
+    };
     let group: GroupHandle;
     try {
-      group = await spawnGroup({ argv: task.argv, cwd: ctx.cwd, env: ctx.env, logPath: task.logPath });
+      group = await spawnGroup({ argv: spec.argv, cwd: req.cwd, env, logPath: task.logPath });
     } catch (e) {
-      throw new SflowError('LAUNCH_FAILED', `Task '${task.name}': ${(e as Error).message}`, { phase: 'run' });
+      if (got) await this.claims?.done(task.name);
+      throw new SflowError('LAUNCH_FAILED', `Task '${task.name}': ${errorMessage(e)}`, {
+        phase: 'run',
+        cause: e,
+      });
     }
-    this.groups.set(group.pgid, group);
-    return {
+    const startTime = processStartTime(group.pid);
+    const handle: TaskHandle = {
+      v: HANDLE_VERSION,
       backend: this.name,
+      type: this.type,
+      runId: this.ctx.runId,
       task: task.name,
-      attempt: ctx.attempt,
-      ids: { pid: group.pid, pgid: group.pgid },
-      startedAt: new Date(group.startedAt).toISOString(),
+      attempt: req.attempt,
+      state: 'RUNNING',
+      nodes: task.nodes.map((n) => n.name),
+      process: {
+        pid: group.pid,
+        pgid: group.pgid,
+        host: this.host,
+        ...(startTime !== null ? { startTime } : {}),
+      },
+      remoteIds: [],
+      ...(got ? { gpus: { indices: got.indices, uuids: got.uuids } } : {}),
+      submittedAt: new Date(group.startedAt).toISOString(),
       logPath: task.logPath,
+    };
+    req.record(handle);
+    const key = handleKey(handle);
+    this.live.set(key, { handle, task, group });
+    void group.exited.then(async (e) => {
+      if (got) await this.claims?.done(task.name);
+      const status: HandleStatus = { state: 'EXITED', exit: { code: e.code, signal: e.signal } };
+      for (const w of this.watchers) w.onStatus(handle, status);
+    });
+    return handle;
+  }
+
+  watch(hooks: WatchHooks, signal: AbortSignal): void {
+    if (signal.aborted) return;
+    this.watchers.add(hooks);
+    signal.addEventListener('abort', () => this.watchers.delete(hooks), { once: true });
+  }
+
+  async poll(handles: TaskHandle[], signal: AbortSignal): Promise<Map<string, HandleStatus>> {
+    signal.throwIfAborted();
+    const out = new Map<string, HandleStatus>();
+    for (const h of handles) {
+      const key = handleKey(h);
+      const own = this.live.get(key)?.group;
+      const exit = own?.exitInfo();
+      if (exit) out.set(key, { state: 'EXITED', exit: { code: exit.code, signal: exit.signal } });
+      else if (own) out.set(key, { state: 'RUNNING' });
+      else if (this.isHere(h))
+        out.set(key, groupState(h.process!.pgid) === 'alive' ? { state: 'RUNNING' } : { state: 'EXITED' });
+    }
+    return out;
+  }
+
+  async stop(
+    handles: TaskHandle[],
+    opts: StopOptions,
+    signal: AbortSignal,
+  ): Promise<Map<string, StopOutcome>> {
+    // one signal fans out to every handle of the batch: that many listeners are intended
+    const batch = AbortSignal.any([signal]);
+    setMaxListeners(0, batch);
+    const results = await Promise.all(handles.map((h) => this.stopOne(h, opts, batch)));
+    return new Map(handles.map((h, i) => [handleKey(h), results[i]]));
+  }
+
+  private async stopOne(h: TaskHandle, opts: StopOptions, signal: AbortSignal): Promise<StopOutcome> {
+    const own = this.live.get(handleKey(h))?.group;
+    if (own) {
+      const onAbort = () => own.killGroupNow();
+      if (opts.force || signal.aborted) own.killGroupNow();
+      else signal.addEventListener('abort', onAbort, { once: true });
+      try {
+        const o = await own.stop(opts.graceMs);
+        return { signals: [...o.signals], gone: o.gone, alreadyGone: o.alreadyGone, elapsedMs: o.elapsedMs };
+      } finally {
+        signal.removeEventListener('abort', onAbort);
+      }
+    }
+    if (!this.isHere(h)) {
+      return {
+        signals: [],
+        gone: false,
+        alreadyGone: false,
+        elapsedMs: 0,
+        error: 'not a process group of this machine',
+      };
+    }
+    const o = await stopGroup(h.process!.pgid, { graceMs: opts.graceMs, force: opts.force, hurry: signal });
+    return { signals: [...o.signals], gone: o.gone, alreadyGone: o.alreadyGone, elapsedMs: o.elapsedMs };
+  }
+
+  async inspect(h: TaskHandle, signal: AbortSignal): Promise<Inspection> {
+    signal.throwIfAborted();
+    const own = this.live.get(handleKey(h))?.group;
+    if (!own && !this.isHere(h)) return { alive: false, state: 'UNKNOWN' };
+    const alive = groupState(h.process!.pgid) === 'alive';
+    const exit = own?.exitInfo();
+    return {
+      alive,
+      state: exit || !alive ? 'EXITED' : 'RUNNING',
+      ...(exit ? { exit: { code: exit.code, signal: exit.signal } } : {}),
+      where: [this.host],
     };
   }
 
-  /** The live group behind a handle launched by this process, if any. */
-  group(handle: TaskHandle): GroupHandle | undefined {
-    return this.groups.get(Number(handle.ids.pgid));
+  async recover(record: TaskHandle, opts: StopOptions, signal: AbortSignal): Promise<RecoverOutcome> {
+    if (!this.isHere(record))
+      return { found: false, detail: `not on this machine (${record.process?.host ?? '?'})` };
+    const { pid, pgid, startTime } = record.process!;
+    // the leader still runs under a different start time: its pid (and group id) went to someone else
+    const now = processStartTime(pid);
+    if (startTime !== undefined && now !== null && now !== startTime)
+      return { found: false, detail: `pid ${pid} belongs to another process now` };
+    if (groupState(pgid) !== 'alive') return { found: false, detail: `process group ${pgid} has ended` };
+    const stop = await this.stopOne(record, opts, signal);
+    return { found: true, stop, detail: `process group ${pgid} stopped (${stop.signals.join('+') || '-'})` };
   }
 
-  async wait(handle: TaskHandle): Promise<ExitStatus> {
-    const g = this.group(handle);
-    if (g) {
-      const e = await g.exited;
-      return { code: e.code, signal: e.signal };
-    }
-    // a group started by another driver: we cannot read its status, only see it end
-    const pgid = Number(handle.ids.pgid);
-    while (groupState(pgid) === 'alive') await sleep(100);
-    return { code: null, signal: null };
+  async release(signal: AbortSignal, nodes?: string[]): Promise<void> {
+    // synthetic allocation: nothing to give back but the GPU claims, once
+    if (nodes !== undefined || this.released) return;
+    this.released = true;
+    signal.throwIfAborted();
+    await this.claims?.releaseAll();
   }
 
-  /** True while some process of the attempt still runs (leader or stray children). */
-  isAlive(handle: TaskHandle): boolean {
-    const g = this.group(handle);
-    return g ? g.isRunning() : groupState(Number(handle.ids.pgid)) === 'alive';
+  async taskReady(handle: TaskHandle): Promise<void> {
+    const l = this.live.get(handleKey(handle));
+    if (l && this.claims) await this.claims.ready(l.task);
   }
 
-  async stop(handle: TaskHandle, graceMs: number): Promise<void> {
-    await this.stopWithOutcome(handle, graceMs);
+  /** a process group recorded on this machine */
+  private isHere(h: TaskHandle): boolean {
+    return Boolean(h.process && h.process.host === this.host && h.process.pgid > 1);
   }
-
-  /** stop() that also says which signals were needed. */
-  async stopWithOutcome(
-    handle: TaskHandle,
-    graceMs: number,
-  ): Promise<{ signals: string[]; gone: boolean; alreadyGone: boolean }> {
-    const pgid = Number(handle.ids.pgid);
-    const g = this.groups.get(pgid);
-    if (g) {
-      const out = await g.stop(graceMs);
-      if (out.gone) this.groups.delete(pgid);
-      return { signals: out.signals, gone: out.gone, alreadyGone: out.alreadyGone };
-    }
-    return stopForeignGroup(pgid, graceMs);
-  }
-
-  async kill(handle: TaskHandle): Promise<void> {
-    const pgid = Number(handle.ids.pgid);
-    const g = this.groups.get(pgid);
-    if (g) g.killGroupNow();
-    else signalGroup(pgid, 'SIGKILL');
-  }
-
-  async release(): Promise<void> {
-    // synthetic allocation: nothing to give back
-  }
-}
-
-function signalGroup(pgid: number, sig: NodeJS.Signals): boolean {
-  try {
-    process.kill(-pgid, sig);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** TERM → grace → KILL for a group this process did not spawn (e.g. from a handle file). */
-async function stopForeignGroup(pgid: number, graceMs: number) {
-  const signals: string[] = [];
-  if (groupState(pgid) !== 'alive') return { signals, gone: true, alreadyGone: true };
-  if (signalGroup(pgid, 'SIGTERM')) signals.push('SIGTERM');
-  const until = Date.now() + graceMs;
-  while (Date.now() < until && groupState(pgid) === 'alive') await sleep(20);
-  if (groupState(pgid) === 'alive') {
-    if (signalGroup(pgid, 'SIGKILL')) signals.push('SIGKILL');
-    const killUntil = Date.now() + 2000;
-    while (Date.now() < killUntil && groupState(pgid) === 'alive') await sleep(20);
-  }
-  return { signals, gone: groupState(pgid) !== 'alive', alreadyGone: false };
 }

@@ -8,6 +8,7 @@ import { ExprEvalError, ExprUndefinedError, OpError } from './errors.js';
 import { FILTERS, bindArgs, type Arg } from './filters.js';
 import { TESTS } from './istests.js';
 import { type Scope, type Value, Missing, isIntLike, num, typeName, unwrap } from './values.js';
+import { errorMessage } from '../../util/errors.js';
 
 export type Ev = (s: Scope) => Value;
 export type PEv = (s: Scope) => Value | Missing;
@@ -91,7 +92,7 @@ export function buildFilter(
       Object.fromEntries(n.kwargs.map((k) => [k.name, null])),
     );
   } catch (e) {
-    c.fail(`filter '${n.name}': ${(e as Error).message}`, n.nameAt);
+    c.fail(`filter '${n.name}': ${errorMessage(e)}`, n.nameAt);
   }
   if (!spec.variadic && bound.slice(0, spec.required).includes(undefined)) {
     c.fail(

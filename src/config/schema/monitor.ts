@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { atom, bool, describe, fail, isExpr, isPlainObject, literalInt, oneOf, str } from './common.js';
 import { dispatch, list, strictObject, strList } from './shapes.js';
 import { GpusRequestSchema, NodesRequestSchema } from './resources.js';
+import { errorMessage } from '../../util/errors.js';
 
 export const MONITOR_SCOPES = ['cpu', 'gpu', 'memory', 'disk', 'network'] as const;
 export const MONITOR_DEFAULTS = {
@@ -59,7 +60,7 @@ const MarkerPattern = atom<string>({ type: 'string', minLength: 1 }, (v) => {
     try {
       new RegExp(body);
     } catch (e) {
-      return `invalid monitor.window regex '${v}': ${(e as Error).message}`;
+      return `invalid monitor.window regex '${v}': ${errorMessage(e)}`;
     }
   }
   return undefined;

@@ -50,7 +50,7 @@ export function mergeOperatorOverride(
   for (const [k, v] of Object.entries(override)) {
     if (k === 'name' || v === null || v === undefined) continue;
     if (k === 'extra_args' && Array.isArray(v) && Array.isArray(base.extra_args))
-      merged.extra_args = [...base.extra_args, ...v];
+      merged.extra_args = [...(base.extra_args as unknown[]), ...(v as unknown[])];
     else merged[k] = v;
   }
   return merged;

@@ -28,7 +28,8 @@ export function buildAncestry(requests: readonly PlacementRequest[]): Ancestry {
   const n = requests.length;
   const byName = new Map<string, number>();
   requests.forEach((r, i) => {
-    if (byName.has(r.task)) throw placementError('DUPLICATE_TASK', `Task '${r.task}' is listed twice`);
+    if (byName.has(r.task))
+      throw placementError('DUPLICATE_TASK', `Task '${r.task}' is listed twice`, undefined, { task: r.task });
     byName.set(r.task, i);
   });
   const { groups, groupOf } = groupParents(requests, byName);
@@ -84,7 +85,12 @@ function groupParents(
       for (const d of r.dependsOn) {
         const p = byName.get(d);
         if (p === undefined) {
-          throw placementError('UNKNOWN_DEPENDENCY', `Task '${r.task}' depends on unknown task '${d}'`);
+          throw placementError(
+            'UNKNOWN_DEPENDENCY',
+            `Task '${r.task}' depends on unknown task '${d}'`,
+            undefined,
+            { task: r.task },
+          );
         }
         ps.push(p);
       }

@@ -15,25 +15,34 @@ export function validateGpus(req: PlacementRequest): GpuWant | null {
       'GPU_EMPTY',
       `Task '${req.task}' resources.gpus needs 'count' or 'indices'`,
       'write e.g. gpus: {count: 1}',
+      { task: req.task, field: 'gpus' },
     );
   }
   if (g.count !== undefined && (!Number.isInteger(g.count) || g.count <= 0)) {
     throw placementError(
       'GPU_COUNT',
       `Task '${req.task}' resources.gpus.count must be an integer > 0, got ${g.count}`,
+      undefined,
+      { task: req.task, field: 'gpus.count' },
     );
   }
   if (g.indices !== undefined) {
-    if (req.backendType === 'kubernetes') {
+    if (!req.engine.gpuIndices) {
       throw placementError(
         'GPU_INDICES_KUBERNETES',
-        `Task '${req.task}' sets resources.gpus.indices, which is not supported on the Kubernetes backend ` +
+        `Task '${req.task}' sets resources.gpus.indices, which is not supported on the ${req.engine.label} backend ` +
           `'${req.backend}': the device plugin or DRA assigns the physical devices`,
         'use resources.gpus.count to size the device request',
+        { task: req.task, field: 'gpus.indices' },
       );
     }
     if (g.indices.length === 0) {
-      throw placementError('GPU_INDICES_EMPTY', `Task '${req.task}' resources.gpus.indices is empty`);
+      throw placementError(
+        'GPU_INDICES_EMPTY',
+        `Task '${req.task}' resources.gpus.indices is empty`,
+        undefined,
+        { task: req.task, field: 'gpus.indices' },
+      );
     }
     const bad = g.indices.filter((v) => !Number.isInteger(v) || v < 0);
     if (bad.length > 0) {
@@ -41,6 +50,7 @@ export function validateGpus(req: PlacementRequest): GpuWant | null {
         'GPU_INDICES_NEGATIVE',
         `Task '${req.task}' resources.gpus.indices must be non-negative integers, got ${bad.join(', ')}`,
         'unlike resources.nodes.indices, GPU indices cannot count from the end',
+        { task: req.task, field: 'gpus.indices' },
       );
     }
     const dups = g.indices.filter((v, i) => g.indices!.indexOf(v) !== i);
@@ -48,6 +58,8 @@ export function validateGpus(req: PlacementRequest): GpuWant | null {
       throw placementError(
         'GPU_INDICES_DUPLICATE',
         `Task '${req.task}' resources.gpus.indices lists ${[...new Set(dups)].join(', ')} more than once`,
+        undefined,
+        { task: req.task, field: 'gpus.indices' },
       );
     }
   }
@@ -81,6 +93,7 @@ export function perNodeShare(
       `Task '${req.task}' requests ${count} GPU(s) across ${nodes} node(s): resources.gpus.count must be a ` +
         `multiple of the task's node count (${nodes}).${suggestionText(suggestCounts(count, nodes, maxPerNode))}`,
       "gpus.count is the total over all of the task's nodes; multiply the per-node number by the node count",
+      { task: req.task, field: 'gpus.count' },
     );
   }
   return count / nodes;
@@ -105,6 +118,8 @@ export function checkShareFits(
       `Task '${req.task}' requests ${count} GPU(s) in total, but its ${nodes.length} assigned node(s) have only ` +
         `${total} GPU(s) in total (${nodes.map((n) => `${n.name}: ${n.cap}`).join(', ')}).${suggestion}` +
         `${backendSummary ? `\n  ${backendSummary}` : ''}`,
+      undefined,
+      { task: req.task },
     );
   }
   throw placementError(
@@ -112,5 +127,6 @@ export function checkShareFits(
     `Task '${req.task}' requests ${count} GPU(s) over ${nodes.length} node(s), i.e. ${share} per node, but node ` +
       `'${small.name}' has capacity ${small.cap}.${suggestion}`,
     'every node of a task gets the same number of GPUs',
+    { task: req.task },
   );
 }

@@ -1,6 +1,6 @@
 /**
  * GPU requests the planner cannot pack: nodes of unknown capacity (placement.md §4.4, offset slicing
- * by replica index with a warning) and Kubernetes (count only sizes the device request, §1.6).
+ * by replica index with a warning) and engines that assign devices themselves (Kubernetes: count only sizes the device request, §1.6).
  */
 import type { PlacementRequest } from './types.js';
 import type { BackendState } from './state.js';
@@ -22,6 +22,8 @@ function front(req: PlacementRequest, pool: readonly number[], need: number, wha
       'GPU_FANOUT_POOL',
       `Task '${req.task}' ${what} requires ${need} node(s) (replica_index=${req.replicaIndex}, ` +
         `policy=${req.policy}), but the pool of backend '${req.backend}' has only ${pool.length} node(s)`,
+      undefined,
+      { task: req.task },
     );
   }
   return pool.slice(0, need);
@@ -46,6 +48,8 @@ export function placeUnknownCapacity(
           'GPU_COUNT_MISMATCH',
           `Task '${req.task}' requests ${want.count} GPU(s) with ${L} indices on ${nodes.length} pinned node(s): ` +
             `count must equal len(indices) × nodes = ${L * nodes.length}. Use count ${L * nodes.length}.`,
+          undefined,
+          { task: req.task },
         );
       }
     } else {
@@ -54,6 +58,8 @@ export function placeUnknownCapacity(
           'GPU_FANOUT_MULTIPLE',
           `Task '${req.task}' requests ${want.count} GPU(s) with ${L} indices: count must be a positive multiple ` +
             `of len(indices) = ${L}. Use count ${Math.max(L, Math.round(want.count / L) * L)}.`,
+          undefined,
+          { task: req.task },
         );
       }
       nodes = front(req, pool, want.count !== undefined ? want.count / L : 1, `with ${want.count} GPU(s)`);
@@ -71,7 +77,7 @@ export function placeUnknownCapacity(
   };
 }
 
-export function placeKubernetes(
+export function placeEngineAssigned(
   req: PlacementRequest,
   want: GpuWant,
   st: BackendState,
@@ -90,6 +96,7 @@ export function placeKubernetes(
         `Task '${req.task}' requests ${count} GPU(s), more than one node holds; automatic multi-node expansion ` +
           `requires gpus.count to be a multiple of the per-node GPU capacity (${per})`,
         'set resources.nodes.count explicitly',
+        { task: req.task },
       );
     }
     nodes = front(req, pool, count > maxCap ? count / per : 1, `requesting ${count} GPU(s)`);

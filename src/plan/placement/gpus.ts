@@ -39,6 +39,8 @@ export function placeOnPinned(
         'GPU_COUNT_MISMATCH',
         `Task '${req.task}' requests ${want.count} GPU(s) with indices [${list(want.indices)}] on ${N} pinned ` +
           `node(s): count must equal len(indices) × nodes = ${L * N}. Use count ${L * N}.`,
+        undefined,
+        { task: req.task },
       );
     }
     for (const pos of sel) checkIndicesFit(req, want.indices, st, pos);
@@ -49,6 +51,7 @@ export function placeOnPinned(
           `Task '${req.task}' requests GPU(s) ${list(want.indices)} on node '${st.nodes[pos].name}', but they are ` +
             `not free:\n  ${st.describeBlockers(pos, t, want.indices).join('\n  ')}\n  ${st.summary(t)}`,
           HINT_CAPACITY,
+          { task: req.task },
         );
       }
     }
@@ -69,6 +72,7 @@ export function placeOnPinned(
       `in different occupancy states (first idle run of ${share}: ` +
       `${sel.map((pos, i) => `${st.nodes[pos].name} at ${starts[i]}`).join(', ')})`,
     'pin nodes whose free GPUs line up (resources.nodes.indices), or change the order of the GPU tasks',
+    { task: req.task },
   );
 }
 
@@ -113,6 +117,8 @@ function scanIndices(
       'GPU_INDEX_CAPACITY',
       `Task '${req.task}' resources.gpus.indices ${list(tooBig)} exceed the GPU capacity of backend ` +
         `'${req.backend}' (largest node has ${maxCap} GPU(s), valid indices 0..${maxCap - 1})`,
+      undefined,
+      { task: req.task, field: 'gpus.indices' },
     );
   }
   if (want.count !== undefined && want.count % L !== 0) {
@@ -120,6 +126,8 @@ function scanIndices(
       'GPU_FANOUT_MULTIPLE',
       `Task '${req.task}' requests ${want.count} GPU(s) with indices [${list(indices)}]: count must be a positive ` +
         `multiple of len(indices) = ${L}. Use count ${Math.max(L, Math.round(want.count / L) * L)}.`,
+      undefined,
+      { task: req.task },
     );
   }
   const need = want.count !== undefined ? want.count / L : 1;
@@ -129,6 +137,8 @@ function scanIndices(
       'GPU_FANOUT_POOL',
       `Task '${req.task}' requests ${want.count} GPU(s) as ${L} per node on ${need} node(s) ${where}, but the pool ` +
         `of backend '${req.backend}' has only ${known.length} GPU node(s)`,
+      undefined,
+      { task: req.task },
     );
   }
   const maxIdx = Math.max(...indices);
@@ -151,6 +161,7 @@ function scanIndices(
       `${chosen.length ? ` (${chosen.map((p) => st.nodes[p].name).join(', ')})` : ''}; nodes scanned: ` +
       `${pool.map((p) => st.nodes[p].name).join(', ')}\n  ${[...blockers.slice(0, MAX_NODE_LINES * 2), st.summary(t)].join('\n  ')}`,
     HINT_CAPACITY,
+    { task: req.task },
   );
 }
 
@@ -170,6 +181,7 @@ function expand(
         `requires gpus.count to be a multiple of the per-node GPU capacity (${per})` +
         `${per > 0 ? `. Use count ${Math.max(per, Math.floor(count / per) * per)} or ${Math.ceil(count / per) * per}.` : ''}`,
       'set resources.nodes.count (or indices) explicitly to choose the nodes',
+      { task: req.task },
     );
   }
   const need = count / per;
@@ -180,6 +192,7 @@ function expand(
         `(replica_index=${req.replicaIndex}, policy=${req.policy}), but the pool of backend '${req.backend}' ` +
         `has only ${known.length} GPU node(s)`,
       'add nodes to the backend or lower gpus.count',
+      { task: req.task },
     );
   }
   const byStart = new Map<number, number[]>();
@@ -202,6 +215,7 @@ function expand(
           .map(([s, ps]) => `${ps.map((p) => st.nodes[p].name).join(', ')} free from GPU ${s}`)
           .join('; ')})`,
       'pin nodes explicitly with resources.nodes.indices',
+      { task: req.task },
     );
   }
   throw noNodeFits(req, t, st, pool, count, `${need} node(s) with ${per} idle GPU(s) each`);
@@ -215,6 +229,8 @@ function checkIndicesFit(req: PlacementRequest, indices: number[], st: BackendSt
       'GPU_INDEX_CAPACITY',
       `Task '${req.task}' resources.gpus.indices ${list(bad)} do not exist on node '${st.nodes[pos].name}' ` +
         `(capacity ${cap}, valid indices 0..${cap - 1})`,
+      undefined,
+      { task: req.task, field: 'gpus.indices' },
     );
   }
 }
@@ -246,6 +262,7 @@ function doesNotFit(
     `Task '${req.task}' requests ${what} on node '${st.nodes[pos].name}', but ${short}; node capacity ${cap}, ` +
       `already allocated ${used}.\n  ${[...st.describeBlockers(pos, t), st.summary(t)].join('\n  ')}`,
     HINT_CAPACITY,
+    { task: req.task },
   );
 }
 
@@ -267,5 +284,6 @@ function noNodeFits(
     `Task '${req.task}' requests ${count} GPU(s), but no node of backend '${req.backend}' has ` +
       `${shape ?? `${count} contiguous idle GPU(s)`}.\n  ${[...lines, st.summary(t)].join('\n  ')}`,
     HINT_CAPACITY,
+    { task: req.task },
   );
 }

@@ -18,6 +18,8 @@ export function resolvePool(req: PlacementRequest, state: BackendState): readonl
       'NODE_EXCLUDE_RANGE',
       `Task '${req.task}' resources.nodes.exclude contains index(es) ${bad.join(', ')} out of range for ` +
         `${n} allocated node(s) of backend '${req.backend}' (valid: 0..${n - 1}, or -${n}..-1 counted from the end)`,
+      undefined,
+      { task: req.task, field: 'nodes.exclude' },
     );
   }
   const drop = new Set(exclude.map((v) => (v < 0 ? v + n : v)));
@@ -27,6 +29,8 @@ export function resolvePool(req: PlacementRequest, state: BackendState): readonl
       'NODE_EXCLUDE_EMPTY',
       `Task '${req.task}' resources.nodes.exclude removed all nodes from the pool of backend '${req.backend}' ` +
         `(${n} allocated node(s))`,
+      undefined,
+      { task: req.task, field: 'nodes.exclude' },
     );
   }
   return pool;
@@ -49,6 +53,7 @@ export function explicitNodes(
       'NODE_INDICES_AND_COUNT',
       `Task '${req.task}' resources.nodes cannot set both 'indices' and 'count'`,
       'keep one of them: indices pins exact nodes, count takes a slice of the pool',
+      { task: req.task, field: 'nodes' },
     );
   }
   if (spec.indices !== undefined) return byIndices(req, t, spec.indices, pool, state);
@@ -64,7 +69,12 @@ function byIndices(
 ): number[] {
   const n = pool.length;
   if (indices.length === 0) {
-    throw placementError('NODE_INDICES_EMPTY', `Task '${req.task}' resources.nodes.indices is empty`);
+    throw placementError(
+      'NODE_INDICES_EMPTY',
+      `Task '${req.task}' resources.nodes.indices is empty`,
+      undefined,
+      { task: req.task, field: 'nodes.indices' },
+    );
   }
   const chosen: number[] = [];
   for (const idx of indices) {
@@ -73,6 +83,8 @@ function byIndices(
         'NODE_INDEX_RANGE',
         `Task '${req.task}' resources.nodes.indices contains out-of-range index ${idx}; the node pool of ` +
           `backend '${req.backend}' has ${n} node(s) after exclude (valid: 0..${n - 1}, or -${n}..-1)`,
+        undefined,
+        { task: req.task, field: 'nodes.indices' },
       );
     }
     const pos = pool[idx < 0 ? idx + n : idx];
@@ -80,6 +92,8 @@ function byIndices(
       throw placementError(
         'NODE_INDEX_DUPLICATE',
         `Task '${req.task}' resources.nodes.indices names node '${state.nodes[pos].name}' twice (index ${idx})`,
+        undefined,
+        { task: req.task, field: 'nodes.indices' },
       );
     }
     chosen.push(pos);
@@ -92,6 +106,7 @@ function byIndices(
         `Task '${req.task}' pins node '${state.nodes[pos].name}', but it is reserved by task ` +
           `'${state.life.requests[owner].task}': ${state.life.blockReason('nodes', owner, t)}`,
         'pin another node, or make the tasks depend on each other',
+        { task: req.task },
       );
     }
   }
@@ -109,6 +124,8 @@ function byCount(
     throw placementError(
       'NODE_COUNT',
       `Task '${req.task}' resources.nodes.count must be an integer > 0, got ${count}`,
+      undefined,
+      { task: req.task, field: 'nodes.count' },
     );
   }
   const where = `(replica_index=${req.replicaIndex}, policy=${req.policy})`;
@@ -126,6 +143,8 @@ function byCount(
       'NODE_COUNT_UNAVAILABLE',
       `Task '${req.task}' needs ${count} node(s) ${where}, but only ${free.length} of the ${pool.length} node(s) ` +
         `in the pool of backend '${req.backend}' are not reserved:\n  ${blockers.join('\n  ')}`,
+      undefined,
+      { task: req.task },
     );
   }
   const start = req.policy === 'sequential' ? 0 : req.replicaIndex * count;
@@ -135,6 +154,7 @@ function byCount(
       `Task '${req.task}' needs ${count} node(s) ${where}: pool positions ${start}..${start + count - 1}, ` +
         `but the node pool of backend '${req.backend}' has only ${pool.length} node(s)`,
       'add nodes to the backend, lower resources.nodes.count, or use policy sequential',
+      { task: req.task },
     );
   }
   return pool.slice(start, start + count);
@@ -156,6 +176,7 @@ export function wholePool(
           `Task '${req.task}' spans every pool node, but node '${state.nodes[pos].name}' is reserved by task ` +
             `'${state.life.requests[owner].task}': ${state.life.blockReason('nodes', owner, t)}`,
           'pin nodes with resources.nodes.indices or count, or exclude the reserved node',
+          { task: req.task },
         );
       }
     }

@@ -9,18 +9,18 @@ import { BackendState, Lifetimes } from './state.js';
 import { explicitNodes, resolvePool, wholePool } from './nodes.js';
 import { validateGpus } from './gpu-request.js';
 import { placeByScan, placeOnPinned } from './gpus.js';
-import { placeKubernetes, placeUnknownCapacity } from './gpu-unchecked.js';
+import { placeEngineAssigned, placeUnknownCapacity } from './gpu-unchecked.js';
 import { placementError } from './errors.js';
 
 /** GPU release policy after inference (§5.2) and the Kubernetes task_ready coercion */
 export function effectiveGpuPolicy(req: PlacementRequest): { policy: ReleaseAfter | null; warning?: string } {
   if (!req.gpus) return { policy: null };
   const explicit = req.gpus.releaseAfter;
-  if (explicit === 'task_ready' && req.backendType === 'kubernetes') {
+  if (explicit === 'task_ready' && !req.engine.gpuReleaseOnReady) {
     return {
       policy: 'task_completion',
       warning:
-        `Task '${req.task}' sets gpus.release_after: task_ready, which Kubernetes cannot honour (a running pod's ` +
+        `Task '${req.task}' sets gpus.release_after: task_ready, which ${req.engine.label} cannot honour (a running pod's ` +
         `GPUs cannot be shared); using task_completion`,
     };
   }
@@ -50,11 +50,18 @@ export function planPlacement<N extends TopologyNode>(
         ? topology[req.backend]
         : undefined;
       if (!nodes)
-        throw placementError('UNKNOWN_BACKEND', `Task '${req.task}' uses unknown backend '${req.backend}'`);
+        throw placementError(
+          'UNKNOWN_BACKEND',
+          `Task '${req.task}' uses unknown backend '${req.backend}'`,
+          undefined,
+          { task: req.task },
+        );
       if (nodes.length === 0) {
         throw placementError(
           'NO_NODES',
           `Task '${req.task}': backend '${req.backend}' has no nodes to place it on`,
+          undefined,
+          { task: req.task },
         );
       }
       st = new BackendState<N>(req.backend, nodes, life);
@@ -89,8 +96,8 @@ function placeOne(req: PlacementRequest, t: number, st: BackendState): Placed {
   let placed: Placed;
   if (!want) {
     placed = { nodes: pinned ?? wholePool(req, t, pool, st), gpus: null, perNode: null, warnings: [] };
-  } else if (req.backendType === 'kubernetes') {
-    placed = placeKubernetes(req, want, st, pool, pinned);
+  } else if (!req.engine.gpuIndices) {
+    placed = placeEngineAssigned(req, want, st, pool, pinned);
   } else if (capacityUnknown(req, st, pinned ?? pool, pinned !== null)) {
     placed = placeUnknownCapacity(req, want, pool, pinned);
   } else {
@@ -118,5 +125,6 @@ function capacityUnknown(
     `Task '${req.task}' requests GPUs on node(s) ${unknown.map((p) => `'${st.nodes[p].name}'`).join(', ')} of ` +
       `backend '${req.backend}', whose GPU capacity is unknown while the other pinned nodes declare one`,
     'set gpus_per_node on every host that runs GPU tasks',
+    { task: req.task },
   );
 }

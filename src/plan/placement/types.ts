@@ -3,9 +3,16 @@
  * resolved resource requests (every expression already evaluated to an int / list of ints) and the
  * backends' ordered nodes, and returns one placement per concrete task.
  */
-import type { BackendType, ReleaseAfter } from '../types.js';
+import type { BackendCapabilities, BackendType, ReleaseAfter } from '../types.js';
 
 export type { BackendType, ReleaseAfter };
+
+/**
+ * The backend capabilities placement reads: `gpuIndices` false means the engine assigns the
+ * physical devices (count only, e.g. Kubernetes); `gpuReleaseOnReady` false means a running
+ * task's GPUs cannot be handed on at READY.
+ */
+export type PlacementTraits = Pick<BackendCapabilities, 'label' | 'gpuIndices' | 'gpuReleaseOnReady'>;
 
 export interface TopologyNode {
   name: string;
@@ -39,7 +46,8 @@ export interface PlacementRequest {
   /** base task name (the declared task) */
   base: string;
   backend: string;
-  backendType: BackendType;
+  /** what the task's backend can do with GPUs (from its capabilities) */
+  engine: PlacementTraits;
   replicaIndex: number;
   policy: 'parallel' | 'sequential';
   nodes?: NodeRequest;

@@ -1,5 +1,5 @@
 /** Plain-text pieces of the live view (pure, so they are easy to test and cheap to render). */
-import type { PlanBackendInfo } from '../../runtime/events.js';
+import type { PlanBackendInfo } from '../../events/events.js';
 import type { TaskRow, TaskState, TuiModel } from './model.js';
 
 export const STATE_MARK: Record<TaskState, string> = {

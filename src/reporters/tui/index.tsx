@@ -8,7 +8,7 @@
  * at once). Once the run has ended, `q` leaves.
  */
 import { render, type Instance } from 'ink';
-import type { RunEvent, RunEventSink } from '../../runtime/events.js';
+import type { RunEvent, RunEventSink } from '../../events/events.js';
 import { App } from './app.js';
 import { TuiModel } from './model.js';
 

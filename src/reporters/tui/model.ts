@@ -3,7 +3,7 @@
  * the workflow, its tasks with state / attempt / timing / placement, the backends' allocation
  * and recent notices. The view reads it on its own schedule; `version` tells it something changed.
  */
-import type { PlanBackendInfo, RunEvent, RunEventSink } from '../../runtime/events.js';
+import type { PlanBackendInfo, RunEvent, RunEventSink } from '../../events/events.js';
 
 export type TaskState = 'PENDING' | 'SUBMITTED' | 'RUNNING' | 'READY' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
 

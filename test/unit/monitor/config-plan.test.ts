@@ -5,6 +5,8 @@ import { parseTaskMonitorFlag } from '../../../src/config/monitor-flags.js';
 import { normalizeMonitor } from '../../../src/plan/monitor-config.js';
 import { monitorSchedule } from '../../../src/plan/monitor-schedule.js';
 import { plannedTask } from '../../helpers/planned-task.js';
+import { plannedBackend } from '../../helpers/backends.js';
+import { kubernetesKind } from '../../../src/backends/kubernetes/kind.js';
 import { paths, planOf } from './helpers.js';
 
 const wf = (tasks: string, top = '') => `version: "0.1"\n${top}workflow:\n  name: wf\n${tasks}`;
@@ -116,15 +118,14 @@ describe('defaults and folders', () => {
       tasks: [k8s, local],
       workflowMonitor: {},
       backends: [
-        { name: 'k', type: 'kubernetes', isDefault: true, placeholder: true, nodes: [node], config: {} },
-        {
-          name: 'local',
-          type: 'local',
-          isDefault: false,
-          placeholder: false,
-          nodes: local.nodes,
-          config: {},
-        },
+        plannedBackend({
+          name: 'k',
+          type: 'kubernetes',
+          placeholder: true,
+          nodes: [node],
+          capabilities: kubernetesKind.capabilities,
+        }),
+        plannedBackend({ name: 'local', isDefault: false, nodes: local.nodes }),
       ],
     });
     expect(s.collectors.map((c) => c.backendType)).toEqual(['local']);

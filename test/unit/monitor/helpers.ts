@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { loadRecipe } from '../../../src/config/load.js';
 import { applyMonitorFlags, type MonitorFlags } from '../../../src/config/monitor-flags.js';
 import { buildPlan } from '../../../src/plan/build.js';
+import { backendCatalog } from '../../../src/backends/registry.js';
 import { monitorSchedule } from '../../../src/plan/monitor-schedule.js';
 
 export function planOf(yaml: string, flags: MonitorFlags = {}) {
@@ -14,7 +15,12 @@ export function planOf(yaml: string, flags: MonitorFlags = {}) {
     writeFileSync(file, yaml);
     const loaded = loadRecipe({ files: [file], set: [], artifacts: [], missable: [] });
     applyMonitorFlags(loaded.recipe, flags);
-    const plan = buildPlan(loaded, { workspaceDir: dir, dryRun: true, runId: 'r1' });
+    const plan = buildPlan(loaded, {
+      workspaceDir: dir,
+      dryRun: true,
+      runId: 'r1',
+      catalog: backendCatalog,
+    });
     return { plan, loaded, schedule: monitorSchedule(plan) };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadRecipe } from '../../../src/config/load.js';
 import { SflowError, formatSflowError } from '../../../src/config/errors.js';
 import { buildPlan } from '../../../src/plan/build.js';
+import { backendCatalog } from '../../../src/backends/registry.js';
 import { assertionFailure, checkAssertions } from '../../../src/outputs/assertions.js';
 import { PyFloat } from '../../../src/outputs/json-write.js';
 import type { PlannedAssertion } from '../../../src/plan/types.js';
@@ -18,7 +19,12 @@ function plan(yaml: string) {
   dirs.push(d);
   const f = join(d, 'r.yaml');
   writeFileSync(f, yaml);
-  return buildPlan(loadRecipe({ files: [f] }), { dryRun: true, runId: 'r', workspaceDir: d });
+  return buildPlan(loadRecipe({ files: [f] }), {
+    dryRun: true,
+    runId: 'r',
+    workspaceDir: d,
+    catalog: backendCatalog,
+  });
 }
 
 function planError(yaml: string): SflowError {

@@ -1,6 +1,6 @@
 /** Worked examples E1–E12 of spec placement.md §9, each asserting the exact placement or error. */
 import { describe, expect, it } from 'vitest';
-import { board, caps, plan, planError, task, where } from './helpers.js';
+import { K8S, board, caps, plan, planError, task, where } from './helpers.js';
 
 describe('E1 single count on an empty board', () => {
   it('puts count 4 on n0 with 0,1,2,3', () => {
@@ -263,12 +263,12 @@ describe('E12 validation of gpus.indices', () => {
     expect(e.message).toContain(text);
   });
   it('rejects indices on Kubernetes, pointing at count', () => {
-    const e = planError(board(1, 4), task('T', { backendType: 'kubernetes', gpus: { indices: [0] } }));
+    const e = planError(board(1, 4), task('T', { engine: K8S, gpus: { indices: [0] } }));
     expect(e.message).toContain('not supported on the Kubernetes backend');
     expect(e.hint).toContain('gpus.count');
   });
   it('accepts count on Kubernetes without slicing', () => {
-    const p = plan(board(1, 4), task('T', { backendType: 'kubernetes', gpus: { count: 2 } }));
+    const p = plan(board(1, 4), task('T', { engine: K8S, gpus: { count: 2 } }));
     expect(p.T.gpus).toBeNull();
     expect(p.T.gpusPerNode).toBe(2);
   });

@@ -1,6 +1,12 @@
 import type { PlacementRequest, TaskPlacement, TopologyNode } from '../../../src/plan/placement/index.js';
 import { planPlacement } from '../../../src/plan/placement/index.js';
 import { SflowError } from '../../../src/config/errors.js';
+import { kubernetesKind } from '../../../src/backends/kubernetes/kind.js';
+import { slurmKind } from '../../../src/backends/slurm/kind.js';
+
+/** placement traits of a Slurm and a Kubernetes backend, from the registry */
+export const SLURM = slurmKind.capabilities;
+export const K8S = kubernetesKind.capabilities;
 
 /** `k` nodes with `g` GPUs each (null = unknown), named `prefix0…` unless names are given */
 export function board(k: number, g: number | null, names?: string[]): TopologyNode[] {
@@ -25,7 +31,7 @@ export function task(name: string, opts: TaskOpts = {}): PlacementRequest[] {
     task: name,
     base: name,
     backend: 'b',
-    backendType: 'slurm',
+    engine: SLURM,
     replicaIndex: 0,
     policy: 'parallel',
     hasReadiness: false,

@@ -1,6 +1,6 @@
 /** release_after inference and time-compatibility (placement.md §5), node reservations (§5.1). */
 import { describe, expect, it } from 'vitest';
-import { board, plan, planError, task, where } from './helpers.js';
+import { K8S, board, plan, planError, task, where } from './helpers.js';
 
 describe('GPU reuse over time', () => {
   it('lets a dependent take over a service that releases at task_ready', () => {
@@ -95,7 +95,7 @@ describe('GPU reuse over time', () => {
     const p = plan(
       board(1, 4),
       task('T', {
-        backendType: 'kubernetes',
+        engine: K8S,
         hasReadiness: true,
         gpus: { count: 1, releaseAfter: 'task_ready' },
       }),

@@ -13,6 +13,7 @@ import type {
   TopologyNode,
 } from '../../../src/plan/placement/index.js';
 import { SflowError } from '../../../src/config/errors.js';
+import { K8S, SLURM } from './helpers.js';
 
 const releaseArb = fc.option(
   fc.constantFrom<ReleaseAfter>('workflow_completion', 'task_ready', 'task_completion'),
@@ -99,12 +100,12 @@ function expand(r: Recipe): { requests: PlacementRequest[]; topo: Record<string,
       .filter((d) => d < i)
       .flatMap((d) => (r.tasks[d].policy === 'sequential' ? [names[d][names[d].length - 1]] : names[d]));
     names[i].forEach((name, k) => {
-      const backendType = r.k8s && i % 2 === 1 ? 'kubernetes' : 'slurm';
+      const engine = r.k8s && i % 2 === 1 ? K8S : SLURM;
       requests.push({
         task: name,
         base: `t${i}`,
         backend: 'b',
-        backendType,
+        engine,
         replicaIndex: k,
         policy: t.policy,
         hasReadiness: t.hasReadiness,
@@ -197,7 +198,7 @@ describe('placement properties', () => {
         const { freedBefore } = oracle(requests);
         const owners = new Map<string, string[]>();
         out.ok.forEach((p, i) => {
-          if (!p.gpus || requests[i].backendType === 'kubernetes') return;
+          if (!p.gpus || !requests[i].engine.gpuIndices) return;
           if (p.nodes.some((n) => n.numGpus === null)) return; // §4.4 fallback: unchecked by design
           for (const n of p.nodes)
             for (const g of p.gpus) {
@@ -243,7 +244,7 @@ describe('placement properties', () => {
           }
           const total = (p.gpusPerNode ?? 0) * p.nodes.length;
           if (req.gpus.count !== undefined) expect(total).toBe(req.gpus.count);
-          if (req.backendType === 'kubernetes') {
+          if (!req.engine.gpuIndices) {
             expect(p.gpus).toBeNull();
             return;
           }

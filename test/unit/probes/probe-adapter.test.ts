@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { PlannedProbe, PlannedTask } from '../../../src/plan/types.js';
 import { createProbeCheck, createProbeDriver, tcpHosts } from '../../../src/probes/probe-adapter.js';
-import type { ProbeCheck as Outcome } from '../../../src/runtime/probe-driver.js';
+import type { ProbeCheck as Outcome } from '../../../src/probes/probe-driver.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sflow-pa-'));
 const servers: Server[] = [];

@@ -1,5 +1,24 @@
 /** Small hand-written ledgers for the report's unit tests. */
-import type { PlanTaskInfo, RunEvent } from '../../../src/runtime/events.js';
+import type { PlanTaskInfo, RunEvent, TaskHandle } from '../../../src/events/events.js';
+
+/** A local task handle as a task_started event carries it (backend contract v2). */
+function taskHandle(task: string, attempt: number, extra: Partial<TaskHandle> = {}): TaskHandle {
+  return {
+    v: 1,
+    backend: 'local',
+    type: 'local',
+    runId: 'r1',
+    task,
+    attempt,
+    state: 'RUNNING',
+    nodes: ['localhost'],
+    process: { pid: 1, pgid: 1, host: 'localhost' },
+    remoteIds: [],
+    submittedAt: new Date(0).toISOString(),
+    logPath: `/nonexistent/run/${task}/${task}.log`,
+    ...extra,
+  };
+}
 
 export function info(name: string, extra: Partial<PlanTaskInfo> = {}): PlanTaskInfo {
   return {
@@ -66,7 +85,7 @@ export function mixedRun(): RunEvent[] {
       task: 'server',
       attempt: 1,
       pid: 1,
-      handle: { ids: { gpus: '0,1' } },
+      handle: taskHandle('server', 1, { gpus: { indices: [0, 1], uuids: [] } }),
     },
     { t: T0 + 10, type: 'task_submitted', task: 'flaky', attempt: 1 },
     { t: T0 + 30, type: 'task_started', task: 'flaky', attempt: 1 },

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LoopStallWatchdog, stallThresholdMs } from '../../../src/reporters/loop-stalls.js';
-import type { RunEvent } from '../../../src/runtime/events.js';
+import type { RunEvent } from '../../../src/events/events.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sflow-stalls-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

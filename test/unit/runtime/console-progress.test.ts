@@ -1,7 +1,7 @@
 /** A service that is slow to become READY gets progress lines on the console (every long wait shows progress). */
 import { describe, expect, it } from 'vitest';
 import { ConsoleReporter } from '../../../src/reporters/console.js';
-import type { RunEvent } from '../../../src/runtime/events.js';
+import type { RunEvent } from '../../../src/events/events.js';
 
 const T0 = 1_800_000_000_000;
 

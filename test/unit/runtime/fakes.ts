@@ -1,11 +1,21 @@
 /** In-memory backend, probe driver and plan builders for orchestrator unit tests. */
-import type {
-  Backend,
-  BackendCapabilities,
-  ExitStatus,
-  LaunchContext,
-  TaskHandle,
+import {
+  HANDLE_VERSION,
+  handleKey,
+  type Allocation,
+  type Backend,
+  type BackendCapabilities,
+  type ExitStatus,
+  type HandleStatus,
+  type Inspection,
+  type LaunchRequest,
+  type RecoverOutcome,
+  type StopOptions,
+  type StopOutcome,
+  type TaskHandle,
+  type WatchHooks,
 } from '../../../src/backends/backend.js';
+import { LOCAL_CAPABILITIES, plannedBackend } from '../../helpers/backends.js';
 import type { Plan, PlannedProbe, PlannedTask } from '../../../src/plan/types.js';
 import { plannedTask } from '../../helpers/planned-task.js';
 import type {
@@ -14,7 +24,7 @@ import type {
   ProbeDriver,
   ProbeLoop,
   ProbeLoopEvents,
-} from '../../../src/runtime/probe-driver.js';
+} from '../../../src/probes/probe-driver.js';
 
 /** What one attempt does: exit with `code` after `ms` (never exits when ms is undefined). */
 export interface AttemptScript {
@@ -39,6 +49,7 @@ export class FakeBackend implements Backend {
   readonly launches: Array<{ task: string; attempt: number; at: number; env: Record<string, string> }> = [];
   readonly stops: string[] = [];
   readonly kills: string[] = [];
+  private readonly watchers = new Set<WatchHooks>();
   /** per task: scripts per attempt (last one repeats) */
   constructor(
     private readonly scripts: Record<string, AttemptScript[] | AttemptScript>,
@@ -46,54 +57,72 @@ export class FakeBackend implements Backend {
   ) {}
 
   capabilities(): BackendCapabilities {
-    return {
-      defaultOperator: 'bash',
-      gpuIndices: true,
-      gpuReservationRegistry: false,
-      monitor: false,
-      batch: false,
-      failFastDefault: false,
-    };
+    return { ...LOCAL_CAPABILITIES, monitor: false };
   }
   async preflight() {}
-  async allocate() {
-    return [];
+  async allocate(): Promise<Allocation> {
+    return { id: 'fake', nodes: [], owned: false };
   }
   async release() {}
-
-  private key(h: TaskHandle) {
-    return `${h.task}#${h.attempt}`;
+  async inspect(h: TaskHandle): Promise<Inspection> {
+    const alive = this.procs.get(handleKey(h))?.alive ?? false;
+    return { alive, state: alive ? 'RUNNING' : 'EXITED' };
+  }
+  async recover(): Promise<RecoverOutcome> {
+    return { found: false, detail: 'fake' };
   }
 
-  async launch(task: PlannedTask, ctx: LaunchContext): Promise<TaskHandle> {
+  async launch(req: LaunchRequest): Promise<TaskHandle> {
+    const { task, attempt } = req;
     if (this.opts.failLaunch?.includes(task.name)) throw new Error('no such program');
     const s = this.scripts[task.name];
     const list = Array.isArray(s) ? s : [s ?? { code: 0, ms: 0 }];
-    const script = list[Math.min(ctx.attempt - 1, list.length - 1)];
+    const script = list[Math.min(attempt - 1, list.length - 1)];
+    const h: TaskHandle = {
+      v: HANDLE_VERSION,
+      backend: 'local',
+      type: 'local',
+      runId: 'fake',
+      task: task.name,
+      attempt,
+      state: 'RUNNING',
+      nodes: [],
+      remoteIds: [`fake-${1000 + this.launches.length}`],
+      submittedAt: '',
+      logPath: task.logPath,
+    };
     let resolve!: (s: ExitStatus) => void;
     const exited = new Promise<ExitStatus>((r) => (resolve = r));
-    const p: Proc = {
-      task: task.name,
-      attempt: ctx.attempt,
-      alive: true,
-      resolve,
-      exited,
-      launchedAt: Date.now(),
-    };
+    const p: Proc = { task: task.name, attempt, alive: true, resolve, exited, launchedAt: Date.now() };
+    void exited.then((exit) => {
+      for (const w of this.watchers) w.onStatus(h, { state: 'EXITED', exit });
+    });
     if (script.ms !== undefined) {
       p.timer = setTimeout(() => this.exit(p, { code: script.code ?? 0, signal: null }), script.ms);
     }
-    const h: TaskHandle = {
-      backend: 'local',
+    this.procs.set(handleKey(h), p);
+    this.launches.push({
       task: task.name,
-      attempt: ctx.attempt,
-      ids: { pid: 1000 + this.launches.length },
-      startedAt: '',
-      logPath: task.logPath,
-    };
-    this.procs.set(this.key(h), p);
-    this.launches.push({ task: task.name, attempt: ctx.attempt, at: Date.now(), env: ctx.env });
+      attempt,
+      at: Date.now(),
+      env: { ...req.baseEnv, ...req.specs[0].env },
+    });
+    req.record(h);
     return h;
+  }
+
+  watch(hooks: WatchHooks, signal: AbortSignal): void {
+    this.watchers.add(hooks);
+    signal.addEventListener('abort', () => this.watchers.delete(hooks), { once: true });
+  }
+
+  async poll(handles: TaskHandle[]): Promise<Map<string, HandleStatus>> {
+    return new Map(
+      handles.map((h) => [
+        handleKey(h),
+        { state: this.procs.get(handleKey(h))?.alive ? 'RUNNING' : 'EXITED' },
+      ]),
+    );
   }
 
   private exit(p: Proc, s: ExitStatus) {
@@ -110,25 +139,34 @@ export class FakeBackend implements Backend {
         this.exit(p, { code, signal: null });
   }
 
-  wait(h: TaskHandle) {
-    return this.procs.get(this.key(h))!.exited;
+  async stop(handles: TaskHandle[], o: StopOptions, signal: AbortSignal): Promise<Map<string, StopOutcome>> {
+    const out = new Map<string, StopOutcome>();
+    await Promise.all(
+      handles.map(async (h) => {
+        const p = this.procs.get(handleKey(h));
+        if (!p || !p.alive) {
+          out.set(handleKey(h), { signals: [], gone: true, alreadyGone: true, elapsedMs: 0 });
+          return;
+        }
+        if (o.force) {
+          this.kills.push(h.task);
+          this.exit(p, { code: null, signal: 'SIGKILL' });
+          out.set(handleKey(h), { signals: ['SIGKILL'], gone: true, alreadyGone: false, elapsedMs: 0 });
+          return;
+        }
+        this.stops.push(h.task);
+        if (this.opts.ignoreTerm) {
+          await new Promise<void>((r) => {
+            void p.exited.then(() => r());
+            signal.addEventListener('abort', () => r(), { once: true });
+          });
+        } else this.exit(p, { code: null, signal: 'SIGTERM' });
+        out.set(handleKey(h), { signals: ['SIGTERM'], gone: !p.alive, alreadyGone: false, elapsedMs: 0 });
+      }),
+    );
+    return out;
   }
-  isAlive(h: TaskHandle) {
-    return this.procs.get(this.key(h))?.alive ?? false;
-  }
-  async stop(h: TaskHandle) {
-    const p = this.procs.get(this.key(h))!;
-    if (!p.alive) return;
-    this.stops.push(h.task);
-    if (this.opts.ignoreTerm) return p.exited.then(() => undefined);
-    this.exit(p, { code: null, signal: 'SIGTERM' });
-  }
-  async kill(h: TaskHandle) {
-    const p = this.procs.get(this.key(h))!;
-    if (!p.alive) return;
-    this.kills.push(h.task);
-    this.exit(p, { code: null, signal: 'SIGKILL' });
-  }
+
   alive(task: string) {
     return [...this.procs.values()].some((p) => p.task === task && p.alive);
   }
@@ -218,7 +256,7 @@ export function plan(tasks: PlannedTask[], runDir = '/nonexistent'): Plan {
     dryRun: false,
     paths: { workspaceDir: runDir, outputDir: runDir, runDir },
     variables: [],
-    backends: [{ name: 'local', type: 'local', isDefault: true, placeholder: false, nodes: [], config: {} }],
+    backends: [plannedBackend()],
     artifacts: [],
     tasks,
     order: tasks.map((t) => t.name),

@@ -11,7 +11,7 @@ import { render } from 'ink-testing-library';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { App } from '../../../src/reporters/tui/app.js';
 import { TuiModel } from '../../../src/reporters/tui/model.js';
-import type { RunEvent } from '../../../src/runtime/events.js';
+import type { RunEvent } from '../../../src/events/events.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sflow-tui-'));
 afterAll(() => {

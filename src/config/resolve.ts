@@ -2,9 +2,9 @@
  * Expression resolution for plan-time fields: render `${{ }}` strings against a scope, convert
  * to the types fields need, and turn evaluation failures into located plan errors.
  */
-import { SflowError } from '../config/errors.js';
-import { formatPath, locate, type PathSeg } from '../config/source.js';
-import { compileCached } from '../config/templates.js';
+import { SflowError } from './errors.js';
+import { formatPath, locate, type PathSeg } from './source.js';
+import { compileCached } from './templates.js';
 import {
   ExprEvalError,
   ExprUndefinedError,
@@ -15,7 +15,7 @@ import {
   toNative,
   type Scope,
   type Value,
-} from '../config/expr/index.js';
+} from './expr/index.js';
 
 /** Where a value came from: the merged document (for positions) and its path in it. */
 export interface Where {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SflowError } from '../../../src/config/errors.js';
-import { ensureDir, removeCreated } from '../../../src/util/ensure-dir.js';
+import { ensureDir, removeCreated } from '../../../src/outputs/ensure-dir.js';
 
 const root = mkdtempSync(join(tmpdir(), 'sflow-ensure-dir-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

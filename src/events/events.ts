@@ -4,7 +4,15 @@
  * any other way. Events are plain JSON.
  */
 
-export type TaskStatus = 'PENDING' | 'RUNNING' | 'READY' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
+import type { TaskHandle } from './handle.js';
+
+export type { TaskHandle };
+
+/**
+ * PENDING (waiting for dependencies or a retry delay) → SUBMITTED (handed to the backend; queued
+ * on a remote engine) → RUNNING → READY (readiness passed) → COMPLETED | FAILED | CANCELLED.
+ */
+export type TaskStatus = 'PENDING' | 'SUBMITTED' | 'RUNNING' | 'READY' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
 
 interface Base {
   /** ms since epoch */
@@ -14,8 +22,12 @@ interface Base {
 export type RunEvent = Base &
   (
     | { type: 'run_started'; workflow: string; runId: string; runDir: string; tasks: string[] }
-    | { type: 'task_submitted'; task: string; attempt: number; gatedOn?: string[] }
-    | { type: 'task_started'; task: string; attempt: number; pid?: number; handle?: unknown }
+    /** handed to the backend (the attempt may wait in the engine's queue) */
+    | { type: 'task_submitted'; task: string; attempt: number }
+    /** the backend reports the attempt running */
+    | { type: 'task_started'; task: string; attempt: number; pid?: number; handle?: TaskHandle }
+    /** the backend learned more about a running attempt (remote ids arrived); the ledger has it too */
+    | { type: 'task_handle'; task: string; attempt: number; handle: TaskHandle }
     | { type: 'task_ready'; task: string; attempt: number; probe: string }
     | {
         type: 'task_finished';
@@ -46,7 +58,6 @@ export type RunEvent = Base &
         /** which probe (`tcp_port 127.0.0.1:8000`), to tell several probes of one kind apart */
         target?: string;
       }
-    | { type: 'task_log_line'; task: string; line: string }
     | {
         type: 'result_parsed';
         task: string;
@@ -92,6 +103,17 @@ export type RunEvent = Base &
         signals: string[];
         elapsedMs: number;
       }
+    /** a backend's allocation: waiting in a queue (repeated as progress), granted, failed, released */
+    | {
+        type: 'backend_allocation';
+        backend: string;
+        phase: 'waiting' | 'allocated' | 'failed' | 'released';
+        message: string;
+        nodes?: string[];
+        waitedMs?: number;
+      }
+    /** an event sink failed (reported once per sink; the run goes on without it) */
+    | { type: 'sink_failed'; sink: string; message: string }
     /** teardown of every live process group: start and end */
     | { type: 'teardown'; phase: 'start' | 'end'; groups: number; elapsedMs?: number }
   );
@@ -128,12 +150,28 @@ export interface AssertionOutcome {
 export interface PlanBackendInfo {
   name: string;
   type: string;
+  /** nodes are synthetic stand-ins for this machine (no topology to report) */
+  synthetic?: boolean;
   nodes: Array<{ name: string; ip: string; numGpus: number | null }>;
 }
 
 export type RunEventType = RunEvent['type'];
 
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+/** An event as emitted: the bus stamps the time. */
+export type RunEventInput = DistributiveOmit<RunEvent, 't'>;
+
+/** What the summary's Runtime section shows about the sflow that ran. */
+export interface RuntimeInfo {
+  version: string;
+  node: string;
+  bin: string;
+  packageDir: string;
+}
+
 export interface RunEventSink {
+  /** how failures of this sink are named (`events.jsonl`, `console`); default: its class name */
+  readonly name?: string;
   emit(event: RunEvent): void;
   /** flush and close (files); awaited at the very end of a run */
   close?(): Promise<void>;

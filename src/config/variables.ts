@@ -3,17 +3,10 @@
  * a bad `--set` is reported against the variable that was overridden; expression values are
  * resolved iteratively (declaration order does not matter) and cast as soon as they resolve.
  */
-import {
-  DomainValue,
-  PyFloat,
-  hasExpression,
-  renderValue,
-  type Scope,
-  type Value,
-} from '../config/expr/index.js';
-import { isYamlFloat } from '../config/source.js';
+import { DomainValue, PyFloat, hasExpression, renderValue, type Scope, type Value } from './expr/index.js';
+import { isYamlFloat } from './source.js';
 import { evaluateField, planError, type Where } from './resolve.js';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from './errors.js';
 
 export const VARIABLE_TYPES = ['string', 'integer', 'float', 'boolean', 'list', 'dict'] as const;
 

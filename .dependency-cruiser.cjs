@@ -1,0 +1,81 @@
+/**
+ * The intended flow of src/ (docs/architecture.md), checked in CI by `npm run lint:deps`:
+ *
+ *   util, visualize ─► config ─► events ─► operators ─► plan ─► gpu, probes, outputs, preflight
+ *     ─► monitor ─► backends ─► runtime ─► reporters, report, samples, skills ─► cli
+ *
+ * A folder imports only folders to its left (and itself); within a layer, folders do not import
+ * each other. So there is no cycle between folders, and `no-circular` forbids cycles between files.
+ * The runtime imports no concrete backend (only the contract, src/backends/backend.ts) and no
+ * reporter; backend-type checks live in src/backends only (the rest reads capabilities).
+ */
+const layers = [
+  ['util', 'visualize'],
+  ['config'],
+  ['events'],
+  ['operators'],
+  ['plan'],
+  ['gpu', 'probes', 'outputs', 'preflight'],
+  ['monitor'],
+  ['backends'],
+  ['runtime'],
+  ['reporters', 'report', 'samples', 'skills'],
+  ['cli'],
+];
+
+const folder = (names) => `^src/(${names.join('|')})/`;
+const layerRules = layers.flatMap((group, i) => {
+  const above = layers.slice(i + 1).flat();
+  const rules = [];
+  if (above.length)
+    rules.push({
+      name: `layer-${group.join('-')}`,
+      comment: `${group.join(', ')} may not import ${above.join(', ')} (the flow goes the other way)`,
+      severity: 'error',
+      from: { path: folder(group) },
+      to: { path: folder(above) },
+    });
+  for (const g of group)
+    for (const other of group.filter((x) => x !== g))
+      rules.push({
+        name: `same-layer-${g}-${other}`,
+        comment: `${g} and ${other} are on the same layer: neither imports the other`,
+        severity: 'error',
+        from: { path: folder([g]) },
+        to: { path: folder([other]) },
+      });
+  return rules;
+});
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'no import cycles between files',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'runtime-no-concrete-backend',
+      comment: 'the runtime talks to backends through the contract only; the CLI picks them (registry)',
+      severity: 'error',
+      from: { path: '^src/runtime/' },
+      to: { path: '^src/backends/', pathNot: '^src/backends/backend\\.ts$' },
+    },
+    {
+      name: 'backend-folders-independent',
+      comment: 'a backend folder imports only the shared contract files, never another backend',
+      severity: 'error',
+      from: { path: '^src/backends/([^/]+)/' },
+      to: { path: '^src/backends/([^/]+)/', pathNot: '^src/backends/$1/' },
+    },
+    ...layerRules,
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+  },
+};

@@ -1,0 +1,78 @@
+/**
+ * Docker (backends.md §3): planned and dry-run today; the backend itself is the next stage. A
+ * pool's placeholder topology is its host list (each host's peer address; `nodes:` must agree).
+ */
+import { DockerBackendSchema } from '../../config/schema/backend-docker.js';
+import type { PlaceholderInput, PlaceholderTools, PlannedNode } from '../../plan/types.js';
+import { placeholderNodes, type BackendKind } from '../kind.js';
+
+type Host = Record<string, unknown>;
+
+function hostNodes(hosts: Host[]): PlannedNode[] {
+  return hosts.map((h, i) => {
+    const gpn = h.gpus_per_node;
+    const pick = (...keys: string[]): unknown =>
+      keys.map((k) => h[k]).find((v) => v !== undefined && v !== null);
+    return {
+      name: String(pick('name', 'address') ?? `host${i}`),
+      ip: String(pick('rendezvous_address', 'ip_address', 'address') ?? ''),
+      index: i,
+      numGpus: typeof gpn === 'number' ? gpn : gpn === undefined || gpn === null ? null : Number(gpn),
+    };
+  });
+}
+
+function poolNodes({ name, config, nodes }: PlaceholderInput, tools: PlaceholderTools): PlannedNode[] {
+  const hosts = config.hosts as Host[];
+  if (nodes !== null && nodes !== hosts.length) {
+    tools.fail(
+      ['nodes'],
+      'plan.docker_nodes_hosts',
+      `backend '${name}': nodes: ${nodes} disagrees with the ${hosts.length} host(s) listed under hosts`,
+      'drop `nodes:` (the host list is the node list) or make it match',
+    );
+  }
+  hosts.forEach((h, hi) => {
+    if (h.gpus_per_node !== undefined && h.gpus_per_node !== null)
+      h.gpus_per_node = tools.int(
+        h.gpus_per_node,
+        ['hosts', hi, 'gpus_per_node'],
+        `hosts[${hi}].gpus_per_node`,
+      );
+  });
+  const out = hostNodes(hosts);
+  const noAddr = out.filter((n) => !n.ip).map((n) => n.name);
+  if (noAddr.length) {
+    tools.fail(
+      ['hosts'],
+      'plan.docker_host_address',
+      `backend '${name}': host(s) without a usable peer address: ${noAddr.join(', ')}`,
+      'give each host an `address` (or `rendezvous_address`)',
+    );
+  }
+  return out;
+}
+
+export const dockerKind: BackendKind = {
+  type: 'docker',
+  settings: DockerBackendSchema,
+  capabilities: {
+    label: 'Docker',
+    defaultOperator: 'docker_run',
+    gpuIndices: true,
+    gpuReleaseOnReady: true,
+    gpuReservationRegistry: true,
+    monitor: true,
+    batch: false,
+    probesFrom: 'driver',
+    failFastDefault: false,
+    pollIntervalMs: 1_000,
+    syntheticNodes: false,
+  },
+  placeholder: (input, tools) => {
+    const hosts = input.config.hosts;
+    if (Array.isArray(hosts) && hosts.length > 0)
+      return { nodes: poolNodes(input, tools), placeholder: true };
+    return { nodes: placeholderNodes(input.name, input.nodes, input.gpusPerNode), placeholder: true };
+  },
+};

@@ -1,0 +1,39 @@
+/**
+ * One registry entry: everything sflow knows about a backend type without running it — its
+ * capabilities, the placeholder topology dry-run plans against, the settings schema of its recipe
+ * entry — and, for a type that runs in this version, how to create an instance.
+ */
+import type * as z from 'zod';
+import type { CollectorLauncher } from '../monitor/launcher.js';
+import type { Backend, BackendContext } from './backend.js';
+import type { BackendTraits, BackendType, PlannedBackend, PlannedNode } from '../plan/types.js';
+
+export interface BackendKind extends BackendTraits {
+  type: BackendType;
+  /** zod schema of the recipe's `backends[]` entry of this type */
+  settings: z.ZodType;
+  /** creates an instance for a run; absent while the type plans but does not run yet */
+  create?: (planned: PlannedBackend, ctx: BackendContext) => Backend;
+  /**
+   * What a dry-run may learn without allocating anything (local: the machine's GPUs from
+   * nvidia-smi); nodes to plan on instead of the placeholders, or undefined.
+   */
+  discover?: (planned: PlannedBackend, signal: AbortSignal) => Promise<PlannedNode[] | undefined>;
+  /** starts hardware monitor collectors on its nodes; absent: its nodes are not sampled yet */
+  monitorCollector?: () => CollectorLauncher;
+}
+
+/** `<name>-node0`, `<name>-node1`, … at `0.0.0.<i+1>` (backends.md §1.4). */
+export function placeholderNodes(
+  name: string,
+  count: number | null,
+  gpusPerNode: number | null,
+): PlannedNode[] {
+  const n = Math.max(1, count ?? 1);
+  return Array.from({ length: n }, (_, i) => ({
+    name: `${name}-node${i}`,
+    ip: `0.0.0.${i + 1}`,
+    index: i,
+    numGpus: gpusPerNode,
+  }));
+}

@@ -1,0 +1,86 @@
+/**
+ * The backend registry: backend type → its kind (factory, placeholder topology, capabilities,
+ * settings schema). The CLI (the composition root) reads it to plan, dry-run and create backend
+ * instances; the planner sees it only as the catalog the CLI hands in. Adding a backend is one
+ * line here plus its folder under src/backends/ (docs/adding-a-backend.md).
+ */
+import { SflowError } from '../config/errors.js';
+import type { BackendCatalog, BackendType, Plan, PlannedBackend, PlannedNode } from '../plan/types.js';
+import type { CollectorLauncher } from '../monitor/launcher.js';
+import type { Backend, BackendContext } from './backend.js';
+import { dockerKind } from './docker/kind.js';
+import type { BackendKind } from './kind.js';
+import { kubernetesKind } from './kubernetes/kind.js';
+import { localKind } from './local/kind.js';
+import { slurmKind } from './slurm/kind.js';
+
+export const BACKEND_KINDS: Readonly<Record<BackendType, BackendKind>> = {
+  local: localKind,
+  docker: dockerKind,
+  slurm: slurmKind,
+  kubernetes: kubernetesKind,
+};
+
+export function backendKind(type: string): BackendKind | undefined {
+  return Object.hasOwn(BACKEND_KINDS, type) ? BACKEND_KINDS[type as BackendType] : undefined;
+}
+
+/** The planner's view of the registry. */
+export const backendCatalog: BackendCatalog = (type) => backendKind(type);
+
+/** Types that plan and dry-run but do not run in this version: refused before anything starts. */
+export function unrunnableBackends(plan: Pick<Plan, 'backends'>): PlannedBackend[] {
+  return plan.backends.filter((b) => !backendKind(b.type)?.create);
+}
+
+export function notRunnableError(b: PlannedBackend): SflowError {
+  return new SflowError(
+    'run.backend_unavailable',
+    `backend '${b.name}' (${b.type}) cannot run in this version of sflow; use --dry-run to see its plan`,
+    {
+      phase: 'preflight',
+      hint: `running backends: ${Object.values(BACKEND_KINDS)
+        .filter((k) => k.create)
+        .map((k) => k.type)
+        .join(', ')}; the others are planned and dry-run only`,
+    },
+  );
+}
+
+/** Creates the instance of a planned backend (refuses a type that does not run yet). */
+export function createBackend(planned: PlannedBackend, ctx: BackendContext): Backend {
+  const kind = backendKind(planned.type);
+  if (!kind?.create) throw notRunnableError(planned);
+  return kind.create(planned, ctx);
+}
+
+/** The hardware monitor's collector launcher of every backend type that has one. */
+export function collectorLaunchers(): Partial<Record<BackendType, CollectorLauncher>> {
+  const out: Partial<Record<BackendType, CollectorLauncher>> = {};
+  for (const k of Object.values(BACKEND_KINDS)) if (k.monitorCollector) out[k.type] = k.monitorCollector();
+  return out;
+}
+
+/** Backends whose tasks request GPUs (a backend may read the machine's GPUs for them). */
+export function backendsWithGpuTasks(plan: Pick<Plan, 'tasks'>): Set<string> {
+  return new Set(plan.tasks.filter((t) => t.resources?.gpus !== undefined).map((t) => t.backend));
+}
+
+/**
+ * What a dry-run learns without allocating: per backend with GPU tasks, the nodes its kind
+ * discovers (local: this machine's GPUs), to plan on instead of the placeholders.
+ */
+export async function discoverTopology(
+  plan: Pick<Plan, 'backends' | 'tasks'>,
+  signal: AbortSignal,
+): Promise<Record<string, PlannedNode[]>> {
+  const gpu = backendsWithGpuTasks(plan);
+  const out: Record<string, PlannedNode[]> = {};
+  for (const b of plan.backends) {
+    const discover = backendKind(b.type)?.discover;
+    if (!discover || !gpu.has(b.name)) continue;
+    const nodes = await discover(b, signal);
+    if (nodes) out[b.name] = nodes;
+  }
+  return out;
+}

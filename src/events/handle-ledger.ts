@@ -1,0 +1,90 @@
+/**
+ * The handle ledger of a run: `<run dir>/handles.jsonl`, one JSON line per change of an attempt's
+ * handle (`launched` as soon as the engine accepted it, `updated` when remote ids arrive,
+ * `ended` once nothing of it runs). Written synchronously, so a driver killed at any moment leaves
+ * a ledger from which a later process (`sflow` recovering a run, issue 9's lifeline) finds what
+ * may still run: the latest record of every attempt not marked `ended`.
+ */
+import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { handleKey, HANDLE_VERSION, type TaskHandle } from './handle.js';
+
+export const HANDLE_LEDGER = 'handles.jsonl';
+
+export type LedgerOp = 'launched' | 'updated' | 'ended';
+
+export interface LedgerLine {
+  v: typeof HANDLE_VERSION;
+  /** ms epoch */
+  t: number;
+  op: LedgerOp;
+  handle: TaskHandle;
+}
+
+export function ledgerPath(runDir: string): string {
+  return join(runDir, HANDLE_LEDGER);
+}
+
+export class HandleLedger {
+  private fd: number | undefined;
+  private readonly last = new Map<string, string>();
+
+  constructor(readonly path: string) {}
+
+  /** Appends a record unless it repeats the attempt's last one. Never throws (returns the error). */
+  write(op: LedgerOp, handle: TaskHandle): Error | undefined {
+    const key = handleKey(handle);
+    const body = JSON.stringify(handle);
+    if (op !== 'ended' && this.last.get(key) === body) return undefined;
+    this.last.set(key, body);
+    const line: LedgerLine = { v: HANDLE_VERSION, t: Date.now(), op, handle };
+    try {
+      this.fd ??= openSync(this.path, 'a');
+      writeSync(this.fd, JSON.stringify(line) + '\n');
+      return undefined;
+    } catch (e) {
+      return e instanceof Error ? e : new Error(String(e));
+    }
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+}
+
+export interface LedgerState {
+  /** latest handle of every attempt that was never marked ended, in first-launch order */
+  open: TaskHandle[];
+  /** every attempt's latest handle */
+  all: TaskHandle[];
+  /** lines that could not be read (a driver killed mid-write leaves at most the last one torn) */
+  skipped: number;
+}
+
+/** Reads a ledger (missing file: empty). Unknown versions are skipped, not guessed at. */
+export function readHandleLedger(path: string): LedgerState {
+  if (!existsSync(path)) return { open: [], all: [], skipped: 0 };
+  const latest = new Map<string, TaskHandle>();
+  const ended = new Set<string>();
+  let skipped = 0;
+  for (const text of readFileSync(path, 'utf8').split('\n')) {
+    if (!text.trim()) continue;
+    let line: LedgerLine;
+    try {
+      line = JSON.parse(text) as LedgerLine;
+    } catch {
+      skipped++;
+      continue;
+    }
+    if (line?.v !== HANDLE_VERSION || line.handle?.v !== HANDLE_VERSION) {
+      skipped++;
+      continue;
+    }
+    const key = handleKey(line.handle);
+    latest.set(key, line.handle);
+    if (line.op === 'ended') ended.add(key);
+  }
+  const all = [...latest.values()];
+  return { open: all.filter((h) => !ended.has(handleKey(h))), all, skipped };
+}

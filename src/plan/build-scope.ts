@@ -1,0 +1,108 @@
+/**
+ * Phases 1–4 of the plan (config.md §3.4): global variables → backends (on the catalog's
+ * placeholders or the allocated topology) → artifacts → workflow variables, and the expression
+ * scope the tasks resolve in.
+ */
+import { join, resolve } from 'node:path';
+import type { LoadedRecipe } from '../config/load.js';
+import type { Scope } from '../config/expr/index.js';
+import {
+  resolveVariables,
+  variableScope,
+  type RawVariable,
+  type ResolvedVariable,
+} from '../config/variables.js';
+import type { PathSeg } from '../config/source.js';
+import { artifactsNamespace, planArtifact } from './artifacts.js';
+import { backendsNamespace, planBackends } from './backends.js';
+import type { BackendCatalog, PlanPaths, PlannedArtifact, PlannedBackend, PlannedNode } from './types.js';
+
+type Obj = Record<string, unknown>;
+
+export interface BuildOptions {
+  dryRun: boolean;
+  runId: string;
+  workspaceDir: string;
+  outputDir?: string;
+  /** backend type → capabilities and placeholder topology (the registry; the CLI hands it in) */
+  catalog: BackendCatalog;
+  /** real nodes per backend (after allocation); placeholders when absent */
+  topology?: Record<string, PlannedNode[]>;
+}
+
+export interface PlanScope {
+  workflow: string;
+  paths: PlanPaths;
+  globals: Map<string, ResolvedVariable>;
+  vars: Map<string, ResolvedVariable>;
+  backends: PlannedBackend[];
+  artifacts: PlannedArtifact[];
+  scope: Scope;
+}
+
+function rawVariables(list: Obj[], doc: unknown, prefix: PathSeg[]): RawVariable[] {
+  let container: unknown = doc;
+  for (const seg of prefix) container = (container as Record<PathSeg, unknown> | undefined)?.[seg];
+  return list.map((v, i) => ({
+    name: String(v.name),
+    value: v.value,
+    type: (v.type as string | undefined) ?? null,
+    domain: (v.domain as unknown[] | undefined) ?? null,
+    description: (v.description as string | undefined) ?? null,
+    where: { doc, path: [...prefix, i] },
+    docItem: Array.isArray(container) ? (container[i] as unknown) : undefined,
+  }));
+}
+
+export function planScope(loaded: LoadedRecipe, opts: BuildOptions): PlanScope {
+  const { recipe, doc } = loaded;
+  const wf = recipe.workflow;
+  const workflow = String(wf.name);
+  const workspaceDir = resolve(opts.workspaceDir);
+  const outputDir = resolve(workspaceDir, opts.outputDir ?? 'sflow_output');
+  const runDir = opts.dryRun ? join(outputDir, '_dry_run', workflow) : join(outputDir, opts.runId);
+
+  // 1. global variables
+  const globals = resolveVariables(rawVariables(recipe.variables ?? [], doc, ['variables']), new Map(), {});
+  const globalScope = variableScope(globals);
+
+  // 2. backends
+  const backendItems = ((recipe.backends ?? []) as Obj[]).map((item, i) => ({
+    item,
+    where: { doc, path: ['backends', i] as PathSeg[] },
+  }));
+  const backends = planBackends(backendItems, globalScope, opts.catalog, opts.topology);
+  const workflowNs = { name: workflow };
+
+  // 3. artifacts
+  const artScope = variableScope(globals, { backends: backendsNamespace(backends), workflow: workflowNs });
+  const artifacts = ((recipe.artifacts ?? []) as Obj[]).map((a, i) =>
+    planArtifact(
+      a as { name: string; uri: string; content?: string },
+      artScope,
+      { doc, path: ['artifacts', i] },
+      { workspaceDir, runDir },
+    ),
+  );
+
+  // 4. workflow variables
+  const extras: Scope = {
+    backends: backendsNamespace(backends),
+    artifacts: artifactsNamespace(artifacts),
+    workflow: workflowNs,
+  };
+  const vars = resolveVariables(
+    rawVariables(wf.variables ?? [], doc, ['workflow', 'variables']),
+    globals,
+    extras,
+  );
+  return {
+    workflow,
+    paths: { workspaceDir, outputDir, runDir },
+    globals,
+    vars,
+    backends,
+    artifacts,
+    scope: variableScope(vars, extras),
+  };
+}

@@ -1,0 +1,153 @@
+/**
+ * Phase 7 of the plan: scripts that read `task.*`, each concrete task's environment and the
+ * launch specs its operator produces (one per node for per-node operators, each with its own
+ * `SFLOW_TASK_NODE_INDEX`).
+ */
+import { join } from 'node:path';
+import { renderValue, type Scope } from '../config/expr/index.js';
+import { planError } from '../config/resolve.js';
+import type { ResolvedVariable } from '../config/variables.js';
+import { launchSpecs, operatorOf } from '../operators/index.js';
+import type { TaskPlacement } from './placement/types.js';
+import { instanceAssertions, type AssertionDraft } from './assertions.js';
+import { finaliseProbe } from './probes.js';
+import { finishScript, plannedResult, type Draft } from './task-draft.js';
+import { taskNamespace, type TaskFacts } from './task-namespace.js';
+import type { PlanPaths, PlannedArtifact, PlannedNode, PlannedTask } from './types.js';
+
+type Obj = Record<string, unknown>;
+
+export function baseEnvironment(
+  vars: Map<string, ResolvedVariable>,
+  artifacts: { name: string; path: string }[],
+  dirs: PlanPaths,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const a of artifacts) if (!vars.has(a.name)) env[a.name] = a.path;
+  for (const v of vars.values()) env[v.name] = v.value === null ? 'None' : renderValue(v.value);
+  env.SFLOW_WORKSPACE_DIR = dirs.workspaceDir;
+  env.SFLOW_OUTPUT_DIR = dirs.outputDir;
+  env.SFLOW_WORKFLOW_OUTPUT_DIR = dirs.runDir;
+  env.SFLOW_WORKFLOW_RESULT_FILE = join(dirs.runDir, 'results.json');
+  return env;
+}
+
+export interface FinishInput {
+  drafts: Draft[];
+  placements: Map<string, TaskPlacement<PlannedNode>>;
+  deps: Map<string, string[]>;
+  scope: Scope;
+  vars: Map<string, ResolvedVariable>;
+  artifacts: PlannedArtifact[];
+  paths: PlanPaths;
+  /** each draft's `assert:` expressions (checked before placement) */
+  asserts?: Map<Draft, AssertionDraft[]>;
+}
+
+export function finishTasks(f: FinishInput): PlannedTask[] {
+  const facts: TaskFacts[] = [];
+  for (const d of f.drafts) {
+    for (const inst of d.expansion.instances) {
+      const p = f.placements.get(inst.name)!;
+      facts.push({
+        name: inst.name,
+        base: d.base,
+        replicated: d.expansion.replicated,
+        nodes: p.nodes,
+        gpus: p.gpus,
+        backend: d.backend.name,
+        operator: d.operator.name,
+      });
+    }
+  }
+  const taskScope: Scope = { ...f.scope, task: taskNamespace(facts) };
+  const instancesOf = new Map(f.drafts.map((d) => [d.base, d.expansion.instances.map((x) => x.name)]));
+  const baseEnv = baseEnvironment(f.vars, f.artifacts, f.paths);
+  const planned: PlannedTask[] = [];
+  for (const d of f.drafts) {
+    const operator = operatorOf(d.operator.type);
+    if (!operator) {
+      throw planError(
+        { doc: d.where.doc, path: [...d.where.path, 'operator'] },
+        'plan.unknown_operator_type',
+        `task '${d.base}' uses operator type '${d.operator.type}', which this version of sflow cannot run`,
+      );
+    }
+    const script = finishScript(d, taskScope, facts);
+    for (const inst of d.expansion.instances) {
+      const p = f.placements.get(inst.name)!;
+      const outputDirTask = join(f.paths.runDir, inst.name);
+      const env: Record<string, string> = { ...baseEnv };
+      for (const [k, v] of Object.entries(inst.sweep)) env[k] = renderValue(v);
+      Object.assign(env, {
+        SFLOW_TASK_OUTPUT_DIR: outputDirTask,
+        SFLOW_TASK_NAME: inst.name,
+        SFLOW_REPLICA_INDEX: String(inst.replicaIndex),
+        SFLOW_TASK_ASSIGNED_NODE_NAMES: p.nodes.map((n) => n.name).join(','),
+        SFLOW_TASK_ASSIGNED_NODE_IPS: p.nodes.map((n) => n.ip).join(','),
+        SFLOW_TASK_NUM_NODES: String(p.nodes.length),
+        SFLOW_TASK_NODE_INDEX: '0',
+        SFLOW_LEADER_ADDRESS: p.nodes[0]?.ip ?? '127.0.0.1',
+        SFLOW_TASK_RESULT_FILE: join(outputDirTask, 'result.json'),
+      });
+      // SFLOW_GPU_PLAN: the planned host GPU indices of the task on its node(s) (identical on each)
+      if (p.gpus && p.gpus.length) env.CUDA_VISIBLE_DEVICES = env.SFLOW_GPU_PLAN = p.gpus.join(',');
+      const loggerInstance = (base: string): string => {
+        const list = instancesOf.get(base) ?? [base];
+        return list[Math.min(inst.replicaIndex, list.length - 1)];
+      };
+      const launch = launchSpecs(operator, {
+        task: inst.name,
+        type: d.operator.type,
+        config: d.operator.config,
+        script,
+        nodes: p.nodes,
+        gpus: p.gpus,
+        env,
+        allocationId: d.backend.placeholder ? '0' : String(d.backend.config.job_id ?? d.backend.name),
+        backendConfig: d.backend.config,
+      });
+      const asserts = instanceAssertions(f.asserts?.get(d) ?? [], f.scope, inst.sweep);
+      const probe = (role: 'readiness' | 'failure') =>
+        d.probes
+          .filter((x) => x.role === role)
+          .map((x) => finaliseProbe(x, p.nodes, inst.name, loggerInstance));
+      planned.push({
+        name: inst.name,
+        base: d.base,
+        replicaIndex: inst.replicaIndex,
+        replicaCount: d.expansion.instances.length,
+        policy: d.expansion.policy,
+        sweep: Object.fromEntries(Object.entries(inst.sweep).map(([k, v]) => [k, renderValue(v)])),
+        backend: d.backend.name,
+        backendType: d.backend.type,
+        operator: d.operator,
+        dependsOn: f.deps.get(inst.name) ?? [],
+        script,
+        argv: launch[0].argv,
+        env,
+        launch,
+        nodes: p.nodes,
+        gpus: p.gpus,
+        resources: d.hasResources ? d.resources : null,
+        releaseAfter: p.releaseAfter,
+        retries: d.retries,
+        probes: { readiness: probe('readiness'), failure: probe('failure') },
+        result: plannedResult(d.item.result),
+        ...(asserts ? { asserts } : {}),
+        outputs: Array.isArray(d.item.outputs)
+          ? (d.item.outputs as Obj[]).map((o) => ({
+              pattern: String(o.pattern),
+              source: String(o.source ?? 'stdout'),
+            }))
+          : null,
+        uploads: (d.item.uploads as unknown[] | undefined) ?? null,
+        monitor: d.item.monitor ?? null,
+        failFast: d.failFast,
+        outputDir: outputDirTask,
+        logPath: join(outputDirTask, `${inst.name}.log`),
+      });
+    }
+  }
+  return planned;
+}

@@ -1,0 +1,107 @@
+/**
+ * Status of every live attempt, one batched call per backend per tick (never one per task): a
+ * backend with `watch` pushes changes as they happen; the others are polled every
+ * `capabilities.pollIntervalMs` with all of their live handles in one `poll`. A poll that fails or
+ * times out is reported (once per streak) and retried on the next tick; a handle the engine stops
+ * reporting for `lostAfter` consecutive answered polls is given up as lost.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { handleKey, type Backend, type HandleStatus, type TaskHandle } from '../backends/backend.js';
+import { errorMessage } from '../util/errors.js';
+
+export interface WatchOptions {
+  /** bound of one poll call (default 30 s; the engine call is aborted after it) */
+  pollTimeoutMs?: number;
+  /** answered polls without a word about a handle before it counts as lost (default 5) */
+  lostAfter?: number;
+  onStatus(handle: TaskHandle, status: HandleStatus): void;
+  /** a poll failed (timeout, engine error); `streak` counts consecutive failures */
+  onPollError(backend: Backend, message: string, streak: number): void;
+}
+
+interface Entry {
+  handle: TaskHandle;
+  misses: number;
+}
+
+export class HandleWatch {
+  private readonly byBackend = new Map<Backend, Map<string, Entry>>();
+  private readonly loops = new Map<Backend, Promise<void>>();
+  private readonly ac = new AbortController();
+
+  constructor(private readonly o: WatchOptions) {}
+
+  /** Starts the backend's watch or poll loop (before its first launch, so no change is missed). */
+  attach(backend: Backend): Map<string, Entry> {
+    let m = this.byBackend.get(backend);
+    if (!m) {
+      m = new Map();
+      this.byBackend.set(backend, m);
+      if (backend.watch) backend.watch({ onStatus: (h, s) => this.deliver(backend, h, s) }, this.ac.signal);
+      else this.loops.set(backend, this.pollLoop(backend, m));
+    }
+    return m;
+  }
+
+  /** Starts following a handle. */
+  add(backend: Backend, handle: TaskHandle): void {
+    this.attach(backend).set(handleKey(handle), { handle, misses: 0 });
+  }
+
+  /** Stops following a handle (its attempt ended or was given up). */
+  remove(backend: Backend, handle: TaskHandle): void {
+    this.byBackend.get(backend)?.delete(handleKey(handle));
+  }
+
+  /** Ends every loop and watch. */
+  async close(): Promise<void> {
+    this.ac.abort();
+    await Promise.allSettled(this.loops.values());
+  }
+
+  private deliver(backend: Backend, h: TaskHandle, s: HandleStatus): void {
+    const e = this.byBackend.get(backend)?.get(handleKey(h));
+    if (!e) return;
+    if (s.state === 'EXITED') this.remove(backend, h);
+    this.o.onStatus(e.handle, s);
+  }
+
+  private async pollLoop(backend: Backend, live: Map<string, Entry>): Promise<void> {
+    const every = Math.max(10, backend.capabilities().pollIntervalMs);
+    const lostAfter = this.o.lostAfter ?? 5;
+    let streak = 0;
+    while (!this.ac.signal.aborted) {
+      const entries = [...live.values()];
+      if (entries.length > 0) {
+        const signal = AbortSignal.any([this.ac.signal, AbortSignal.timeout(this.o.pollTimeoutMs ?? 30_000)]);
+        try {
+          const got = await backend.poll(
+            entries.map((e) => e.handle),
+            signal,
+          );
+          streak = 0;
+          for (const e of entries) {
+            const s = got.get(handleKey(e.handle));
+            if (!live.has(handleKey(e.handle))) continue;
+            if (s) {
+              e.misses = 0;
+              this.deliver(backend, e.handle, s);
+            } else if (++e.misses >= lostAfter) {
+              this.deliver(backend, e.handle, {
+                state: 'EXITED',
+                error: `status lost: ${backend.name} reported nothing about it for ${e.misses} status calls`,
+              });
+            }
+          }
+        } catch (err) {
+          if (this.ac.signal.aborted) return;
+          const why = signal.aborted
+            ? `status call timed out after ${this.o.pollTimeoutMs ?? 30_000} ms`
+            : errorMessage(err);
+          this.o.onPollError(backend, why, ++streak);
+        }
+      }
+      await sleep(every, undefined, { signal: this.ac.signal }).catch(() => undefined);
+    }
+  }
+}

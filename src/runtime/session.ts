@@ -1,0 +1,240 @@
+/**
+ * One run session (runtime.md 6.1 phases 6–12), in one order on the same backend instances:
+ *
+ *   create (registry, via the CLI) → preflight(signal) → allocate(signal, progress) → plan on the
+ *   reported topology → prepare the run dir → orchestrate → release(signal) → verdict
+ *
+ * The CLI is the composition root: it hands in the trial plan, how to re-plan on a topology, how
+ * to create a backend instance, and the event sinks. This module imports no concrete backend and
+ * no reporter. The summary and events are written on every path, failures and Ctrl-C included;
+ * every allocated backend is released (bounded) whatever happened after its allocation.
+ */
+import { appendFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Backend, BackendContext } from '../backends/backend.js';
+import { SflowError } from '../config/errors.js';
+import { EventBus } from '../events/bus.js';
+import type { RunEventInput, RunEventSink, TaskStatus } from '../events/events.js';
+import { HandleLedger, ledgerPath } from '../events/handle-ledger.js';
+import { prepareRunDir } from '../outputs/run-dir.js';
+import type { Plan, PlannedBackend, PlannedNode } from '../plan/types.js';
+import type { ProbeDriver } from '../probes/probe-driver.js';
+import { isNotableCall, onExternalCall, onSlowExternalCall } from '../util/bounded-exec.js';
+import { errorMessage, errorStack } from '../util/errors.js';
+import { allocateAll, preflightAll, releaseAll } from './session-backends.js';
+import { makeFinalizer } from './finalize.js';
+import { Orchestrator } from './orchestrator.js';
+import { planInfo } from './plan-info.js';
+import { installSignalHandlers } from './signals.js';
+import { computeVerdict, signalExitCode, type Verdict } from './verdict.js';
+import { WorkflowDeadline } from './deadline.js';
+
+export interface SessionOptions {
+  /** the plan on placeholder topologies: every plan error already fired; run dir, backends to create */
+  trial: Plan;
+  /** the real plan on the allocated topology (absent: the trial plan is run as it is) */
+  replan?: (topology: Record<string, PlannedNode[]>) => Plan;
+  /** creates the instance of a planned backend (the registry's factory) */
+  createBackend: (planned: PlannedBackend, ctx: BackendContext) => Backend;
+  /** CLI settings handed to every backend (`--wait-for-gpus`, …) */
+  backendOptions?: Record<string, unknown>;
+  /** sinks open from the start (the run directory exists) */
+  sinks: RunEventSink[];
+  /**
+   * sinks that need the final plan (command logs, the hardware monitor), and the command log files
+   * they write; awaited before any task starts
+   */
+  planSinks?: (plan: Plan, emit: (e: RunEventInput) => void) => PlanSinks | Promise<PlanSinks>;
+  probes: ProbeDriver;
+  /** task working directory: where sflow was started */
+  cwd: string;
+  /** inherited environment of tasks (default process.env) */
+  env?: NodeJS.ProcessEnv;
+  /** TERM → KILL grace (default 5 s) */
+  graceMs?: number;
+  /** install SIGINT/SIGTERM handlers for the duration of the session */
+  handleSignals?: boolean;
+  /** cancels the session like a SIGINT would (embedding callers, tests) */
+  signal?: AbortSignal;
+  /** load warnings the CLI already printed: recorded by the sinks, not printed again */
+  warnings?: string[];
+  /** bound of preflight (default 120 s) */
+  preflightTimeoutMs?: number;
+  /** bound of one batched status call, and unanswered calls before a handle counts as lost */
+  pollTimeoutMs?: number;
+  lostAfter?: number;
+}
+
+export interface PlanSinks {
+  sinks: RunEventSink[];
+  commandLogs?: Array<{ family: string; path: string }>;
+}
+
+export interface SessionResult extends Verdict {
+  runDir: string;
+  tasks: Array<[string, TaskStatus]>;
+}
+
+export async function runSession(o: SessionOptions): Promise<SessionResult> {
+  const trial = o.trial;
+  if (trial.dryRun) throw new Error('runSession: a dry-run plan cannot be executed');
+  const runDir = trial.paths.runDir;
+  const bus = new EventBus();
+  for (const s of o.sinks) bus.add(s);
+  bus.emit({
+    type: 'run_started',
+    workflow: trial.workflow,
+    runId: trial.runId,
+    runDir,
+    tasks: trial.tasks.map((t) => t.name),
+  });
+  for (const w of o.warnings ?? []) bus.emit({ type: 'log', level: 'warning', message: w });
+  const unsubscribe = traceExternalCalls(bus, resolve(runDir, 'command_trace.jsonl'));
+
+  const session = new AbortController();
+  let orch: Orchestrator | undefined;
+  let signalName: string | undefined;
+  const onSignal = (s: string): void => {
+    if (orch) return orch.requestStop(s);
+    signalName ??= s;
+    bus.emit({ type: 'signal', signal: s, count: 1 });
+    session.abort(new SflowError('run.interrupted', `interrupted by ${s}`, { phase: 'run' }));
+  };
+  // installed before preflight: an interrupt while allocating cancels the run before anything starts
+  const disposeHandlers = o.handleSignals ? installSignalHandlers(onSignal) : () => undefined;
+  const onAbort = () => onSignal('SIGINT');
+  if (o.signal?.aborted) onAbort();
+  else o.signal?.addEventListener('abort', onAbort, { once: true });
+  const disposeSignals = () => {
+    disposeHandlers();
+    o.signal?.removeEventListener('abort', onAbort);
+  };
+
+  // workflow.timeout counts from the start of the session, allocation included
+  const deadline = new WorkflowDeadline(trial.workflowTimeoutS);
+  deadline.arm(() => {
+    if (orch) {
+      if (!orch.stopAtDeadline(deadline.cancelReason)) return false;
+    } else {
+      if (session.signal.aborted) return false;
+      session.abort(new SflowError('run.deadline', deadline.message(), { phase: 'run' }));
+    }
+    bus.emit({ type: 'log', level: 'error', message: deadline.message() });
+    return true;
+  });
+
+  const backends = new Map<string, Backend>();
+  let plan = trial;
+  let statuses: Array<[string, TaskStatus]> = trial.tasks.map((t) => [t.name, 'PENDING']);
+  let verdict: Verdict;
+  const finalizer = makeFinalizer(runDir, trial.runId, (e) => bus.emit(e));
+  let ledger: HandleLedger | undefined;
+  try {
+    const gpuTasks = new Set(
+      trial.tasks.filter((t) => t.resources?.gpus !== undefined).map((t) => t.backend),
+    );
+    for (const b of trial.backends) {
+      backends.set(
+        b.name,
+        o.createBackend(b, {
+          runId: trial.runId,
+          runDir,
+          log: (message) => bus.emit({ type: 'log', level: 'warning', message }),
+          options: o.backendOptions ?? {},
+          env: o.env ?? process.env,
+          gpuTasks: gpuTasks.has(b.name),
+        }),
+      );
+    }
+    await preflightAll(backends, session.signal, o.preflightTimeoutMs ?? 120_000);
+    const topology = await allocateAll(backends, session.signal, (e) => bus.emit(e));
+    plan = o.replan ? o.replan(topology) : trial;
+    prepareRunDir(plan);
+    const late = await o.planSinks?.(plan, (e) => bus.emit(e));
+    session.signal.throwIfAborted();
+    for (const s of late?.sinks ?? []) bus.add(s);
+    bus.emit({
+      type: 'run_plan',
+      ...planInfo(plan),
+      ...(late?.commandLogs ? { commandLogs: late.commandLogs } : {}),
+    });
+    for (const w of plan.warnings) bus.emit({ type: 'log', level: 'warning', message: w });
+    const book = new HandleLedger(ledgerPath(runDir));
+    ledger = book;
+    let ledgerFailed = false;
+    orch = new Orchestrator({
+      plan,
+      backends,
+      probes: o.probes,
+      emit: (e) => bus.emit(e),
+      cwd: o.cwd,
+      baseEnv: o.env,
+      finalize: (t) => finalizer.finalize(t),
+      graceMs: o.graceMs,
+      pollTimeoutMs: o.pollTimeoutMs,
+      lostAfter: o.lostAfter,
+      ledger: (op, h) => {
+        const err = book.write(op, h);
+        if (err && !ledgerFailed) {
+          ledgerFailed = true;
+          bus.emit({ type: 'log', level: 'warning', message: `handle ledger ${book.path}: ${err.message}` });
+        }
+      },
+    });
+    const outcome = await orch.run();
+    statuses = outcome.statuses;
+    verdict = deadline.verdict(
+      plan.workflow,
+      computeVerdict(plan.workflow, statuses, outcome.signal),
+      statuses,
+    );
+  } catch (e) {
+    const msg = e instanceof SflowError ? e.message : `internal error: ${errorStack(e)}`;
+    if (!(session.signal.aborted && (signalName || deadline.fired)))
+      bus.emit({ type: 'log', level: 'error', message: msg });
+    verdict = signalName
+      ? { ...computeVerdict(plan.workflow, statuses, signalName), exitCode: signalExitCode(signalName) ?? 1 }
+      : { status: 'FAILED', exitCode: 1, message: `Workflow '${plan.workflow}' failed: ${errorMessage(e)}` };
+    verdict = deadline.verdict(plan.workflow, verdict, statuses);
+  } finally {
+    deadline.disarm();
+    disposeSignals();
+    for (const u of unsubscribe) u();
+    ledger?.close();
+  }
+  await releaseAll(backends, (e) => bus.emit(e));
+  await finalizer.flush();
+  bus.emit({
+    type: 'run_finished',
+    status: verdict.status,
+    exitCode: verdict.exitCode,
+    message: verdict.message,
+  });
+  await bus.close();
+  return { ...verdict, runDir, tasks: statuses };
+}
+
+/** external_call events for every bounded external call, a trace row for the notable ones. */
+function traceExternalCalls(bus: EventBus, traceFile: string): Array<() => void> {
+  return [
+    onExternalCall((c) => {
+      bus.emit({
+        type: 'external_call',
+        tool: c.tool,
+        args: c.args,
+        exitCode: c.exitCode,
+        durationMs: c.durationMs,
+        timedOut: c.timedOut,
+        ok: c.ok,
+      });
+      if (isNotableCall(c)) appendFileSync(traceFile, JSON.stringify(c) + '\n');
+    }),
+    onSlowExternalCall((w) => {
+      bus.emit({
+        type: 'log',
+        level: 'warning',
+        message: `${w.tool} is taking more than ${Math.round(w.elapsedMs / 1000)}s (${w.tool} ${w.args.slice(0, 4).join(' ')}…)`,
+      });
+    }),
+  ];
+}

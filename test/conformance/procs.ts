@@ -1,0 +1,31 @@
+/** Looking at this machine's processes, and polling with a deadline, for the conformance suites. */
+import { readFileSync, readdirSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** pids of live (non-zombie) processes whose command line contains `marker` */
+export function processesWith(marker: string): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${name}/cmdline`, 'latin1');
+      if (!cmd.includes(marker)) continue;
+      const stat = readFileSync(`/proc/${name}/stat`, 'latin1');
+      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+      if (state !== 'Z' && state !== 'X') out.push(Number(name));
+    } catch {
+      // exited while we looked
+    }
+  }
+  return out;
+}
+
+export async function until<T>(fn: () => T | undefined | false, ms: number, what: string): Promise<T> {
+  const end = Date.now() + ms;
+  for (let delay = 5; ; delay = Math.min(delay * 2, 50)) {
+    const v = fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await sleep(delay);
+  }
+}
