@@ -4,7 +4,7 @@
  * run's next claim reaps the dead run's reservations and gets its GPUs.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -48,6 +48,18 @@ async function until(what: string, cond: () => boolean, ms = 20_000): Promise<vo
   }
 }
 
+/**
+ * A file a task writes with `echo … > file` exists (empty) before its content is written: it is
+ * complete once its line ends with the newline echo writes in the same write.
+ */
+function complete(file: string): boolean {
+  try {
+    return readFileSync(file, 'utf8').endsWith('\n');
+  } catch {
+    return false;
+  }
+}
+
 const gpusOf = (file: string): number[] => readFileSync(file, 'utf8').trim().split(',').map(Number);
 
 afterAll(() => {
@@ -61,6 +73,7 @@ afterAll(() => {
       /* already gone */
     }
   }
+  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('GPU reservation registry across concurrent sflow runs', () => {
@@ -93,7 +106,7 @@ workflow:
     const b = start('b', bRecipe);
     await until(
       'both runs to hold GPUs',
-      () => existsSync(join(dir, 'a1.gpus')) && existsSync(join(dir, 'b1.gpus')),
+      () => complete(join(dir, 'a1.gpus')) && complete(join(dir, 'b1.gpus')),
     );
     const ga = gpusOf(join(dir, 'a1.gpus'));
     const gb = gpusOf(join(dir, 'b1.gpus'));
@@ -102,10 +115,12 @@ workflow:
     expect(new Set([...ga, ...gb]).size).toBe(4);
 
     // the driver of run a dies without any cleanup; its task keeps running, its record stays
+    // (its process group id is known first, so afterAll can stop the orphaned task)
+    await until('run a’s task to write its process group', () => complete(join(dir, 'a.pgid')));
     a.proc.kill('SIGKILL');
     await a.done;
     writeFileSync(join(dir, 'go'), '');
-    await until('b2 to start on the dead run’s GPUs', () => existsSync(join(dir, 'b2.gpus')), 30_000);
+    await until('b2 to start on the dead run’s GPUs', () => complete(join(dir, 'b2.gpus')), 30_000);
     expect(gpusOf(join(dir, 'b2.gpus')).sort()).toEqual([...ga].sort());
     expect(b.out()).toMatch(/reaped 1 GPU reservation/);
     writeFileSync(join(dir, 'release'), '');
