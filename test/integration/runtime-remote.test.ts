@@ -21,12 +21,17 @@ let n = 0;
 async function run(
   tasks: SimpleTask[],
   faults: Faults,
-  extra: { pollTimeoutMs?: number; lostAfter?: number; signal?: AbortSignal } = {},
+  {
+    timeoutS,
+    ...extra
+  }: { pollTimeoutMs?: number; lostAfter?: number; signal?: AbortSignal; timeoutS?: number } = {},
 ) {
   const runDir = join(root, `wf-${++n}`);
   const engine = new FakeEngine(faults);
   const events: RunEvent[] = [];
-  const r = await executePlan(buildPlan(runDir, tasks), {
+  const plan = buildPlan(runDir, tasks);
+  if (timeoutS) plan.workflowTimeoutS = timeoutS;
+  const r = await executePlan(plan, {
     cwd: root,
     onEvent: (e) => events.push(e),
     backendFactories: { local: (b, ctx) => new RemoteBackend(engine, b.name, ctx.runId) },
@@ -136,5 +141,25 @@ describe('orchestrator on a remote engine', () => {
     expect(events.some((e) => e.type === 'task_started')).toBe(false);
     expect(engine.calls.submit).toBe(0);
     expect(events.some((e) => e.type === 'backend_allocation' && e.phase === 'failed')).toBe(true);
+  });
+
+  it('workflow.timeout passing while the allocation waits in the queue ends the run FAILED, saying why', async () => {
+    const t0 = Date.now();
+    const { r, events, engine } = await run(
+      [{ name: 'a', script: 'true' }],
+      { allocateMs: 60_000 },
+      { timeoutS: 1 },
+    );
+    expect(Date.now() - t0).toBeLessThan(30_000);
+    expect(r).toMatchObject({ status: 'FAILED', exitCode: 1 });
+    expect(r.message).toMatch(
+      /^Workflow 'wf' stopped: workflow\.timeout \(.+\) reached; 1 task\(s\) cancelled \(a\)$/,
+    );
+    expect(events.some((e) => e.type === 'task_started')).toBe(false);
+    expect(engine.calls.submit).toBe(0);
+    const errors = events.flatMap((e) => (e.type === 'log' && e.level === 'error' ? [e.message] : []));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/workflow\.timeout .* reached: stopping every task/);
+    expect(events.at(-1)).toMatchObject({ type: 'run_finished', status: 'FAILED' });
   });
 });
