@@ -152,7 +152,8 @@ export interface PlanBackendInfo {
   type: string;
   /** nodes are synthetic stand-ins for this machine (no topology to report) */
   synthetic?: boolean;
-  nodes: Array<{ name: string; ip: string; numGpus: number | null }>;
+  /** `gpuUuids`: GPU UUIDs by index, from the backend's topology probe (Slurm) */
+  nodes: Array<{ name: string; ip: string; numGpus: number | null; gpuUuids?: string[] }>;
 }
 
 export type RunEventType = RunEvent['type'];

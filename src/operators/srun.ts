@@ -1,4 +1,5 @@
 /** `srun` argv from the operator fields (backends.md §6.3 field → flag table, §6.3.3 injected values). */
+import { autoContainerMounts, stepScript } from './srun-step.js';
 import type { ArgvBuilder } from './types.js';
 
 const VALUE_FLAGS: [string, string][] = [
@@ -33,7 +34,8 @@ export function containerInUse(config: Record<string, unknown>): boolean {
   );
 }
 
-export const srunArgv: ArgvBuilder = ({ task, config, script, nodes, allocationId }) => {
+export const srunArgv: ArgvBuilder = (input) => {
+  const { task, config, nodes, allocationId } = input;
   const argv = ['srun'];
   const jobId = set(config.job_id) && String(config.job_id) !== '0' ? String(config.job_id) : allocationId;
   if (jobId && jobId !== '0') argv.push('--jobid', jobId);
@@ -73,14 +75,15 @@ export const srunArgv: ArgvBuilder = ({ task, config, script, nodes, allocationI
     if (set(config.container_name)) argv.push('--container-name', String(config.container_name));
     argv.push(config.container_mount_home === true ? '--container-mount-home' : '--no-container-mount-home');
     if (config.container_writable !== false) argv.push('--container-writable');
-    const mounts = [
+    const given = [
       ...((config.container_mounts as unknown[] | undefined) ?? []).map(String),
       ...extraMounts,
     ].filter(Boolean);
-    if (mounts.length) argv.push('--container-mounts', [...new Set(mounts)].join(','));
+    const mounts = [...new Set(given), ...autoContainerMounts(input, given)];
+    if (mounts.length) argv.push('--container-mounts', mounts.join(','));
     if (set(config.container_workdir)) argv.push('--container-workdir', String(config.container_workdir));
     if (config.container_remap_root === true) argv.push('--container-remap-root');
   }
-  argv.push(...passThrough, 'bash', '-c', script);
+  argv.push(...passThrough, 'bash', '-c', stepScript(input));
   return argv;
 };

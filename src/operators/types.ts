@@ -14,6 +14,8 @@ export interface OperatorInput {
   /** allocation id of the backend (Slurm job id; '0' for placeholders) */
   allocationId: string;
   backendConfig: Record<string, unknown>;
+  /** local paths of the fs:// and file:// artifacts (container operators mount their folders) */
+  artifactPaths?: string[];
 }
 
 export type ArgvBuilder = (input: OperatorInput) => string[];

@@ -23,6 +23,7 @@ export function planBackends(
   scope: Scope,
   catalog: BackendCatalog,
   topology?: Record<string, PlannedNode[]>,
+  workflow = '',
 ): PlannedBackend[] {
   const list = decls.length
     ? decls
@@ -66,10 +67,9 @@ export function planBackends(
     if (nodesCount !== null) config.nodes = nodesCount;
     if (gpn !== null) config.gpus_per_node = gpn;
     const given = topology?.[String(item.name)];
-    const planned = traits.placeholder(
-      { name: String(item.name), config, nodes: nodesCount, gpusPerNode: gpn },
-      tools,
-    );
+    const input = { name: String(item.name), config, nodes: nodesCount, gpusPerNode: gpn };
+    const planned = traits.placeholder(input, tools);
+    const allocateCommand = traits.allocationCommand?.({ ...input, workflow });
     return {
       name: String(item.name),
       type,
@@ -78,6 +78,7 @@ export function planBackends(
       nodes: given ?? planned.nodes,
       config,
       capabilities: traits.capabilities,
+      ...(allocateCommand ? { allocateCommand } : {}),
     };
   });
 }

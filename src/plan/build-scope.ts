@@ -71,7 +71,7 @@ export function planScope(loaded: LoadedRecipe, opts: BuildOptions): PlanScope {
     item,
     where: { doc, path: ['backends', i] as PathSeg[] },
   }));
-  const backends = planBackends(backendItems, globalScope, opts.catalog, opts.topology);
+  const backends = planBackends(backendItems, globalScope, opts.catalog, opts.topology, workflow);
   const workflowNs = { name: workflow };
 
   // 3. artifacts

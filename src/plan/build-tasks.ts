@@ -104,8 +104,11 @@ export function finishTasks(f: FinishInput): PlannedTask[] {
         nodes: p.nodes,
         gpus: p.gpus,
         env,
-        allocationId: d.backend.placeholder ? '0' : String(d.backend.config.job_id ?? d.backend.name),
+        allocationId: d.backend.placeholder
+          ? '0'
+          : (d.backend.nodes[0]?.allocation ?? String(d.backend.config.job_id ?? d.backend.name)),
         backendConfig: d.backend.config,
+        artifactPaths: f.artifacts.filter((a) => a.scheme === 'fs' || a.scheme === 'file').map((a) => a.path),
       });
       const asserts = instanceAssertions(f.asserts?.get(d) ?? [], f.scope, inst.sweep);
       const probe = (role: 'readiness' | 'failure') =>

@@ -80,7 +80,7 @@ function backendsOfType(ctx: NotYetContext, type: string): Array<[string, PathSe
   });
 }
 
-const backendRow = (type: 'docker' | 'slurm' | 'kubernetes', engine: string): NotYetRow => ({
+const backendRow = (type: 'docker' | 'kubernetes', engine: string): NotYetRow => ({
   id: `backend-${type}`,
   feature: `${engine} backend (\`type: ${type}\`)`,
   today: 'plans only',
@@ -126,7 +126,6 @@ export const NOT_YET: NotYetRow[] = [
     find: (ctx) => artifacts(ctx, ['hf', 'huggingface', 'docker']),
   },
   backendRow('docker', 'Docker'),
-  backendRow('slurm', 'Slurm'),
   backendRow('kubernetes', 'Kubernetes'),
   {
     id: 'operator-k8s',
@@ -153,15 +152,6 @@ export const NOT_YET: NotYetRow[] = [
         ];
       });
     },
-  },
-  {
-    id: 'extra-args',
-    feature: '`-e/--extra-args` (extra Slurm arguments)',
-    today: 'not yet',
-    action: 'refuse',
-    covers: ['--extra-args'],
-    says: "appending to Slurm backends' extra_args comes with the Slurm backend; it is not applied by this version",
-    find: (ctx) => flag(ctx, 'extraArgs', '-e/--extra-args'),
   },
   {
     id: 'task-timeout',

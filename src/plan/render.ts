@@ -152,6 +152,8 @@ export function renderDryRun(plan: Plan, loaded: LoadedRecipe, opts: { quiet?: b
       `    nodes: ${b.nodes.map((n) => `${n.name}(${n.ip}${n.numGpus !== null ? `, ${n.numGpus} GPUs` : ''})`).join(', ')}`,
     );
     if (b.placeholder) out.push('    (placeholder hosts for planning only — never contacted)');
+    const alloc = b.allocateCommand;
+    if (alloc) out.push(`    allocate: ${typeof alloc === 'string' ? alloc : formatCommand(alloc)}`);
     const details = [
       'account',
       'partition',

@@ -14,6 +14,8 @@ export interface PlannedNode {
   index: number;
   numGpus: number | null;
   gpuUuids?: string[];
+  /** the engine allocation the node belongs to (a Slurm job id), when the backend has one */
+  allocation?: string;
 }
 
 export type BackendType = 'local' | 'docker' | 'slurm' | 'kubernetes';
@@ -75,6 +77,11 @@ export interface PlaceholderInput {
 export interface BackendTraits {
   capabilities: BackendCapabilities;
   placeholder(input: PlaceholderInput, tools: PlaceholderTools): PlaceholderTopology;
+  /**
+   * what allocating will run (Slurm: the exact `salloc` argv), or a sentence saying what is
+   * reused instead; `--dry-run` shows it. Absent: allocation runs no command.
+   */
+  allocationCommand?(input: PlaceholderInput & { workflow: string }): string[] | string | undefined;
 }
 
 /** Backend type → its traits (the registry); undefined for a type nothing registered. */
@@ -90,6 +97,8 @@ export interface PlannedBackend {
   /** backend fields after expression resolution (account, partition, image, hosts …) */
   config: Record<string, unknown>;
   capabilities: BackendCapabilities;
+  /** the command allocation runs (Slurm `salloc …`), or a sentence saying none runs; dry-run prints it */
+  allocateCommand?: string[] | string;
 }
 
 export interface PlannedOperator {

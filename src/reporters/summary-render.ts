@@ -3,6 +3,8 @@
  * underlined with `=` (top) or `-`; the local backend still gets the GPU/topology headers
  * with "n/a" so tools can parse the file.
  */
+import { dirname } from 'node:path';
+import { describeGpuAudits, readGpuAudits } from './gpu-audit.js';
 import type { SummaryModel, TaskRow } from './summary-model.js';
 import { clock, elapsed, isoLocal, seconds, table } from './format.js';
 
@@ -149,14 +151,18 @@ export function renderSummary(
         ['TASK', 'NODES', 'PLANNED GPUS', 'SEEN BY THE TASK'],
         ...gpuTasks.map((t) => {
           const row = m.tasks.get(t.name);
-          const seen = row?.seenGpus
-            ? `CUDA_VISIBLE_DEVICES=${row.seenGpus}${row.seenGpuUuids?.length ? ` (${row.seenGpuUuids.join(',')})` : ''}` +
-              (row.seenGpus !== (t.gpus ?? []).join(',')
-                ? ' [re-assigned by the GPU reservation registry]'
-                : '')
-            : row?.firstStart !== undefined
-              ? `CUDA_VISIBLE_DEVICES=${(t.gpus ?? []).join(',')} (as planned; no physical GPUs reserved)`
-              : 'not started';
+          // Slurm steps: what the in-step selection exported on each node (sflow_gpus*.log)
+          const audits = readGpuAudits(dirname(t.logPath));
+          const seen = audits.length
+            ? describeGpuAudits(audits)
+            : row?.seenGpus
+              ? `CUDA_VISIBLE_DEVICES=${row.seenGpus}${row.seenGpuUuids?.length ? ` (${row.seenGpuUuids.join(',')})` : ''}` +
+                (row.seenGpus !== (t.gpus ?? []).join(',')
+                  ? ' [re-assigned by the GPU reservation registry]'
+                  : '')
+              : row?.firstStart !== undefined
+                ? `CUDA_VISIBLE_DEVICES=${(t.gpus ?? []).join(',')} (as planned; no physical GPUs reserved)`
+                : 'not started';
           return [t.name, t.nodes.join(',') || '-', `CUDA_VISIBLE_DEVICES=${(t.gpus ?? []).join(',')}`, seen];
         }),
       ]),
@@ -171,6 +177,9 @@ export function renderSummary(
       `${b.name} (${b.type}): ` +
         b.nodes.map((n) => `${n.name}/${n.ip}${n.numGpus !== null ? ` gpus=${n.numGpus}` : ''}`).join(', '),
     );
+    // GPU index → UUID per node, from the backend's topology probe
+    for (const n of b.nodes)
+      if (n.gpuUuids?.length) out.push(`  ${n.name}: ${n.gpuUuids.map((u, i) => `${i}=${u}`).join(' ')}`);
   }
 
   out.push(...section('External Command Health'));

@@ -36,7 +36,12 @@ export function planInfo(plan: Plan): { tasks: PlanTaskInfo[]; backends: PlanBac
       name: b.name,
       type: b.type,
       synthetic: b.capabilities.syntheticNodes,
-      nodes: b.nodes.map((n) => ({ name: n.name, ip: n.ip, numGpus: n.numGpus })),
+      nodes: b.nodes.map((n) => ({
+        name: n.name,
+        ip: n.ip,
+        numGpus: n.numGpus,
+        ...(n.gpuUuids?.length ? { gpuUuids: [...n.gpuUuids] } : {}),
+      })),
     })),
   };
 }

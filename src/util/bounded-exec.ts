@@ -36,6 +36,8 @@ export interface BoundedExecOptions {
   signal?: AbortSignal;
   /** threshold for the live "slow call" warning and the `slow` flag (default 5,000 ms) */
   slowMs?: number;
+  /** sees stderr as it arrives (a long call that reports progress, e.g. `salloc` while queued) */
+  onStderr?: (text: string) => void;
 }
 
 export interface ExecOutcome {
@@ -129,7 +131,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 async function attempt(file: string, args: string[], o: BoundedExecOptions) {
-  const r = await execa(file, args, {
+  const sub = execa(file, args, {
     timeout: Math.max(1, o.timeoutMs),
     killSignal: 'SIGTERM',
     forceKillAfterDelay: o.killGraceMs ?? 2_000,
@@ -145,6 +147,8 @@ async function attempt(file: string, args: string[], o: BoundedExecOptions) {
     stripFinalNewline: false,
     encoding: 'utf8',
   });
+  if (o.onStderr) sub.stderr?.on('data', (d: Buffer | string) => o.onStderr?.(String(d)));
+  const r = await sub;
   const err = r as unknown as { code?: unknown; shortMessage?: string };
   return {
     exitCode: typeof r.exitCode === 'number' ? r.exitCode : null,

@@ -1,6 +1,9 @@
-/** Slurm (backends.md §4): planned and dry-run today; the backend itself is the next stage. */
+/** Slurm (backends.md §4): the registry entry — capabilities, placeholders, the exact salloc, the backend. */
 import { SlurmBackendSchema } from '../../config/schema/backends.js';
 import { placeholderNodes, type BackendKind } from '../kind.js';
+import { inheritedJob, sallocArgv } from './allocate.js';
+import { slurmCollectorLauncher } from './monitor-collector.js';
+import { SlurmBackend } from './slurm-backend.js';
 
 export const slurmKind: BackendKind = {
   type: 'slurm',
@@ -22,4 +25,12 @@ export const slurmKind: BackendKind = {
     nodes: placeholderNodes(name, nodes, gpusPerNode),
     placeholder: true,
   }),
+  allocationCommand: ({ config, workflow }) => {
+    const job = inheritedJob(process.env);
+    if (job)
+      return `reuses Slurm job ${job.jobId} (SLURM_JOB_ID) on ${job.nodeList}: no salloc, never cancelled`;
+    return sallocArgv(config, workflow);
+  },
+  create: (planned, ctx) => new SlurmBackend(planned, ctx),
+  monitorCollector: () => slurmCollectorLauncher(),
 };

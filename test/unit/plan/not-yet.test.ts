@@ -47,6 +47,7 @@ const IMPLEMENTED = new Set([
   'workflow.monitor',
   // backend and operator types
   'backends:local',
+  'backends:slurm',
   'operators:bash',
   'operators:python',
   'operators:ssh',
@@ -85,6 +86,7 @@ const IMPLEMENTED = new Set([
   '--verbose', // = --log-level debug
   '--skip-artifact-check',
   '--wait-for-gpus',
+  '--extra-args', // appended to slurm backends' extra_args: src/backends/slurm/extra-args.ts
   '--output',
   '--resolve',
   '--format',

@@ -1,0 +1,71 @@
+/**
+ * The attempts one Slurm backend instance launched: each is a process group on the driver (the
+ * `srun` client of a job step, or a plain command for a non-srun operator) writing straight into
+ * the task log. Which step an srun client created is learned from ONE `scontrol -o show step
+ * <job>` per tick for the whole allocation, matched by the client's host and pid (`SrunHost:Pid`);
+ * until then the attempt is SUBMITTED (srun is still waiting to create its step).
+ */
+import { hostname } from 'node:os';
+import type { PlannedTask } from '../../plan/types.js';
+import type { GroupHandle } from '../../util/process-group.js';
+import type { ExitStatus, TaskHandle } from '../backend.js';
+import { callFailure, type SlurmExec } from './slurm-exec.js';
+import { noSteps, parseSteps, type StepInfo } from './steps.js';
+
+export interface LiveAttempt {
+  handle: TaskHandle;
+  task: PlannedTask;
+  group: GroupHandle;
+  /** an `srun` client (a Slurm job step) rather than a command on the driver */
+  step: boolean;
+  /** `<job>.<step>` once scontrol named it */
+  stepId?: string;
+  /** the step was seen running (or the command is a local one) */
+  running: boolean;
+  /** sflow asked it to stop (an srun exit of 128+n is then read as that signal) */
+  stopped: boolean;
+  exit?: ExitStatus;
+}
+
+export const shortHost = (h: string = hostname()): string => h.split('.')[0];
+
+const SIGNALS: Record<number, string> = { 1: 'SIGHUP', 2: 'SIGINT', 9: 'SIGKILL', 15: 'SIGTERM' };
+
+/** srun's exit status as the attempt's: 128+n after sflow stopped it means "killed by signal n". */
+export function stepExit(code: number | null, signal: string | null, stopped: boolean): ExitStatus {
+  if (stopped && code !== null && code > 128 && SIGNALS[code - 128])
+    return { code: null, signal: SIGNALS[code - 128] };
+  return { code, signal };
+}
+
+/** Steps of a job, or null when the call failed (the caller retries next tick). */
+export async function stepsOf(
+  exec: SlurmExec,
+  jobId: string,
+  signal: AbortSignal,
+): Promise<{ steps: StepInfo[] } | { error: string }> {
+  const args = ['-o', 'show', 'step', jobId];
+  const r = await exec('scontrol', args, { signal, timeoutMs: 20_000 });
+  if (r.ok) return { steps: parseSteps(r.stdout) };
+  if (noSteps(r.stdout + r.stderr)) return { steps: [] };
+  return { error: callFailure('scontrol', args, r) };
+}
+
+/** Matches steps to srun clients of this driver: by host and pid. Returns the attempts newly named. */
+export function matchSteps(
+  live: Iterable<LiveAttempt>,
+  steps: StepInfo[],
+  host = shortHost(),
+): LiveAttempt[] {
+  const byPid = new Map(steps.filter((s) => shortHost(s.srunHost) === host).map((s) => [s.srunPid, s]));
+  const named: LiveAttempt[] = [];
+  for (const a of live) {
+    if (!a.step || a.stepId || a.exit) continue;
+    const s = byPid.get(a.group.pid);
+    if (!s) continue;
+    a.stepId = s.id;
+    a.running = true;
+    named.push(a);
+  }
+  return named;
+}
