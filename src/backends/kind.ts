@@ -21,6 +21,18 @@ export interface BackendKind extends BackendTraits {
   discover?: (planned: PlannedBackend, signal: AbortSignal) => Promise<PlannedNode[] | undefined>;
   /** starts hardware monitor collectors on its nodes; absent: its nodes are not sampled yet */
   monitorCollector?: () => CollectorLauncher;
+  /**
+   * `sflow recover <run dir>`: what this type left in a run folder beyond the task handles
+   * (Slurm: an owned allocation). `liveDriver` names a driver of the run that still runs (then
+   * nothing is touched); `recoverRun` gives back what is left and says what it did.
+   */
+  liveDriver?: (runDir: string) => string | undefined;
+  recoverRun?: (runDir: string, o: RunRecoveryOptions) => Promise<string[]>;
+}
+
+export interface RunRecoveryOptions {
+  env: NodeJS.ProcessEnv;
+  signal: AbortSignal;
 }
 
 /** `<name>-node0`, `<name>-node1`, … at `0.0.0.<i+1>` (backends.md §1.4). */

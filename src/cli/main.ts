@@ -148,6 +148,18 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('recover')
+    .description('stop what a killed sflow run left running (its steps, processes, Slurm allocation)')
+    .argument('<run-dirs...>', 'run directories (sflow_output/<run id>)')
+    .option('--grace <seconds>', 'SIGTERM → SIGKILL grace for each attempt (default 5)')
+    .option('--force', "recover even though the run's driver still seems to run")
+    .addHelpText('after', `\n${DOCS}`)
+    .action(async (dirs: string[], opts: Record<string, unknown>) => {
+      const { recoverCommand } = await import('./recover.js');
+      process.exitCode = await recoverCommand(dirs, opts);
+    });
+
+  program
     .command('schema')
     .description('print the JSON Schema of recipes (for editor completion)')
     .option('-o, --output <path>', 'write to a file instead of stdout')

@@ -37,6 +37,11 @@ export interface ConformanceOptions {
   deadDriver: (dir: string, script: string) => Promise<string>;
   /** a fresh instance (another driver) that recovers from a ledger */
   recoverer: () => Backend;
+  /**
+   * the command a test task runs (default `bash -c <script>`); a backend whose tasks are engine
+   * submissions (Slurm: an `srun` step) wraps the script in the operator's argv here
+   */
+  taskArgv?: (script: string, task: string, nodes: PlannedNode[]) => string[];
 }
 
 const STATES = ['SUBMITTED', 'RUNNING', 'EXITED'];
@@ -114,7 +119,7 @@ export function describeBackendConformance(
           backendType: backend.type,
           operator: { name: 'conformance', type: 'bash', config: {} },
           script,
-          argv: ['bash', '-c', script],
+          argv: opts.taskArgv?.(script, tname, nodes.slice(0, 1)) ?? ['bash', '-c', script],
           env,
           nodes: nodes.slice(0, 1),
         },

@@ -12,7 +12,9 @@ export function applySlurmExtraArgs(recipe: Obj, args: string[]): string[] {
   if (!args.length) return warnings;
   const backends = ((recipe.backends as Obj[] | undefined) ?? []).filter((b) => b?.type === 'slurm');
   if (!backends.length) {
-    warnings.push(`-e/--extra-args ${args.join(' ')}: the recipe has no slurm backend; nothing to add them to`);
+    warnings.push(
+      `-e/--extra-args ${args.join(' ')}: the recipe has no slurm backend; nothing to add them to`,
+    );
     return warnings;
   }
   for (const b of backends) {

@@ -3,6 +3,7 @@ import { SlurmBackendSchema } from '../../config/schema/backends.js';
 import { placeholderNodes, type BackendKind } from '../kind.js';
 import { inheritedJob, sallocArgv } from './allocate.js';
 import { slurmCollectorLauncher } from './monitor-collector.js';
+import { recoverSlurmRun, slurmLiveDriver } from './recover-run.js';
 import { SlurmBackend } from './slurm-backend.js';
 
 export const slurmKind: BackendKind = {
@@ -33,4 +34,6 @@ export const slurmKind: BackendKind = {
   },
   create: (planned, ctx) => new SlurmBackend(planned, ctx),
   monitorCollector: () => slurmCollectorLauncher(),
+  liveDriver: slurmLiveDriver,
+  recoverRun: recoverSlurmRun,
 };
