@@ -1,0 +1,156 @@
+/**
+ * Nothing is left in the Slurm queue: Ctrl-C in the middle of a run and a failing task (fail_fast)
+ * both leave squeue empty of the run's job and steps within 5 s; a driver killed with SIGKILL
+ * leaves them running, and `sflow recover <run dir>` cancels the steps and the allocation. Also:
+ * Ctrl-C while the allocation is still queued cancels the pending job.
+ */
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { sflow } from '../../helpers/cli.js';
+import { describeWithEngines } from '../helpers/engines.js';
+import { TAG, cancelNamed, clusterFragment, jobsNamed, slurm, stepsOfJobs, until } from './slurm-helpers.js';
+import { newCwd, startSflow } from './sflow-cli.js';
+
+const dirs: string[] = [];
+afterAll(async () => {
+  if (!slurm.skip) await cancelNamed(TAG);
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+const TWO_SERVICES = [
+  "version: '0.1'",
+  'workflow:',
+  '  name: held',
+  '  tasks:',
+  '    - name: server_a',
+  "      script: ['echo up; sleep 300']",
+  '    - name: server_b',
+  '      resources: {nodes: {indices: [1]}}',
+  "      script: ['echo up; sleep 300']",
+].join('\n');
+
+function setUp(name: string, yaml: string, extra?: string[]) {
+  const cwd = newCwd(dirs);
+  const job = `${TAG}-${name}`;
+  const frag = clusterFragment(cwd, { jobName: job, extra });
+  const wf = join(cwd, 'wf.yaml');
+  writeFileSync(wf, yaml);
+  return { cwd, job, args: ['run', '-f', frag, '-f', wf] };
+}
+
+/** the run's job id once both of its steps run */
+async function stepsRunning(job: string, n: number): Promise<string> {
+  return until(
+    `${n} steps of ${job} running`,
+    async () => {
+      const [id] = await jobsNamed(job);
+      return id && (await stepsOfJobs([id])).length >= n ? id : '';
+    },
+    60_000,
+  );
+}
+
+/** squeue empty of the job and its steps; returns how long that took after `since` */
+async function emptyWithin(job: string, id: string, since: number, ms: number): Promise<number> {
+  await until(
+    `squeue empty of job ${id} (${job}) and its steps`,
+    async () => (await jobsNamed(job)).length === 0 && (await stepsOfJobs([id])).length === 0,
+    ms,
+  );
+  return Date.now() - since;
+}
+
+describeWithEngines('Slurm: nothing left in the queue', [slurm], () => {
+  it('Ctrl-C mid-run: exit 130, squeue empty of the job and its steps within 5 s', async () => {
+    const { cwd, job, args } = setUp('int', TWO_SERVICES);
+    const run = startSflow(args, { cwd });
+    const id = await stepsRunning(job, 2);
+    const t0 = Date.now();
+    run.child.kill('SIGINT');
+    await emptyWithin(job, id, t0, 5_000);
+    const r = await run.done;
+    expect(r.code, r.stderr).toBe(130);
+    expect(r.stdout + r.stderr).toContain('cancelled');
+  });
+
+  it('a failing task (fail_fast): exit 1, squeue empty of the job and its steps within 5 s', async () => {
+    const { cwd, job, args } = setUp(
+      'fail',
+      [
+        "version: '0.1'",
+        'workflow:',
+        '  name: failing',
+        '  tasks:',
+        '    - name: server',
+        "      script: ['echo up; sleep 300']",
+        '    - name: bad',
+        '      fail_fast: true',
+        "      script: ['sleep 2; echo boom; exit 3']",
+      ].join('\n'),
+    );
+    const run = startSflow(args, { cwd });
+    const id = await stepsRunning(job, 2);
+    const failedAt = await until('the failing step to end', async () => {
+      const steps = await stepsOfJobs([id]);
+      return steps.length < 2 ? Date.now() : 0;
+    });
+    await emptyWithin(job, id, failedAt, 5_000);
+    const r = await run.done;
+    expect(r.code).toBe(1);
+    expect(r.stdout + r.stderr).toMatch(/bad/);
+  });
+
+  it('a SIGKILLed driver leaves its steps running; sflow recover cancels them and the allocation', async () => {
+    const { cwd, job, args } = setUp('kill', TWO_SERVICES);
+    const run = startSflow(args, { cwd });
+    const id = await stepsRunning(job, 2);
+    // step ids reach the ledger as soon as scontrol names them
+    const runDir = await until('both step ids in the ledger', () => {
+      try {
+        const d = run.runDir();
+        const ledger = readFileSync(join(d, 'handles.jsonl'), 'utf8');
+        return (ledger.match(new RegExp(`"remoteIds":\\["${id}\\.\\d+"\\]`, 'g')) ?? []).length >= 2 ? d : '';
+      } catch {
+        return '';
+      }
+    });
+    run.child.kill('SIGKILL');
+    await run.done;
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(await jobsNamed(job)).toEqual([id]); // left behind
+    expect((await stepsOfJobs([id])).length).toBe(2);
+    const r = sflow(['recover', runDir], { cwd, env: slurm.childEnv(), timeoutMs: 90_000 });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/stopped: server_a attempt 1 .*step \d+\.\d+ of server_a cancelled/);
+    expect(r.stdout).toContain(`Slurm job ${id} (cluster) cancelled`);
+    await emptyWithin(job, id, Date.now(), 10_000);
+    const again = sflow(['recover', runDir], { cwd, env: slurm.childEnv(), timeoutMs: 60_000 });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('no attempt was left open');
+  });
+
+  it('Ctrl-C while the allocation is queued cancels the pending job', async () => {
+    // --begin keeps the job pending for an hour: salloc waits, showing progress
+    const { cwd, job, args } = setUp('queued', TWO_SERVICES, ['--begin=now+3600']);
+    const run = startSflow(args, { cwd });
+    await until(`${job} pending`, async () => (await jobsNamed(job)).length === 1, 30_000);
+    run.child.kill('SIGINT');
+    const r = await run.done;
+    expect(r.code).toBe(130);
+    await until(`${job} gone`, async () => (await jobsNamed(job)).length === 0, 5_000);
+    expect(r.stdout + r.stderr).toMatch(/queued|waiting/);
+  });
+
+  it('a recover while the driver still runs is refused', async () => {
+    const { cwd, job, args } = setUp('live', TWO_SERVICES);
+    const run = startSflow(args, { cwd });
+    await stepsRunning(job, 2);
+    const r = sflow(['recover', run.runDir()], { cwd, env: slurm.childEnv(), timeoutMs: 60_000 });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/still runs this run/);
+    run.child.kill('SIGTERM');
+    expect((await run.done).code).toBe(143);
+    await until(`${job} gone`, async () => (await jobsNamed(job)).length === 0, 5_000);
+  });
+});
