@@ -22,9 +22,11 @@ export interface BackendKind extends BackendTraits {
   /** starts hardware monitor collectors on its nodes; absent: its nodes are not sampled yet */
   monitorCollector?: () => CollectorLauncher;
   /**
-   * `sflow recover <run dir>`: what this type left in a run folder beyond the task handles
-   * (Slurm: an owned allocation). `liveDriver` names a driver of the run that still runs (then
-   * nothing is touched); `recoverRun` gives back what is left and says what it did.
+   * `sflow recover` (run-level, after every open handle of the ledger went to its backend's
+   * `recover`): `liveDriver` names a driver of the run that still runs (then nothing is touched);
+   * `recoverRun` gives back what this type left in the run beyond task handles (Slurm: an owned
+   * allocation; Kubernetes: reservation pods, ConfigMaps, Secrets by the run's label) and returns
+   * one line per thing done.
    */
   liveDriver?: (runDir: string) => string | undefined;
   recoverRun?: (runDir: string, o: RunRecoveryOptions) => Promise<string[]>;
@@ -33,6 +35,8 @@ export interface BackendKind extends BackendTraits {
 export interface RunRecoveryOptions {
   env: NodeJS.ProcessEnv;
   signal: AbortSignal;
+  /** the CLI options of `sflow recover` (e.g. --kubeconfig) */
+  options: Record<string, unknown>;
 }
 
 /** `<name>-node0`, `<name>-node1`, … at `0.0.0.<i+1>` (backends.md §1.4). */
