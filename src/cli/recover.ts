@@ -42,7 +42,12 @@ function recoverer(h: TaskHandle, runDir: string) {
   return kind.create(planned, ctx);
 }
 
-async function recoverRun(runDir: string, graceMs: number, force: boolean): Promise<boolean> {
+async function recoverRun(
+  runDir: string,
+  graceMs: number,
+  force: boolean,
+  options: Record<string, unknown>,
+): Promise<boolean> {
   if (!existsSync(runDir))
     throw new SflowError('recover.no_run_dir', `${runDir}: no such run folder`, {
       phase: 'usage',
@@ -91,6 +96,7 @@ async function recoverRun(runDir: string, graceMs: number, force: boolean): Prom
       for (const line of await k.recoverRun(runDir, {
         env: process.env,
         signal: AbortSignal.timeout(120_000),
+        options,
       }))
         say(`  ${line}`);
     } catch (e) {
@@ -110,7 +116,7 @@ export async function recoverCommand(dirs: string[], opts: Record<string, unknow
         exitCode: 2,
       });
     let ok = true;
-    for (const d of dirs) ok = (await recoverRun(resolve(d), grace * 1000, Boolean(opts.force))) && ok;
+    for (const d of dirs) ok = (await recoverRun(resolve(d), grace * 1000, Boolean(opts.force), opts)) && ok;
     return ok ? 0 : 1;
   } catch (e) {
     return reportError(e);
