@@ -120,7 +120,7 @@ async function composeBulk(positional: string[], opts: Record<string, unknown>):
 }
 
 /** The row's cells as --set / --artifact: CSV beats --set, --artifact beats CSV (both warned). */
-function rowOverrides(
+export function rowOverrides(
   r: BulkRow,
   d: { vars: Set<string>; artifacts: Set<string> },
   cliSets: string[],

@@ -97,6 +97,49 @@ export function buildProgram(): Command {
       process.exitCode = await runCommand(files, opts);
     });
 
+  fileOptions(
+    program
+      .command('batch')
+      .description('write (and --submit) an sbatch script that runs the workflow as a Slurm job'),
+  )
+    .option('-p, --partition <name>', 'sbatch partition (default: the default partition sinfo lists)')
+    .option('-A, --account <name>', 'sbatch account (default: your association in sacctmgr)')
+    .option('--time <HH:MM:SS>', '#SBATCH --time')
+    .option(
+      '-N, --nodes <n>',
+      "#SBATCH --nodes and the job's plan (default: the recipe's slurm backend nodes)",
+    )
+    .option('-G, --gpus-per-node <n>', 'GPUs per node the job plans with (never an #SBATCH GPU line: use -e)')
+    .option('-J, --job-name <name>', '#SBATCH --job-name (default: sflow)')
+    .option('-e, --sbatch-extra-args <arg>', 'one verbatim #SBATCH line each, in order (repeatable)', collect)
+    .option('-O, --sbatch-output <pattern>', '#SBATCH --output (default: ./sflow_output/%j-sflow-submit.out)')
+    .option('-E, --sbatch-error <pattern>', '#SBATCH --error (default: ./sflow_output/%j-sflow-submit.err)')
+    .option('-o, --sbatch-path <file>', 'write the script here (mode 755) and the composed recipe beside it')
+    .option('--submit', 'submit the written script(s) with sbatch')
+    .option('--dry-run', 'validate and print the script(s); write and submit nothing')
+    .option('-b, --bulk-input <csv>', 'one job per CSV row (into <output>/bulk_input_<time>/)')
+    .option('--row <selector>', 'with --bulk-input: rows (1-based: 3, 1,4, 2:5, 1:10:2)', collect)
+    .option('-r, --resolve', 'composed recipes have their variables inlined')
+    .option('--workspace-dir <dir>', 'forwarded to sflow run; the job starts there (default: cwd)')
+    .option('--output-dir <dir>', 'forwarded to sflow run (default: <workspace>/sflow_output)')
+    .addOption(
+      new Option('--log-level <level>', 'forwarded to sflow run').choices([
+        'debug',
+        'info',
+        'warning',
+        'error',
+        'critical',
+      ]),
+    )
+    .option('--skip-artifact-check', 'forwarded to sflow run (missing fs:// paths warn)')
+    .option('--enable-workflow-monitor', 'forwarded to sflow run')
+    .option('--enable-task-monitor <tasks>', 'forwarded to sflow run (repeatable)', collect)
+    .addHelpText('after', `\n${DOCS}`)
+    .action(async (files: string[], opts: Record<string, unknown>) => {
+      const { batchCommand } = await import('./batch.js');
+      process.exitCode = await batchCommand(files, opts);
+    });
+
   fileOptions(program.command('compose').description('merge several recipe files into one'), false)
     .option('-o, --output <path>', 'write the composed YAML here (default: stdout)')
     .option('-r, --resolve', 'inline resolvable variables')

@@ -7,7 +7,7 @@ import { checkArtifactPaths } from '../preflight/artifacts.js';
 import { parseWaitForGpus } from '../gpu/settings.js';
 import { inputFiles, loadOptions, printWarnings } from './common.js';
 import { reportError } from './errors.js';
-import { applySlurmExtraArgs } from '../backends/slurm/extra-args.js';
+import { applySlurmExtraArgs, applySlurmGpusPerNode } from '../backends/slurm/extra-args.js';
 import { runPreflight } from './run-preflight.js';
 import {
   backendCatalog,
@@ -20,7 +20,10 @@ export async function runCommand(positional: string[], opts: Record<string, unkn
   try {
     const files = inputFiles(positional, opts, 'sflow.yaml');
     const loaded = loadRecipe(loadOptions(files, opts));
-    for (const w of applySlurmExtraArgs(loaded.recipe, (opts.extraArgs as string[] | undefined) ?? []))
+    for (const w of [
+      ...applySlurmExtraArgs(loaded.recipe, (opts.extraArgs as string[] | undefined) ?? []),
+      ...applySlurmGpusPerNode(loaded.recipe),
+    ])
       loaded.warnings.push({ message: w });
     applyMonitorFlags(loaded.recipe, {
       workflow: Boolean(opts.enableWorkflowMonitor),

@@ -30,3 +30,24 @@ export function applySlurmExtraArgs(recipe: Obj, args: string[]): string[] {
   }
   return warnings;
 }
+
+/**
+ * `SFLOW_SLURM_GPUS_PER_NODE` (set by scripts of `sflow batch --gpus-per-node`): the GPUs per node
+ * every slurm backend plans with inside the job, as the batch dry-run did. Returns a note per change.
+ */
+export function applySlurmGpusPerNode(recipe: Obj, env: NodeJS.ProcessEnv = process.env): string[] {
+  const v = env.SFLOW_SLURM_GPUS_PER_NODE;
+  if (!v) return [];
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1)
+    return [`SFLOW_SLURM_GPUS_PER_NODE=${v} is not a positive integer: ignored`];
+  const notes: string[] = [];
+  for (const b of ((recipe.backends as Obj[] | undefined) ?? []).filter((x) => x?.type === 'slurm')) {
+    if (b.gpus_per_node !== undefined && String(b.gpus_per_node) !== String(n))
+      notes.push(
+        `backend '${String(b.name)}': gpus_per_node ${String(b.gpus_per_node)} → ${n} (SFLOW_SLURM_GPUS_PER_NODE, from sflow batch --gpus-per-node)`,
+      );
+    b.gpus_per_node = n;
+  }
+  return notes;
+}

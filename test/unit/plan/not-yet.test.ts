@@ -91,6 +91,19 @@ const IMPLEMENTED = new Set([
   '--resolve',
   '--format',
   '--show-variables',
+  '--grace', // sflow recover
+  // sflow batch: src/cli/batch*.ts
+  '--partition',
+  '--account',
+  '--time',
+  '--nodes',
+  '--gpus-per-node',
+  '--job-name',
+  '--sbatch-extra-args',
+  '--sbatch-output',
+  '--sbatch-error',
+  '--sbatch-path',
+  '--submit',
 ]);
 
 /** Artifact schemes the spec knows (artifacts-batch.md A2); others are passed on like s3://. */

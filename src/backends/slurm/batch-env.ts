@@ -1,0 +1,56 @@
+/**
+ * What `sflow batch` asks Slurm (artifacts-batch.md C3, C7): the default partition (`sinfo`), the
+ * user's account (`sacctmgr`), both bounded at 10 s and silent on failure; and `sbatch <script>`.
+ */
+import { userInfo } from 'node:os';
+import { slurmExec, callFailure } from './slurm-exec.js';
+
+const DETECT_MS = 10_000;
+
+/** The partition marked default (`name*`) in `sinfo`, else the first one listed. */
+export function pickPartition(sinfo: string): string | undefined {
+  const names = sinfo
+    .split('\n')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const star = names.find((n) => n.endsWith('*'));
+  return (star ?? names[0])?.replace(/\*$/, '') || undefined;
+}
+
+export async function detectPartition(env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
+  const r = await slurmExec(env)('sinfo', ['--noheader', '--format=%P'], { timeoutMs: DETECT_MS });
+  return r.ok ? pickPartition(r.stdout) : undefined;
+}
+
+export async function detectAccount(env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
+  let user = env.USER || env.LOGNAME;
+  if (!user)
+    try {
+      user = userInfo().username;
+    } catch {
+      return undefined;
+    }
+  const r = await slurmExec(env)(
+    'sacctmgr',
+    ['show', 'assoc', `user=${user}`, 'format=Account%30', '--noheader', '--parsable2'],
+    { timeoutMs: DETECT_MS },
+  );
+  if (!r.ok) return undefined;
+  return (
+    r.stdout
+      .split('\n')
+      .map((s) => s.trim())
+      .find(Boolean) || undefined
+  );
+}
+
+/** `sbatch <script>`: the job id, or an error with sbatch's own words */
+export async function submitBatch(
+  script: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ jobId: string; output: string } | { error: string }> {
+  const r = await slurmExec(env)('sbatch', [script], { timeoutMs: 60_000 });
+  const id = /Submitted batch job (\d+)/.exec(r.stdout)?.[1];
+  if (r.ok && id) return { jobId: id, output: r.stdout.trim() };
+  return { error: callFailure('sbatch', [script], r) };
+}

@@ -1,0 +1,69 @@
+/**
+ * `sflow batch` pieces without a cluster: the default partition from `sinfo` output (C3, C10.10),
+ * shell quoting in the generated script (run by bash: checked with `bash -n` and by running the
+ * quoted words through bash), and the job-log copy with `%j` expanded inside the job.
+ */
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { pickPartition } from '../../../src/backends/slurm/batch-env.js';
+import { batchScript, composedPathFor, sq, type BatchScriptInput } from '../../../src/cli/batch-script.js';
+
+const base: BatchScriptInput = {
+  sflow: ['/opt/node/bin/node', '/opt/sflow/bin/sflow.js'],
+  version: '0.1.0',
+  files: ["/w/it's here.yaml"],
+  jobName: 'j',
+  output: '/w/logs dir/%j-%x.out',
+  error: '/w/logs/%j.err',
+  partition: 'p',
+  account: 'a',
+  nodes: 2,
+  extra: [],
+  workspaceDir: '/w',
+  outputDir: '/w/out',
+  sets: ['MSG=a b $HOME'],
+  artifacts: [],
+  missable: [],
+};
+
+describe('sflow batch script', () => {
+  it('the default partition is the one sinfo marks with *, else the first', () => {
+    expect(pickPartition('a\nb*\n')).toBe('b');
+    expect(pickPartition('a\nb\n')).toBe('a');
+    expect(pickPartition('\n')).toBeUndefined();
+  });
+
+  it('quotes every value so bash sees it unchanged', () => {
+    for (const s of ["it's", 'a b $HOME', 'plain/path-1.yaml', '']) {
+      const r = spawnSync('bash', ['-c', `printf %s ${sq(s)}`], { encoding: 'utf8' });
+      expect(r.stdout).toBe(s);
+    }
+  });
+
+  it('is valid bash; the log copy expands %j/%x inside the job only', () => {
+    const script = batchScript(base);
+    expect(spawnSync('bash', ['-n'], { input: script }).status).toBe(0);
+    const copy = script.split('\n').find((l) => l.includes('cp -f') && l.includes('.out'))!;
+    const r = spawnSync(
+      'bash',
+      [
+        '-c',
+        `set -- ${copy
+          .trim()
+          .replace(/^cp -f /, '')
+          .replace(/ 2>\/dev\/null$/, '')}; printf '%s\\n' "$@"`,
+      ],
+      {
+        encoding: 'utf8',
+        env: { SLURM_JOB_ID: '42', SLURM_JOB_NAME: 'j', run_dir: '/r' },
+      },
+    );
+    expect(r.stdout.split('\n').slice(0, 3)).toEqual(['/w/logs dir/42-j.out', '/w/logs/42.err', '/r/']);
+    expect(script).toContain(`RUN_ARGS=(--file '/w/it'\\''s here.yaml' --set 'MSG=a b $HOME'`);
+  });
+
+  it('the composed recipe sits beside the script', () => {
+    expect(composedPathFor('/x/job.sh')).toBe('/x/job.yaml');
+    expect(composedPathFor('/x/job')).toBe('/x/job.yaml');
+  });
+});
