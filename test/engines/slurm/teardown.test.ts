@@ -1,6 +1,6 @@
 /**
- * Nothing is left in the Slurm queue: Ctrl-C in the middle of a run and a failing task (fail_fast)
- * both leave squeue empty of the run's job and steps within 5 s; a driver killed with SIGKILL
+ * Nothing is left in the Slurm queue: Ctrl-C or SIGTERM in the middle of a run and a failing task
+ * (fail_fast) all leave squeue empty of the run's job and steps within 5 s; a driver killed with SIGKILL
  * leaves them running, and `sflow recover <run dir>` cancels the steps and the allocation. Also:
  * Ctrl-C while the allocation is still queued cancels the pending job.
  */
@@ -72,6 +72,17 @@ describeWithEngines('Slurm: nothing left in the queue', [slurm], () => {
     const r = await run.done;
     expect(r.code, r.stderr).toBe(130);
     expect(r.stdout + r.stderr).toContain('cancelled');
+  });
+
+  it('SIGTERM mid-run: exit 143, squeue empty of the job and its steps within 5 s', async () => {
+    const { cwd, job, args } = setUp('term', TWO_SERVICES);
+    const run = startSflow(args, { cwd });
+    const id = await stepsRunning(job, 2);
+    const t0 = Date.now();
+    run.child.kill('SIGTERM');
+    await emptyWithin(job, id, t0, 5_000);
+    const r = await run.done;
+    expect(r.code, r.stderr).toBe(143);
   });
 
   it('a failing task (fail_fast): exit 1, squeue empty of the job and its steps within 5 s', async () => {
