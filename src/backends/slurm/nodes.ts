@@ -2,7 +2,7 @@
  * Node discovery of an allocation (backends.md §4.4): `scontrol getaddrs <list>`; where that
  * command does not exist (Slurm before 23.02) or says nothing usable, `scontrol show hostnames`
  * + the nodes' NodeAddr from `scontrol -o show node`; as a last resort one `srun --overlap` step
- * per node printing `hostname:hostname -i`. Plus the driver-side GPU topology probe (0.3.1):
+ * per node printing `<Slurm node name>:<hostname -i>`. Plus the driver-side GPU topology probe (0.3.1):
  * index → UUID per node, from one `srun --overlap` step running nvidia-smi on every node.
  */
 import { SflowError } from '../../config/errors.js';
@@ -58,7 +58,8 @@ async function viaSrun(exec: SlurmExec, jobId: string, list: string, signal: Abo
     '--overlap',
     'bash',
     '-c',
-    'echo $(hostname):$(hostname -i)',
+    // the Slurm node name (what --nodelist takes), which need not be the host name (NodeHostname)
+    'echo ${SLURMD_NODENAME:-$(hostname)}:$(hostname -i)',
   ];
   const r = await exec('srun', args, { signal, timeoutMs: 120_000 });
   if (!r.ok) return { nodes: [], notes: [callFailure('srun', args, r)] };
