@@ -25,12 +25,12 @@ import { batchScript } from './batch-script.js';
 import { ensureLogDirs, validateJob, validationFailure, writeJob, type BatchSetup } from './batch-job.js';
 import { rowOverrides } from './compose-bulk.js';
 
-const NODE_COLUMNS = ['SLURM_NODES', 'NUM_SLURM_NODES', 'NUM_NODES'];
+export const NODE_COLUMNS = ['SLURM_NODES', 'NUM_SLURM_NODES', 'NUM_NODES'];
 const warn = (s: string) => process.stderr.write(`⚠ ${s}\n`);
 const names = (list: unknown) =>
   Array.isArray(list) ? list.map((x: { name?: unknown }) => String(x?.name)) : [];
 
-function stamp(d = new Date()): string {
+export function stamp(d = new Date()): string {
   const p = (n: number) => String(n).padStart(2, '0');
   return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
 }

@@ -3,7 +3,7 @@
  * as a Slurm job — to stdout, or to `-o/--sbatch-path` (mode 755, with the composed recipe beside
  * it) and, with `--submit`, submitted with `sbatch`. Every job is validated first like a real run
  * would be (nothing is written when it fails); `--bulk-input CSV` makes one job per row
- * (cli/batch-bulk.ts). Partition and account come from `-p/-A`, else from `sinfo` / `sacctmgr`.
+ * (cli/batch-bulk.ts); `--bulk-submit PATH…` one job per self-contained recipe (cli/batch-bulk-submit.ts). Partition and account come from `-p/-A`, else from `sinfo` / `sacctmgr`.
  */
 import { resolve } from 'node:path';
 import { detectAccount, detectPartition, submitBatch } from '../backends/slurm/batch-env.js';
@@ -171,6 +171,12 @@ export async function batchCommand(positional: string[], opts: Record<string, un
     if ((opts.row as string[] | undefined)?.length && !opts.bulkInput)
       throw usage('batch.row_needs_bulk', '--row selects rows of --bulk-input; there is no --bulk-input');
     const s = await setup(opts);
+    if (opts.bulkInput && (opts.bulkSubmit as string[] | undefined)?.length)
+      throw usage('batch.two_modes', '--bulk-input and --bulk-submit are two different modes: pick one');
+    if ((opts.bulkSubmit as string[] | undefined)?.length) {
+      const { batchBulkSubmit } = await import('./batch-bulk-submit.js');
+      return await batchBulkSubmit(positional, opts, s);
+    }
     if (opts.bulkInput) {
       const { batchBulk } = await import('./batch-bulk.js');
       return await batchBulk(positional, opts, s);

@@ -119,6 +119,11 @@ export function buildProgram(): Command {
     .option('--dry-run', 'validate and print the script(s); write and submit nothing')
     .option('-b, --bulk-input <csv>', 'one job per CSV row (into <output>/bulk_input_<time>/)')
     .option('--row <selector>', 'with --bulk-input: rows (1-based: 3, 1,4, 2:5, 1:10:2)', collect)
+    .option(
+      '-B, --bulk-submit <path>',
+      'one job per self-contained recipe: a file, a folder (*.yaml) or a pattern (repeatable)',
+      collect,
+    )
     .option('-r, --resolve', 'composed recipes have their variables inlined')
     .option('--workspace-dir <dir>', 'forwarded to sflow run; the job starts there (default: cwd)')
     .option('--output-dir <dir>', 'forwarded to sflow run (default: <workspace>/sflow_output)')

@@ -5,7 +5,16 @@
  * the bulk CSV rules. Partition and account are always given, so no Slurm command runs; sbatch
  * itself is exercised on the real test cluster (test/engines/slurm/batch.test.ts).
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -208,5 +217,42 @@ describe('sflow batch --bulk-input', () => {
     const r = batch(fixture({ 'rows.csv': 'sflow_config_file,MSG\nwf.yaml,a\n' }), ['-b', 'rows.csv']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('SLURM_NODES, NUM_SLURM_NODES, NUM_NODES');
+  });
+});
+
+describe('sflow batch --bulk-submit', () => {
+  it('one job per self-contained recipe of a folder or pattern; other YAML is ignored', () => {
+    const d = fixture({ 'fragment.yaml': 'backends: []\n' });
+    mkdirSync(join(d, 'jobs'));
+    writeFileSync(join(d, 'jobs', 'small run.yaml'), WF);
+    writeFileSync(
+      join(d, 'jobs', 'big.yml'),
+      WF.replace('N: {value: 1, type: integer}', 'N: {value: 2, type: integer}'),
+    );
+    writeFileSync(join(d, 'jobs', 'notes.yaml'), '- a list\n');
+    const r = batch(d, ['-B', 'jobs', '-B', 'frag*.yaml']);
+    expect(r.code, r.stderr).toBe(0);
+    const [bulk] = readdirSync(join(d, 'sflow_output'));
+    expect(bulk).toMatch(/^bulk_submit_\d{8}-\d{6}$/);
+    const dir = join(d, 'sflow_output', bulk);
+    expect(readdirSync(dir).sort()).toEqual([
+      'big.sh',
+      'big.yaml',
+      'results.csv',
+      'small_run.sh',
+      'small_run.yaml',
+    ]);
+    expect(readFileSync(join(dir, 'big.sh'), 'utf8')).toContain('#SBATCH --nodes=4');
+    expect(readFileSync(join(dir, 'small_run.sh'), 'utf8')).toContain('#SBATCH --job-name=small_run');
+    const results = readFileSync(join(dir, 'results.csv'), 'utf8').trim().split('\n');
+    expect(results[0]).toBe('sflow_config_file,job_name,slurm_job_id,sflow_output_dir,status');
+    expect(results).toHaveLength(3);
+  });
+
+  it('nothing that is a recipe: an error', () => {
+    const d = fixture({ 'notes.yaml': 'a: 1\n' });
+    const r = batch(d, ['-B', 'notes.yaml']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('no recipe found');
   });
 });

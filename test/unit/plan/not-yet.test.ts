@@ -104,6 +104,7 @@ const IMPLEMENTED = new Set([
   '--sbatch-error',
   '--sbatch-path',
   '--submit',
+  '--bulk-submit',
 ]);
 
 /** Artifact schemes the spec knows (artifacts-batch.md A2); others are passed on like s3://. */

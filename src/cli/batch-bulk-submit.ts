@@ -1,0 +1,190 @@
+/**
+ * `sflow batch --bulk-submit PATH…` (artifacts-batch.md C9): one sbatch job per self-contained
+ * recipe, no merging. A PATH is a file, a folder (its `*.yaml` / `*.yml`, not recursive) or a
+ * pattern with `*`, `?` or `[…]` in its last part (matched in that folder); positional files and
+ * `-f` join the list. Only YAML mappings with a top-level `version` count; the list is
+ * de-duplicated and sorted. Each job: name = the file's sanitised stem, its own dry-run, node
+ * count from `--nodes`, else the recipe's slurm backend, else a SLURM_NODES / NUM_SLURM_NODES /
+ * NUM_NODES variable. Scripts, recipes and `results.csv` go to `<output>/bulk_submit_<time>/`.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, extname, join, resolve } from 'node:path';
+import { stringify } from 'csv-stringify/sync';
+import { parse } from 'yaml';
+import { SflowError } from '../config/errors.js';
+import { submitBatch } from '../backends/slurm/batch-env.js';
+import { batchScript } from './batch-script.js';
+import { ensureLogDirs, validateJob, validationFailure, writeJob, type BatchSetup } from './batch-job.js';
+import { NODE_COLUMNS, stamp } from './batch-bulk.js';
+
+const warn = (s: string) => process.stderr.write(`⚠ ${s}\n`);
+const YAML = /\.ya?ml$/i;
+
+/** `*`, `?`, `[…]` of one path part as a whole-name regex */
+function partRegex(glob: string): RegExp {
+  let re = '';
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === '*') re += '[^/]*';
+    else if (c === '?') re += '[^/]';
+    else if (c === '[') {
+      const end = glob.indexOf(']', i + 1);
+      if (end < 0) re += '\\[';
+      else {
+        re += `[${glob
+          .slice(i + 1, end)
+          .replace(/^!/, '^')
+          .replace(/\\/g, '\\\\')}]`;
+        i = end;
+      }
+    } else re += c.replace(/[.+^${}()|\\]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`);
+}
+
+function expand(p: string): string[] {
+  const abs = resolve(p);
+  if (existsSync(abs) && statSync(abs).isDirectory())
+    return readdirSync(abs)
+      .filter((f) => YAML.test(f))
+      .map((f) => join(abs, f));
+  if (existsSync(abs)) return [abs];
+  if (/[*?[]/.test(basename(abs)) && existsSync(dirname(abs))) {
+    const re = partRegex(basename(abs));
+    return readdirSync(dirname(abs))
+      .filter((f) => re.test(f))
+      .map((f) => join(dirname(abs), f));
+  }
+  warn(`--bulk-submit ${p}: no such file, folder or match`);
+  return [];
+}
+
+/** a YAML mapping with a top-level `version`: a self-contained recipe */
+function selfContained(path: string): boolean {
+  try {
+    const doc: unknown = parse(readFileSync(path, 'utf8'));
+    return typeof doc === 'object' && doc !== null && !Array.isArray(doc) && 'version' in doc;
+  } catch {
+    return false;
+  }
+}
+
+export function jobNameOf(path: string): string {
+  const s = basename(path, extname(path))
+    .replace(/[^A-Za-z0-9_-]/g, '_')
+    .replace(/_+/g, '_')
+    .replace(/^_|_$/g, '')
+    .slice(0, 30)
+    .replace(/_$/, '');
+  return s || 'job';
+}
+
+export async function batchBulkSubmit(
+  positional: string[],
+  opts: Record<string, unknown>,
+  s: BatchSetup,
+): Promise<number> {
+  const given = [
+    ...((opts.bulkSubmit as string[] | undefined) ?? []),
+    ...positional,
+    ...((opts.file as string[] | undefined) ?? []),
+  ];
+  const files = [...new Set(given.flatMap(expand))].filter(selfContained).sort();
+  if (!files.length)
+    throw new SflowError('batch.bulk_submit_empty', `--bulk-submit ${given.join(' ')}: no recipe found`, {
+      phase: 'usage',
+      exitCode: 1,
+      hint: 'a recipe is a YAML mapping with a top-level version: key (folders are scanned for *.yaml / *.yml)',
+    });
+  const dir = join(s.common.outputDir, `bulk_submit_${stamp()}`);
+  const results: Array<Record<string, string>> = [];
+  const failures: string[] = [];
+  const used = new Set<string>();
+  let generated = 0;
+  let submitted = 0;
+  for (const file of files) {
+    let name = jobNameOf(file);
+    for (let k = 2; used.has(name); k++) name = `${jobNameOf(file)}_${k}`;
+    used.add(name);
+    const record = (jobId: string, out: string, status: string) =>
+      results.push({
+        sflow_config_file: file,
+        job_name: name,
+        slurm_job_id: jobId,
+        sflow_output_dir: out,
+        status,
+      });
+    let job;
+    try {
+      job = validateJob(
+        {
+          files: [file],
+          sets: s.cliSets,
+          artifacts: s.cliArtifacts,
+          missable: s.cliMissable,
+          ...(s.nodes !== undefined ? { nodes: s.nodes } : {}),
+          ...(s.gpusPerNode !== undefined ? { gpusPerNode: s.gpusPerNode } : {}),
+          bulk: true,
+        },
+        s.common,
+      );
+    } catch (e) {
+      failures.push(`${file}: SKIPPED: ${validationFailure(e).split('\n')[0]}`);
+      record('FAILED', '', 'dry-run failed');
+      continue;
+    }
+    for (const w of job.warnings) warn(`${basename(file)}: ${w}`);
+    const vars = (job.loaded.doc.variables as Array<{ name?: unknown; value?: unknown }> | undefined) ?? [];
+    const nodeVar = NODE_COLUMNS.map((n) => vars.find((v) => v?.name === n)?.value).find((v) =>
+      /^\d+$/.test(String(v ?? '')),
+    );
+    const nodes = job.nodes ?? (nodeVar !== undefined ? Number(nodeVar) : undefined);
+    if (nodes === undefined) {
+      failures.push(`${file}: SKIPPED: cannot tell how many nodes the job needs (pass --nodes/-N)`);
+      record('FAILED', '', 'no node count');
+      continue;
+    }
+    const input = {
+      ...s.base,
+      files: [file],
+      sets: s.cliSets,
+      artifacts: s.cliArtifacts,
+      missable: s.cliMissable,
+      nodes,
+      jobName: name,
+    };
+    generated++;
+    if (opts.dryRun) {
+      process.stdout.write(`# ---- ${file}: ${name}.sh ----\n${batchScript(input)}`);
+      continue;
+    }
+    const path = join(dir, `${name}.sh`);
+    writeJob(path, batchScript(input), job, Boolean(opts.resolve));
+    let line = `  ${name}: ${path}`;
+    if (opts.submit) {
+      ensureLogDirs(input);
+      const sub = await submitBatch(path);
+      if ('error' in sub) {
+        failures.push(`${file}: sbatch failed: ${sub.error}`);
+        record('', '', 'sbatch failed');
+        line += ' — sbatch FAILED';
+      } else {
+        submitted++;
+        record(sub.jobId, join(s.common.outputDir, `${sub.jobId}-*`), 'submitted');
+        line += ` — Slurm job ${sub.jobId}`;
+      }
+    } else record('not submitted', 'not submitted', 'generated');
+    process.stdout.write(`${line}\n`);
+  }
+  if (!opts.dryRun) {
+    mkdirSync(dir, { recursive: true });
+    const columns = ['sflow_config_file', 'job_name', 'slurm_job_id', 'sflow_output_dir', 'status'];
+    writeFileSync(join(dir, 'results.csv'), stringify(results, { header: true, columns }));
+    process.stdout.write(
+      `Generated ${generated}/${files.length} job script(s)${failures.length ? `, ${failures.length} failed` : ''}${opts.submit ? `, ${submitted} submitted` : ''}\n  scripts: ${dir}\n  results: ${join(dir, 'results.csv')}\n`,
+    );
+    if (!opts.submit && generated) process.stdout.write('ℹ add --submit to submit them with sbatch\n');
+  }
+  for (const f of failures) process.stderr.write(`✗ ${f}\n`);
+  return failures.length ? 1 : 0;
+}
