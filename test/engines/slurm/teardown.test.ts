@@ -133,12 +133,15 @@ describeWithEngines('Slurm: nothing left in the queue', [slurm], () => {
     expect((await stepsOfJobs([id])).length).toBe(2);
     const r = sflow(['recover', runDir], { cwd, env: slurm.childEnv(), timeoutMs: 90_000 });
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/stopped: server_a attempt 1 .*step \d+\.\d+ of server_a cancelled/);
+    // what Backend.recover and the kind's recoverRun say (the CLI around them may word the rest)
+    expect(r.stdout).toMatch(/server_a.*step \d+\.\d+ of server_a cancelled/);
+    expect(r.stdout).toMatch(/server_b.*step \d+\.\d+ of server_b cancelled/);
     expect(r.stdout).toContain(`Slurm job ${id} (cluster) cancelled`);
     await emptyWithin(job, id, Date.now(), 10_000);
+    // a second recover finds nothing more to cancel
     const again = sflow(['recover', runDir], { cwd, env: slurm.childEnv(), timeoutMs: 60_000 });
-    expect(again.code).toBe(0);
-    expect(again.stdout).toContain('no attempt was left open');
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect(again.stdout).not.toContain('cancelled');
   });
 
   it('Ctrl-C while the allocation is queued cancels the pending job', async () => {
@@ -158,8 +161,8 @@ describeWithEngines('Slurm: nothing left in the queue', [slurm], () => {
     const run = startSflow(args, { cwd });
     await stepsRunning(job, 2);
     const r = sflow(['recover', run.runDir()], { cwd, env: slurm.childEnv(), timeoutMs: 60_000 });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/still runs this run/);
+    expect(r.code).not.toBe(0); // refused, naming the live driver (Slurm kind's liveDriver)
+    expect(r.stderr).toMatch(/still runs/);
     run.child.kill('SIGTERM');
     expect((await run.done).code).toBe(143);
     await until(`${job} gone`, async () => (await jobsNamed(job)).length === 0, 5_000);
