@@ -12,7 +12,7 @@ import { makeRunId } from '../plan/run-id.js';
 import { checkArtifactPaths } from '../preflight/artifacts.js';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { formatSflowError, isSflowError } from '../config/errors.js';
+import { formatSflowError, isSflowError, SflowError } from '../config/errors.js';
 import { composedPathFor, type BatchScriptInput } from './batch-script.js';
 import { composeText } from './compose.js';
 import { resolveComposed } from '../config/compose-resolve.js';
@@ -108,6 +108,16 @@ export function validateJob(j: JobSpec, c: BatchCommon): ValidJob {
   const refused = unrunnableBackends(plan);
   if (refused.length) throw notRunnableError(refused[0]);
   const batchBackend = plan.backends.find((b) => b.capabilities.batch);
+  if (!batchBackend)
+    throw new SflowError(
+      'batch.no_slurm_backend',
+      `${j.files.join(', ')}: no backend that runs under sbatch (types: ${plan.backends.map((b) => b.type).join(', ') || 'none'})`,
+      {
+        phase: 'plan',
+        exitCode: 1,
+        hint: 'sflow batch runs Slurm recipes: add a backend fragment with type: slurm (e.g. -f backends/slurm.yaml)',
+      },
+    );
   const nodes =
     j.nodes ?? (typeof batchBackend?.config.nodes === 'number' ? batchBackend.config.nodes : undefined);
   const gpn = batchBackend?.config.gpus_per_node;

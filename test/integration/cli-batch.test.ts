@@ -147,6 +147,16 @@ describe('sflow batch: refusals', () => {
     expect(existsSync(join(d, 'job.sh'))).toBe(false);
   });
 
+  it('a recipe without a slurm backend: exit 1, no script', () => {
+    const d = fixture({
+      'local.yaml': "version: '0.1'\nworkflow:\n  name: l\n  tasks:\n    - {name: a, script: ['true']}\n",
+    });
+    const r = batch(d, ['local.yaml', '-N', '1']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('no backend that runs under sbatch (types: local)');
+    expect(r.stdout).toBe('');
+  });
+
   it('--row without --bulk-input: exit 1', () => {
     const r = batch(fixture(), ['wf.yaml', '--row', '1']);
     expect(r.code).toBe(1);
