@@ -1,9 +1,11 @@
 /**
  * What `sflow batch` asks Slurm (artifacts-batch.md C3, C7): the default partition (`sinfo`), the
  * user's account (`sacctmgr`), both bounded at 10 s and silent on failure; and `sbatch <script>`.
+ * Each takes the caller to use (default: the local Slurm CLIs), so a remote controller can run the
+ * same calls on a login node.
  */
 import { userInfo } from 'node:os';
-import { slurmExec, callFailure } from './slurm-exec.js';
+import { slurmExec, callFailure, type SlurmExec } from './slurm-exec.js';
 
 const DETECT_MS = 10_000;
 
@@ -17,12 +19,15 @@ export function pickPartition(sinfo: string): string | undefined {
   return (star ?? names[0])?.replace(/\*$/, '') || undefined;
 }
 
-export async function detectPartition(env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
-  const r = await slurmExec(env)('sinfo', ['--noheader', '--format=%P'], { timeoutMs: DETECT_MS });
+export async function detectPartition(exec: SlurmExec = slurmExec()): Promise<string | undefined> {
+  const r = await exec('sinfo', ['--noheader', '--format=%P'], { timeoutMs: DETECT_MS });
   return r.ok ? pickPartition(r.stdout) : undefined;
 }
 
-export async function detectAccount(env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
+export async function detectAccount(
+  exec: SlurmExec = slurmExec(),
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string | undefined> {
   let user = env.USER || env.LOGNAME;
   if (!user)
     try {
@@ -30,7 +35,7 @@ export async function detectAccount(env: NodeJS.ProcessEnv = process.env): Promi
     } catch {
       return undefined;
     }
-  const r = await slurmExec(env)(
+  const r = await exec(
     'sacctmgr',
     ['show', 'assoc', `user=${user}`, 'format=Account%30', '--noheader', '--parsable2'],
     { timeoutMs: DETECT_MS },
@@ -47,9 +52,9 @@ export async function detectAccount(env: NodeJS.ProcessEnv = process.env): Promi
 /** `sbatch <script>`: the job id, or an error with sbatch's own words */
 export async function submitBatch(
   script: string,
-  env: NodeJS.ProcessEnv = process.env,
+  exec: SlurmExec = slurmExec(),
 ): Promise<{ jobId: string; output: string } | { error: string }> {
-  const r = await slurmExec(env)('sbatch', [script], { timeoutMs: 60_000 });
+  const r = await exec('sbatch', [script], { timeoutMs: 60_000 });
   const id = /Submitted batch job (\d+)/.exec(r.stdout)?.[1];
   if (r.ok && id) return { jobId: id, output: r.stdout.trim() };
   return { error: callFailure('sbatch', [script], r) };

@@ -5,7 +5,14 @@
  */
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { pickPartition } from '../../../src/backends/slurm/batch-env.js';
+import {
+  detectAccount,
+  detectPartition,
+  pickPartition,
+  submitBatch,
+} from '../../../src/backends/slurm/batch-env.js';
+import type { SlurmExec } from '../../../src/backends/slurm/slurm-exec.js';
+import type { ExecOutcome } from '../../../src/util/bounded-exec.js';
 import { batchScript, composedPathFor, sq, type BatchScriptInput } from '../../../src/cli/batch-script.js';
 
 const base: BatchScriptInput = {
@@ -31,6 +38,25 @@ describe('sflow batch script', () => {
     expect(pickPartition('a\nb*\n')).toBe('b');
     expect(pickPartition('a\nb\n')).toBe('a');
     expect(pickPartition('\n')).toBeUndefined();
+  });
+
+  it('asks Slurm through the given caller: sinfo, sacctmgr for $USER, sbatch (job id parsed)', async () => {
+    const calls: string[] = [];
+    const answer = (stdout: string, ok = true) =>
+      ({ ok, stdout, stderr: ok ? '' : 'boom', exitCode: ok ? 0 : 1 }) as ExecOutcome;
+    const exec: SlurmExec = (tool, args) => {
+      calls.push(`${tool} ${args.join(' ')}`);
+      if (tool === 'sinfo') return Promise.resolve(answer('a\nb*\n'));
+      if (tool === 'sacctmgr') return Promise.resolve(answer('\nproj\n'));
+      return Promise.resolve(
+        answer(args[0] === 'ok.sh' ? 'Submitted batch job 77\n' : '', args[0] === 'ok.sh'),
+      );
+    };
+    expect(await detectPartition(exec)).toBe('b');
+    expect(await detectAccount(exec, { USER: 'me' })).toBe('proj');
+    expect(await submitBatch('ok.sh', exec)).toEqual({ jobId: '77', output: 'Submitted batch job 77' });
+    expect(await submitBatch('bad.sh', exec)).toEqual({ error: 'sbatch bad.sh: exited 1: boom' });
+    expect(calls).toContain('sacctmgr show assoc user=me format=Account%30 --noheader --parsable2');
   });
 
   it('quotes every value so bash sees it unchanged', () => {
