@@ -46,6 +46,7 @@ export async function executeRecipe(
     topology,
   });
   const { executePlan } = await import('../runtime/run.js');
+  const staged = await import('./run-stage.js').then((m) => m.stageRun(loaded, plan));
   const gpu = await gpuClaiming(plan, o.opts);
   const r = await executePlan(plan, {
     cwd: process.cwd(),
@@ -53,7 +54,8 @@ export async function executeRecipe(
     console: true,
     taskOutput: echoTaskOutput(),
     handleSignals: true,
-    warnings: loaded.warnings.map((w) => w.message),
+    warnings: [...loaded.warnings.map((w) => w.message), ...staged.warnings],
+    ...(staged.uploads ? { uploads: staged.uploads } : {}),
     ...(gpu ? { backendFactories: gpu.factories, onEvent: gpu.onEvent } : {}),
   });
   return r.exitCode;

@@ -30,8 +30,10 @@ export async function runCommand(positional: string[], opts: Record<string, unkn
         if (Object.keys(topology).length)
           plan = buildPlan(loaded, { ...common, dryRun: true, runId: plan.runId, topology });
       }
-      for (const w of checkArtifactPaths(plan.artifacts, Boolean(opts.skipArtifactCheck), loaded.doc))
+      for (const w of checkArtifactPaths(loaded, workspaceDir, Boolean(opts.skipArtifactCheck)))
         plan.warnings.push(w);
+      const { credentialWarnings } = await import('../uploads/credentials.js');
+      plan.warnings.push(...credentialWarnings(plan));
       const { renderDryRun } = await import('../plan/render.js');
       process.stdout.write(renderDryRun(plan, { ...loaded, warnings: [] }) + '\n');
       process.stdout.write('✓ Configuration is valid\n');
@@ -41,8 +43,10 @@ export async function runCommand(positional: string[], opts: Record<string, unkn
     const runId = makeRunId(workflow);
     // trial plan against placeholders: every plan error fires before anything is allocated
     const trial = buildPlan(loaded, { ...common, dryRun: false, runId });
-    for (const w of checkArtifactPaths(trial.artifacts, Boolean(opts.skipArtifactCheck), loaded.doc))
+    for (const w of checkArtifactPaths(loaded, workspaceDir, Boolean(opts.skipArtifactCheck)))
       process.stderr.write(`⚠ ${w}\n`);
+    const { refuseUnimplementedArtifacts } = await import('../artifacts/stage.js');
+    refuseUnimplementedArtifacts(trial); // hf:// and docker:// stop here, before any allocation
     const { executeRecipe } = await import('./run-execute.js');
     return await executeRecipe(loaded, trial, {
       ...common,

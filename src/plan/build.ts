@@ -18,6 +18,7 @@ import { concreteDependencies, cycleError, findCycle, topologicalOrder, type Bas
 import { finaliseProbe } from './probes.js';
 import { draftTask, finishScript, plannedResult, type Draft } from './task-draft.js';
 import { taskNamespace, type TaskFacts } from './task-namespace.js';
+import { planStorage, planTaskUploads, planUploadAll, uploadScope } from './uploads.js';
 import type { Plan, PlannedNode, PlannedTask } from './types.js';
 import { resolveVariables, variableScope, type RawVariable, type ResolvedVariable } from './variables.js';
 
@@ -30,6 +31,8 @@ export interface BuildOptions {
   outputDir?: string;
   /** real nodes per backend (after allocation); placeholders when absent */
   topology?: Record<string, PlannedNode[]>;
+  /** the controller's environment, read by `env.X` in upload paths (default process.env) */
+  env?: NodeJS.ProcessEnv;
 }
 
 export function buildPlan(loaded: LoadedRecipe, opts: BuildOptions): Plan {
@@ -142,6 +145,27 @@ export function buildPlan(loaded: LoadedRecipe, opts: BuildOptions): Plan {
   const taskScope: Scope = { ...scope, task: taskNamespace(facts) };
   const instancesOf = new Map(drafts.map((d) => [d.base, d.expansion.instances.map((x) => x.name)]));
   const baseEnv = baseEnvironment(vars, artifacts, { workspaceDir, outputDir, runDir });
+  const workflowFacts = { name: workflowName, run_id: opts.runId, output_dir: runDir };
+  const taskUploads = (
+    d: Draft,
+    inst: { name: string; replicaIndex: number },
+    outputDirTask: string,
+    nodes: PlannedNode[],
+    env: Record<string, string>,
+  ) => {
+    const facts = {
+      name: inst.name,
+      outputDir: outputDirTask,
+      backend: d.backend.name,
+      operator: d.operator.name,
+      nodes,
+      replicaIndex: inst.replicaIndex,
+      replicated: d.expansion.replicated,
+      env,
+    };
+    const s = uploadScope(scope, workflowFacts, facts, opts.env ?? process.env);
+    return planTaskUploads(d.item.uploads as Obj[] | undefined, s, d.where, facts);
+  };
   const planned: PlannedTask[] = [];
   for (const d of drafts) {
     const script = finishScript(d, taskScope, facts);
@@ -212,7 +236,7 @@ export function buildPlan(loaded: LoadedRecipe, opts: BuildOptions): Plan {
               source: String(o.source ?? 'stdout'),
             }))
           : null,
-        uploads: (d.item.uploads as unknown[]) ?? null,
+        uploads: taskUploads(d, inst, outputDirTask, p.nodes, env),
         monitor: d.item.monitor ?? null,
         failFast: d.failFast,
         outputDir: outputDirTask,
@@ -242,8 +266,13 @@ export function buildPlan(loaded: LoadedRecipe, opts: BuildOptions): Plan {
     tasks: planned,
     order,
     warnings,
-    storage: (recipe.storage as unknown[]) ?? [],
-    uploadAll: wf.upload_all ?? null,
+    storage: planStorage((recipe.storage as Obj[]) ?? [], scope, doc),
+    uploadAll: planUploadAll(
+      wf.upload_all as Obj | undefined,
+      { ...scope, workflow: workflowFacts },
+      doc,
+      opts.runId,
+    ),
     workflowMonitor: wf.monitor ?? null,
   };
 }

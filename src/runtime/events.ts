@@ -82,6 +82,30 @@ export type RunEvent = Base &
         signals: string[];
         elapsedMs: number;
       }
+    /**
+     * one file of a task's `uploads:`, or the run archive of `workflow.upload_all` (no `task`):
+     * start → (progress | retry)* → done | failed. Nothing secret is ever in these fields.
+     */
+    | {
+        type: 'upload';
+        phase: 'start' | 'progress' | 'retry' | 'done' | 'failed';
+        task?: string;
+        target: string;
+        /** local file (or the run directory for upload_all, or the `from` that matched nothing) */
+        from: string;
+        /** s3://bucket/key; '' when the target could not be used */
+        dest: string;
+        /** size in bytes (start, progress, done) */
+        bytes?: number;
+        /** bytes acknowledged (progress) */
+        sent?: number;
+        /** the attempt about to be made (retry) / the most any request needed (done, failed) */
+        attempt?: number;
+        delayS?: number;
+        durationMs?: number;
+        error?: string;
+        onError: 'warn' | 'fail';
+      }
     /** teardown of every live process group: start and end */
     | { type: 'teardown'; phase: 'start' | 'end'; groups: number; elapsedMs?: number }
   );

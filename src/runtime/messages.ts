@@ -7,9 +7,17 @@ const KIND_TEXT: Record<FailKind, string> = {
   launch: 'process could not start',
   not_ready_exit: 'service exited before readiness',
   readiness_timeout: 'readiness deadline exceeded',
+  finalize: 'upload failed',
 };
 
-const ORDER: FailKind[] = ['failure_probe', 'exit', 'launch', 'not_ready_exit', 'readiness_timeout'];
+const ORDER: FailKind[] = [
+  'failure_probe',
+  'exit',
+  'launch',
+  'not_ready_exit',
+  'readiness_timeout',
+  'finalize',
+];
 
 /** `Fail-fast: failure probe terminated: A; process exited with error: B. Cancelling remaining tasks.` */
 export function failFastMessage(failed: Array<{ name: string; kind: FailKind }>): string {

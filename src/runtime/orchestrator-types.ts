@@ -17,8 +17,8 @@ export interface OrchestratorOptions {
   cwd: string;
   /** inherited environment (default: process.env) */
   baseEnv?: NodeJS.ProcessEnv;
-  /** result parsing etc. after exit 0, before COMPLETED */
-  finalize?: (task: PlannedTask) => Promise<void>;
+  /** result parsing, uploads … after exit 0, before COMPLETED; `{fail}` makes the task FAILED */
+  finalize?: (task: PlannedTask) => Promise<void | { fail: string }>;
   /** TERM → KILL grace per process group (default 5 s) */
   graceMs?: number;
 }

@@ -190,9 +190,10 @@ export class Orchestrator {
     }
     stopTaskProbes(t);
     if (!failed) {
+      let outcome: void | { fail: string } = undefined;
       if (this.o.finalize) {
         try {
-          await this.o.finalize(t.plan);
+          outcome = await this.o.finalize(t.plan);
         } catch (e) {
           this.o.emit({
             type: 'log',
@@ -203,7 +204,8 @@ export class Orchestrator {
         if (t.attempt !== attempt || (t.status !== 'RUNNING' && t.status !== 'READY')) return;
         if (this.stopCause && this.stopCause !== 'end') return;
       }
-      this.complete(t);
+      if (outcome) this.fail(t, 'finalize', outcome.fail);
+      else this.complete(t);
     } else if (canRetry(t.plan.retries, attempt)) this.retry(t, attempt, st);
     else this.fail(t, 'exit', `process exited with error (exit=${code})`);
     this.maybeFinish();

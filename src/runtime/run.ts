@@ -24,6 +24,7 @@ import { SummaryLogSink } from '../reporters/summary-log.js';
 import { isNotableCall, onExternalCall, onSlowExternalCall } from '../util/bounded-exec.js';
 import type { RunEvent, TaskStatus } from './events.js';
 import { Orchestrator } from './orchestrator.js';
+import type { RunEventInput } from './orchestrator-types.js';
 import type { ProbeDriver } from './probe-driver.js';
 import { planInfo } from './plan-info.js';
 import { runtimeInfo } from './runtime-info.js';
@@ -53,6 +54,16 @@ export interface ExecuteOptions {
   /** console writers (tests) */
   out?: (s: string) => void;
   err?: (s: string) => void;
+  /** uploads of COMPLETED tasks and of the run directory (the CLI passes the S3 uploader) */
+  uploads?: (emit: (e: RunEventInput) => void) => RunUploads;
+}
+
+/** What the runtime needs from an uploader: a reason when an `on_error: fail` upload failed. */
+export interface RunUploads {
+  forTask(task: PlannedTask): Promise<string | undefined>;
+  uploadAll(): Promise<string | undefined>;
+  abort(): void;
+  close(): Promise<void>;
 }
 
 export interface ExecuteResult extends Verdict {
@@ -94,7 +105,8 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
   const bus = new EventBus();
   bus.add(new EventsJsonlSink(layout.eventsJsonl));
   bus.add(new SflowLogSink(layout.sflowLog, parseLogLevel(opts.logLevel)));
-  bus.add(new SummaryLogSink(layout.summaryLog, { runtime: runtimeInfo() }));
+  const summary = new SummaryLogSink(layout.summaryLog, { runtime: runtimeInfo() });
+  bus.add(summary);
   const cmdLog = new CommandLogSink(plan, opts.cwd);
   bus.add(cmdLog);
   if (opts.console) {
@@ -143,6 +155,7 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
     }),
   ];
 
+  const uploads = opts.uploads?.((e) => bus.emit(e));
   const index = new ResultsIndex(layout.runDir, plan.runId);
   const finalize = async (task: PlannedTask) => {
     if (task.result) {
@@ -166,6 +179,8 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
       const o = await writeLegacyOutputs(task);
       if (o.warning) bus.emit({ type: 'log', level: 'warning', message: o.warning });
     }
+    const failed = task.uploads?.length ? await uploads?.forTask(task) : undefined;
+    return failed ? { fail: failed } : undefined;
   };
 
   let verdict: Verdict;
@@ -185,7 +200,11 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
       graceMs: opts.graceMs,
     });
     // installed before allocation: an interrupt there cancels the run before anything starts
-    if (opts.handleSignals) disposeSignals = installSignalHandlers((s) => orch.requestStop(s));
+    if (opts.handleSignals)
+      disposeSignals = installSignalHandlers((s) => {
+        uploads?.abort();
+        orch.requestStop(s);
+      });
     for (const b of backends.values()) await b.preflight();
     await Promise.all([...backends.values()].map((b) => b.allocate()));
     const outcome = await orch.run();
@@ -223,6 +242,13 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
     });
 
   await index.flush();
+  if (uploads) {
+    summary.write(); // the archive carries the summary as it stands now
+    const failed = await uploads.uploadAll();
+    if (failed && verdict.exitCode === 0)
+      verdict = { status: 'FAILED', exitCode: 1, message: `Workflow '${plan.workflow}' failed: ${failed}` };
+    await uploads.close();
+  }
   bus.emit({
     type: 'run_finished',
     status: verdict.status,

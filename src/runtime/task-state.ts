@@ -7,7 +7,14 @@ import type { PlannedTask } from '../plan/types.js';
 import type { RunEvent, TaskStatus } from './events.js';
 import type { ProbeLoop } from './probe-driver.js';
 
-export type FailKind = 'exit' | 'failure_probe' | 'not_ready_exit' | 'readiness_timeout' | 'launch';
+export type FailKind =
+  | 'exit'
+  | 'failure_probe'
+  | 'not_ready_exit'
+  | 'readiness_timeout'
+  | 'launch'
+  /** exit 0, but finalisation asked to fail the task (an upload with on_error: fail) */
+  | 'finalize';
 
 export interface TaskRt {
   plan: PlannedTask;
