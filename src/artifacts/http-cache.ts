@@ -14,6 +14,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { envNumber } from '../util/env-number.js';
 import { redactUrl } from '../util/redact.js';
+import { deadline } from '../util/deadline.js';
 
 export interface DownloadSettings {
   /** response headers must arrive within this (ms) */
@@ -65,7 +66,7 @@ async function attempt(
   progress: (line: string) => void,
 ): Promise<number> {
   const ctl = new AbortController();
-  const onTotal = () => ctl.abort(new Error('the download deadline passed'));
+  const onTotal = () => ctl.abort(total.reason);
   total.addEventListener('abort', onTotal, { once: true });
   let idle = setTimeout(
     () => ctl.abort(new Error(`no response within ${s.headersTimeoutMs / 1000}s`)),
@@ -144,25 +145,34 @@ export async function downloadToCache(
   const s = o.settings ?? downloadSettings();
   const shown = redactUrl(uri);
   mkdirSync(dirname(path), { recursive: true });
-  const total = AbortSignal.any([AbortSignal.timeout(s.totalTimeoutMs), ...(o.signal ? [o.signal] : [])]);
+  const limit = deadline(
+    s.totalTimeoutMs,
+    [o.signal],
+    `the download deadline passed (SFLOW_DOWNLOAD_TIMEOUT_S=${s.totalTimeoutMs / 1000})`,
+  );
+  const total = limit.signal;
   o.say(`⇣ ${o.label}: downloading ${shown}`);
   let last: unknown;
-  for (let n = 1; n <= s.attempts; n++) {
-    const tmp = `${path}.part-${process.pid}-${randomBytes(4).toString('hex')}`;
-    try {
-      const bytes = await attempt(uri, tmp, s, total, (p) => o.say(`⏳ ${o.label}: ${p}`));
-      renameSync(tmp, path);
-      return { path, cached: false, bytes, attempts: n };
-    } catch (e) {
-      rmSync(tmp, { force: true });
-      last = e;
-      if (total.aborted || !retriable(e) || n === s.attempts) break;
-      const delay = s.retryDelayMs * 2 ** (n - 1);
-      o.say(
-        `↻ ${o.label}: ${(e as Error).message}; retrying in ${delay / 1000}s (attempt ${n + 1}/${s.attempts})`,
-      );
-      await sleep(delay, total);
+  try {
+    for (let n = 1; n <= s.attempts; n++) {
+      const tmp = `${path}.part-${process.pid}-${randomBytes(4).toString('hex')}`;
+      try {
+        const bytes = await attempt(uri, tmp, s, total, (p) => o.say(`⏳ ${o.label}: ${p}`));
+        renameSync(tmp, path);
+        return { path, cached: false, bytes, attempts: n };
+      } catch (e) {
+        rmSync(tmp, { force: true });
+        last = e;
+        if (total.aborted || !retriable(e) || n === s.attempts) break;
+        const delay = s.retryDelayMs * 2 ** (n - 1);
+        o.say(
+          `↻ ${o.label}: ${(e as Error).message}; retrying in ${delay / 1000}s (attempt ${n + 1}/${s.attempts})`,
+        );
+        await sleep(delay, total);
+      }
     }
+  } finally {
+    limit.dispose();
   }
   throw new Error(`download of ${shown} failed: ${(last as Error)?.message ?? 'aborted'}`);
 }

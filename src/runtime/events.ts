@@ -99,6 +99,8 @@ export type RunEvent = Base &
         bytes?: number;
         /** bytes acknowledged (progress) */
         sent?: number;
+        /** done: 1 for a single PutObject, else the multipart part count */
+        parts?: number;
         /** the attempt about to be made (retry) / the most any request needed (done, failed) */
         attempt?: number;
         delayS?: number;

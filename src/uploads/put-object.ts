@@ -9,6 +9,7 @@
  */
 import { open, readFile, stat } from 'node:fs/promises';
 import type { S3Target } from './s3-client.js';
+import { deadline } from '../util/deadline.js';
 import { retryDelay, type UploadSettings } from './settings.js';
 
 export interface PutHooks {
@@ -20,7 +21,8 @@ export interface PutHooks {
 
 export interface PutOutcome {
   bytes: number;
-  multipart: boolean;
+  /** 1 for a single PutObject, else the number of multipart parts */
+  parts: number;
   /** the most attempts any one request needed */
   attempts: number;
 }
@@ -88,30 +90,31 @@ class Sender {
   async send<T>(make: () => unknown): Promise<T> {
     for (let n = 1; ; n++) {
       this.maxAttempts = Math.max(this.maxAttempts, n);
-      const one = AbortSignal.any([this.signal, AbortSignal.timeout(this.s.requestTimeoutMs)]);
+      const limit = `no answer within ${this.s.requestTimeoutMs / 1000}s`;
+      const one = deadline(this.s.requestTimeoutMs, [this.signal], limit);
+      let err: unknown;
       try {
-        return (await this.t.client.send(make() as never, { abortSignal: one })) as T;
+        return (await this.t.client.send(make() as never, { abortSignal: one.signal })) as T;
       } catch (e) {
-        if (this.signal.aborted) throw abortReason(this.signal);
-        const err =
-          one.aborted && (e as SdkError)?.name === 'AbortError'
-            ? Object.assign(new Error(`no answer within ${this.s.requestTimeoutMs / 1000}s`), {
-                name: 'TimeoutError',
-              })
+        err =
+          one.signal.aborted && !this.signal.aborted
+            ? Object.assign(new Error(limit), { name: 'TimeoutError' })
             : e;
-        if (n >= this.s.attempts || !isTransient(err)) throw err;
-        const delay = retryDelay(this.s, n);
-        this.hooks.retry?.(n + 1, delay, describeError(err));
-        await sleep(delay, this.signal);
-        if (this.signal.aborted) throw abortReason(this.signal);
+      } finally {
+        one.dispose();
       }
+      if (this.signal.aborted) throw abortReason(this.signal);
+      if (n >= this.s.attempts || !isTransient(err)) throw err;
+      const delay = retryDelay(this.s, n);
+      this.hooks.retry?.(n + 1, delay, describeError(err));
+      await sleep(delay, this.signal);
+      if (this.signal.aborted) throw abortReason(this.signal);
     }
   }
 }
 
 function abortReason(signal: AbortSignal): Error {
   const r = signal.reason as unknown;
-  if (r instanceof Error && r.name === 'TimeoutError') return new Error('the upload deadline passed');
   return r instanceof Error ? r : new Error(String(r ?? 'aborted'));
 }
 
@@ -136,7 +139,7 @@ export async function putFile(
       () => new t.sdk.PutObjectCommand({ ...common, Body: body, ContentLength: body.length }),
     );
     hooks.progress?.(body.length, body.length);
-    return { bytes: body.length, multipart: false, attempts: sender.maxAttempts };
+    return { bytes: body.length, parts: 1, attempts: sender.maxAttempts };
   }
   const created = await sender.send<{ UploadId?: string }>(
     () => new t.sdk.CreateMultipartUploadCommand(common),
@@ -150,10 +153,12 @@ export async function putFile(
     let next = 0;
     let sent = 0;
     // the first failing part stops the others at once (their in-flight requests are aborted)
-    const stop = new AbortController();
-    const parts = new Sender(t, s, AbortSignal.any([signal, stop.signal]), hooks);
+    const stopParts = new AbortController();
+    let first: unknown;
+    const partsSignal = deadline(2 ** 31 - 1, [signal, stopParts.signal], 'unreachable');
+    const parts = new Sender(t, s, partsSignal.signal, hooks);
     const worker = async () => {
-      while (next < count && !stop.signal.aborted) {
+      while (next < count && !partsSignal.signal.aborted) {
         const i = next++;
         const start = i * s.partSize;
         const len = Math.min(s.partSize, size - start);
@@ -179,14 +184,14 @@ export async function putFile(
     const settled = await Promise.allSettled(
       Array.from({ length: Math.min(s.concurrency, count) }, () =>
         worker().catch((e: unknown) => {
-          stop.abort(e);
+          first ??= e;
+          stopParts.abort(e);
           throw e;
         }),
       ),
     );
-    const failed = settled.find((r) => r.status === 'rejected');
-    if (failed) throw (stop.signal.reason as unknown) ?? failed.reason;
-    sender.maxAttempts = Math.max(sender.maxAttempts, parts.maxAttempts);
+    partsSignal.dispose();
+    if (settled.some((r) => r.status === 'rejected')) throw first;
     if (signal.aborted) throw abortReason(signal);
     await sender.send(
       () =>
@@ -197,7 +202,7 @@ export async function putFile(
           MultipartUpload: { Parts: etags.map((ETag, i) => ({ ETag, PartNumber: i + 1 })) },
         }),
     );
-    return { bytes: size, multipart: true, attempts: Math.max(sender.maxAttempts, parts.maxAttempts) };
+    return { bytes: size, parts: count, attempts: Math.max(sender.maxAttempts, parts.maxAttempts) };
   } catch (e) {
     // best effort, bounded: an abandoned multipart upload keeps costing storage until aborted
     await t.client

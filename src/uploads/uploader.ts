@@ -18,6 +18,7 @@ import { describeError, putFile } from './put-object.js';
 import { openTarget, type S3Target } from './s3-client.js';
 import { uploadSettings, type UploadSettings } from './settings.js';
 import { zipDirectory } from './zip-dir.js';
+import { deadline, type Deadline } from '../util/deadline.js';
 
 interface Spec {
   task?: string;
@@ -61,8 +62,12 @@ export class Uploader {
     return t;
   }
 
-  private deadline(): AbortSignal {
-    return AbortSignal.any([this.stop.signal, AbortSignal.timeout(this.settings.deadlineMs)]);
+  private deadline(): Deadline {
+    return deadline(
+      this.settings.deadlineMs,
+      [this.stop.signal],
+      `the upload deadline passed (SFLOW_UPLOAD_DEADLINE_S=${this.settings.deadlineMs / 1000})`,
+    );
   }
 
   private failed(
@@ -126,15 +131,13 @@ export class Uploader {
         from,
         dest,
         bytes: r.bytes,
+        parts: r.parts,
         attempt: r.attempts,
         durationMs: Date.now() - started,
       });
       return undefined;
     } catch (e) {
-      const why =
-        signal.aborted && !this.stop.signal.aborted
-          ? `the upload deadline passed (SFLOW_UPLOAD_DEADLINE_S=${this.settings.deadlineMs / 1000})`
-          : describeError(e, this.env);
+      const why = describeError(e, this.env).replace(/^DeadlineError: /, '');
       return this.failed(spec, from, dest, why, { durationMs: Date.now() - started });
     }
   }
@@ -143,7 +146,16 @@ export class Uploader {
   async forTask(task: PlannedTask): Promise<string | undefined> {
     const specs = task.uploads ?? [];
     if (specs.length === 0) return undefined;
-    const signal = this.deadline();
+    const limit = this.deadline();
+    try {
+      return await this.taskSpecs(task, limit.signal);
+    } finally {
+      limit.dispose();
+    }
+  }
+
+  private async taskSpecs(task: PlannedTask, signal: AbortSignal): Promise<string | undefined> {
+    const specs = task.uploads ?? [];
     let failure: string | undefined;
     for (const [i, u] of specs.entries()) {
       const spec: Spec = { task: task.name, target: u.target, onError: u.onError };
@@ -189,7 +201,8 @@ export class Uploader {
     const key = joinKey(s.prefix, u.to);
     const spec: Spec = { target: u.target, onError: u.onError };
     const runDir = this.plan.paths.runDir;
-    const signal = this.deadline();
+    const limit = this.deadline();
+    const signal = limit.signal;
     // next to the run directory (same filesystem, so the same room), never inside it
     mkdirSync(this.plan.paths.outputDir, { recursive: true });
     const zipPath = join(
@@ -213,6 +226,7 @@ export class Uploader {
         ? `workflow.upload_all to s3://${s.bucket}/${key} failed: ${err}`
         : undefined;
     } finally {
+      limit.dispose();
       rmSync(zipPath, { force: true });
     }
   }
