@@ -7,9 +7,9 @@
  * concurrent run never leaves a half file under the cache name). Progress is reported every
  * few seconds. URLs are printed with query values and passwords hidden.
  */
-import { createWriteStream, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { envNumber } from '../util/env-number.js';
@@ -120,6 +120,26 @@ function retriable(e: unknown): boolean {
   return true; // network errors, resets, timeouts
 }
 
+/** Temporary files of downloads whose process is gone (killed mid-download) are removed. */
+function removeStaleParts(path: string): void {
+  const dir = dirname(path);
+  const prefix = `${basename(path)}.part-`;
+  for (const f of readdirSync(dir)) {
+    if (!f.startsWith(prefix)) continue;
+    const pid = Number(f.slice(prefix.length).split('-')[0]);
+    if (Number.isInteger(pid) && pid > 0 && !alive(pid)) rmSync(join(dir, f), { force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 export interface DownloadOutcome {
   path: string;
   cached: boolean;
@@ -145,6 +165,7 @@ export async function downloadToCache(
   const s = o.settings ?? downloadSettings();
   const shown = redactUrl(uri);
   mkdirSync(dirname(path), { recursive: true });
+  removeStaleParts(path);
   const limit = deadline(
     s.totalTimeoutMs,
     [o.signal],

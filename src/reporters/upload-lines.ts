@@ -17,7 +17,10 @@ const who = (e: UploadEvent) => (e.task ? `${e.task}: upload` : 'workflow.upload
 export function uploadLine(e: UploadEvent): { level: 'debug' | 'info' | 'warning' | 'error'; text: string } {
   switch (e.phase) {
     case 'start':
-      return { level: 'debug', text: `⇪ ${who(e)} ${e.from} → ${e.dest}` };
+      // the run archive is zipped first, which can take a while: say so
+      return e.task
+        ? { level: 'debug', text: `⇪ ${who(e)} ${e.from} → ${e.dest}` }
+        : { level: 'info', text: `⇪ workflow.upload_all: zipping ${e.from} and uploading it to ${e.dest}` };
     case 'progress': {
       const pct = e.bytes ? ` (${Math.floor((100 * (e.sent ?? 0)) / e.bytes)}%)` : '';
       return {

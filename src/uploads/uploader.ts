@@ -89,13 +89,14 @@ export class Uploader {
     s: PlannedStorage,
     key: string,
     signal: AbortSignal,
+    announced = false,
   ) {
     const dest = `s3://${s.bucket}/${key}`;
     const started = Date.now();
     let nextProgress = started + this.settings.progressEveryMs;
     try {
       const target = await this.target(s);
-      this.emit({ type: 'upload', phase: 'start', ...spec, from, dest });
+      if (!announced) this.emit({ type: 'upload', phase: 'start', ...spec, from, dest });
       const r = await putFile(target, file, key, this.settings, signal, {
         progress: (sent, total) => {
           const now = Date.now();
@@ -209,6 +210,7 @@ export class Uploader {
       this.plan.paths.outputDir,
       `.${this.plan.runId}.upload-${randomBytes(4).toString('hex')}.zip`,
     );
+    this.emit({ type: 'upload', phase: 'start', ...spec, from: runDir, dest: `s3://${s.bucket}/${key}` });
     try {
       try {
         await zipDirectory(runDir, zipPath, signal);
@@ -221,7 +223,7 @@ export class Uploader {
         );
         return u.onError === 'fail' ? err : undefined;
       }
-      const err = await this.one(spec, zipPath, runDir, s, key, signal);
+      const err = await this.one(spec, zipPath, runDir, s, key, signal, true);
       return err && u.onError === 'fail'
         ? `workflow.upload_all to s3://${s.bucket}/${key} failed: ${err}`
         : undefined;

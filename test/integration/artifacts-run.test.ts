@@ -15,6 +15,8 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -198,6 +200,12 @@ describe('http:// artifacts', () => {
     const { ws, file } = workspace(
       recipe(`  - name: W\n    uri: "${uri}"`, ['wc -c < "$W"', 'echo "${{ artifacts.W.path }}"']),
     );
+    // a download killed earlier left a temporary file; its process is gone, so it is cleaned up
+    const cacheDir = join(ws, '.sflow_cache', 'artifacts');
+    mkdirSync(cacheDir, { recursive: true });
+    const h = createHash('sha256').update(uri).digest('hex').slice(0, 16);
+    const deadPid = spawnSync('true').pid!;
+    writeFileSync(join(cacheDir, `http_${h}.part-${deadPid}-0000`), 'partial');
     const first = await sflowAsync(
       ['run', '--workspace-dir', ws, '--output-dir', join(ws, 'out1'), '-f', file],
       { cwd: ws, env },
