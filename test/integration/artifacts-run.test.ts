@@ -204,7 +204,7 @@ describe('http:// artifacts', () => {
     const cacheDir = join(ws, '.sflow_cache', 'artifacts');
     mkdirSync(cacheDir, { recursive: true });
     const h = createHash('sha256').update(uri).digest('hex').slice(0, 16);
-    const deadPid = spawnSync('true').pid!;
+    const deadPid = spawnSync('true').pid;
     writeFileSync(join(cacheDir, `http_${h}.part-${deadPid}-0000`), 'partial');
     const first = await sflowAsync(
       ['run', '--workspace-dir', ws, '--output-dir', join(ws, 'out1'), '-f', file],
