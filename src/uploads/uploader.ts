@@ -30,6 +30,7 @@ export class Uploader {
   private readonly targets = new Map<string, Promise<S3Target>>();
   private readonly stop = new AbortController();
   private readonly warned = new Set<string>();
+  private readonly inflight = new Set<Promise<unknown>>();
   readonly settings: UploadSettings;
 
   constructor(
@@ -46,7 +47,16 @@ export class Uploader {
     this.stop.abort(new Error(reason));
   }
 
+  /** Waits (≤ 10 s) for uploads still settling (after abort()), so their outcome is reported; closes the clients. */
   async close(): Promise<void> {
+    if (this.inflight.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...this.inflight]),
+        new Promise((r) => (timer = setTimeout(r, 10_000))),
+      ]);
+      clearTimeout(timer);
+    }
     for (const t of this.targets.values()) (await t.catch(() => undefined))?.client.destroy();
   }
 
@@ -148,9 +158,12 @@ export class Uploader {
     const specs = task.uploads ?? [];
     if (specs.length === 0) return undefined;
     const limit = this.deadline();
+    const work = this.taskSpecs(task, limit.signal);
+    this.inflight.add(work);
     try {
-      return await this.taskSpecs(task, limit.signal);
+      return await work;
     } finally {
+      this.inflight.delete(work);
       limit.dispose();
     }
   }

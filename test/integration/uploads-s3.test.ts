@@ -10,7 +10,16 @@
  * an unknown key id stands for "bad credentials" here.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +28,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEventsJsonl } from '../../src/reporters/events-jsonl.js';
 import type { RunEvent } from '../../src/runtime/events.js';
 import { sflowAsync } from '../helpers/cli-async.js';
+import { BIN } from '../helpers/cli.js';
+import { spawn } from 'node:child_process';
 import { startS3Server, type S3TestServer } from '../helpers/s3-server.js';
 
 // the pinned SDK runs on Node 20; its notice about future releases is noise here
@@ -173,6 +184,7 @@ workflow:
 
   it('the run completes', () => {
     expect(res.stderr).not.toMatch(/internal error/);
+    expect(res.stderr).not.toContain('NodeVersionSupportWarning');
     expect(res.code, res.stderr).toBe(0);
   });
 
@@ -329,6 +341,37 @@ describe('failing uploads are reported, never hold the run', () => {
       expect(r.stderr).toMatch(
         /↻ produce: upload s3:\/\/sflow-results\/out\.txt failed \(.*\); retrying in 0\.05s \(attempt 2\)/,
       );
+    });
+
+    it('Ctrl-C stops an upload in flight at once: exit 130', async () => {
+      const { file, out } = smallRecipe({ endpoint });
+      const child = spawn(process.execPath, [BIN, 'run', '-f', file, '--output-dir', out], {
+        env: { ...awsEnv({ SFLOW_UPLOAD_REQUEST_TIMEOUT_S: '600' }), NO_COLOR: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
+      try {
+        const until = Date.now() + 20_000;
+        for (;;) {
+          const started =
+            existsSync(out) &&
+            readdirSync(out).some((d) => {
+              const ev = join(out, d, 'events.jsonl');
+              return existsSync(ev) && readFileSync(ev, 'utf8').includes('"phase":"start"');
+            });
+          if (started) break;
+          if (Date.now() > until) throw new Error(`the upload never started: ${stderr}`);
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        child.kill('SIGINT');
+        expect(await exited).toBe(130);
+        const failed = uploads(runDirOf(out), 'failed');
+        expect(failed[0].error).toBe('interrupted');
+      } finally {
+        child.kill('SIGKILL');
+      }
     });
 
     it('the upload deadline stops endless retries', async () => {
