@@ -1,8 +1,8 @@
 /**
  * The artifacts and uploads part of a real run, at the composition root: downloads http(s)
  * artifacts into the cache before any task starts (progress on stderr) and, when the plan
- * uploads anything, hands the runtime the S3 uploader (settings checked now, so a bad
- * SFLOW_UPLOAD_* value stops the run before it starts).
+ * uploads anything, hands the runtime the S3 uploader (settings and the S3 library checked now,
+ * so a bad SFLOW_UPLOAD_* value or a broken install stops the run before it starts).
  */
 import type { LoadedRecipe } from '../config/load.js';
 import type { Plan } from '../plan/types.js';
@@ -22,5 +22,7 @@ export async function stageRun(
   const { uploadSettings } = await import('../uploads/settings.js');
   const { Uploader } = await import('../uploads/uploader.js');
   const settings = uploadSettings();
+  // a missing S3 client library is reported now, before any task runs
+  await import('../uploads/s3-client.js').then((m) => m.loadSdk());
   return { warnings, uploads: (emit) => new Uploader(plan, emit, process.env, settings) };
 }

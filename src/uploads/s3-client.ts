@@ -25,7 +25,7 @@ export interface S3Target {
   sdk: typeof import('@aws-sdk/client-s3');
 }
 
-async function loadSdk(): Promise<typeof import('@aws-sdk/client-s3')> {
+export async function loadSdk(): Promise<typeof import('@aws-sdk/client-s3')> {
   try {
     return await import('@aws-sdk/client-s3');
   } catch (e) {
