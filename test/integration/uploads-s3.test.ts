@@ -392,6 +392,19 @@ describe('failing uploads are reported, never hold the run', () => {
 
 const runDir = runDirOf;
 
+describe('settings', () => {
+  it('a malformed SFLOW_UPLOAD_* value stops the run before it starts, without a stack trace', async () => {
+    const { file, out } = smallRecipe({});
+    const r = await sflowAsync(['run', '-f', file, '--output-dir', out], {
+      env: awsEnv({ AWS_ENDPOINT_URL: s3.endpoint, SFLOW_UPLOAD_ATTEMPTS: 'lots' }),
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("SFLOW_UPLOAD_ATTEMPTS must be a number ≥ 1, got 'lots'");
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(existsSync(out)).toBe(false);
+  });
+});
+
 describe('dry-run', () => {
   it('lists targets and uploads with resolved keys, contacts nothing, warns when no credential source exists', async () => {
     const { file, out } = smallRecipe({ endpoint: 'http://user:pw@127.0.0.1:9' });
