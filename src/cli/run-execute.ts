@@ -13,6 +13,7 @@ import { buildPlan } from '../plan/build.js';
 import type { Plan, PlannedBackend } from '../plan/types.js';
 import { createProbeDriver } from '../probes/probe-adapter.js';
 import type { ProbeDriver } from '../probes/probe-driver.js';
+import type { RunUploadsFactory } from '../runtime/finalize.js';
 import { runSession, type SessionResult } from '../runtime/session.js';
 import { errorMessage } from '../util/errors.js';
 import { ensureDir } from '../outputs/ensure-dir.js';
@@ -43,6 +44,8 @@ export interface ExecuteOptions {
   lostAfter?: number;
   /** cancels the run like a SIGINT */
   signal?: AbortSignal;
+  /** uploads of COMPLETED tasks and of the run directory (the CLI passes the S3 uploader) */
+  uploads?: RunUploadsFactory;
   out?: (s: string) => void;
   err?: (s: string) => void;
 }
@@ -82,6 +85,7 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
     warnings: opts.warnings,
     pollTimeoutMs: opts.pollTimeoutMs,
     lostAfter: opts.lostAfter,
+    uploads: opts.uploads,
   });
 }
 
@@ -97,6 +101,9 @@ export async function executeRecipe(
     opts: Record<string, unknown>;
   },
 ): Promise<number> {
+  // http(s) artifacts downloaded (or found in the cache) before anything is allocated; the S3
+  // uploader checked now when the plan uploads anything
+  const staged = await import('./run-stage.js').then((m) => m.stageRun(loaded, trial));
   const { openRunView } = await import('./run-view.js');
   const view = await openRunView(o.opts); // console or --tui, plus the event-loop stall watchdog
   // hardware monitor: collectors per the plan-time schedule on the final plan, reports after the run
@@ -108,11 +115,15 @@ export async function executeRecipe(
     taskOutput: echoTaskOutput(),
     handleSignals: true,
     warnings: loaded.warnings.map((w) => w.message),
+    ...(staged.uploads ? { uploads: staged.uploads } : {}),
     onEvent: (e) => {
       monitor.emit(e);
       view.emit(e);
     },
-    onPlan: (plan, emit) => monitor.start(plan, emit),
+    onPlan: (plan, emit) => {
+      staged.onPlan(plan, emit);
+      return monitor.start(plan, emit);
+    },
     backendOptions: o.opts,
     replan: (topology) =>
       buildPlan(loaded, {

@@ -34,8 +34,10 @@ export async function runCommand(positional: string[], opts: Record<string, unkn
       // what the backends can tell without allocating (local: this machine's GPUs)
       const topology = await discoverTopology(plan, AbortSignal.timeout(30_000));
       if (Object.keys(topology).length) plan = buildPlan(loaded, { ...base, runId: plan.runId, topology });
-      for (const w of checkArtifactPaths(plan.artifacts, Boolean(opts.skipArtifactCheck), loaded.doc))
+      for (const w of checkArtifactPaths(loaded, workspaceDir, Boolean(opts.skipArtifactCheck)))
         plan.warnings.push(w);
+      const { credentialWarnings } = await import('../uploads/credentials.js');
+      plan.warnings.push(...credentialWarnings(plan));
       plan.warnings.push(...runPreflight(plan, loaded, opts));
       const { renderDryRun } = await import('../plan/render.js');
       process.stdout.write(renderDryRun(plan, { ...loaded, warnings: [] }) + '\n');
@@ -48,9 +50,10 @@ export async function runCommand(positional: string[], opts: Record<string, unkn
     const runId = makeRunId(workflow);
     // trial plan against placeholders: every plan error fires before anything is allocated
     const trial = buildPlan(loaded, { ...common, dryRun: false, runId, catalog: backendCatalog });
-    // not-yet features (those backend types included) are refused here, located, before anything else
+    // not-yet features (those backend types and hf:// / docker:// artifacts included) are refused
+    // here, located, before anything else
     for (const w of runPreflight(trial, loaded, opts)) process.stderr.write(`⚠ ${w}\n`);
-    for (const w of checkArtifactPaths(trial.artifacts, Boolean(opts.skipArtifactCheck), loaded.doc))
+    for (const w of checkArtifactPaths(loaded, workspaceDir, Boolean(opts.skipArtifactCheck)))
       process.stderr.write(`⚠ ${w}\n`);
     const refused = unrunnableBackends(trial);
     if (refused.length) throw notRunnableError(refused[0]);

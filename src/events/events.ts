@@ -114,6 +114,32 @@ export type RunEvent = Base &
       }
     /** an event sink failed (reported once per sink; the run goes on without it) */
     | { type: 'sink_failed'; sink: string; message: string }
+    /**
+     * one file of a task's `uploads:`, or the run archive of `workflow.upload_all` (no `task`):
+     * start → (progress | retry)* → done | failed. Nothing secret is ever in these fields.
+     */
+    | {
+        type: 'upload';
+        phase: 'start' | 'progress' | 'retry' | 'done' | 'failed';
+        task?: string;
+        target: string;
+        /** local file (or the run directory for upload_all, or the `from` that matched nothing) */
+        from: string;
+        /** s3://bucket/key; '' when the target could not be used */
+        dest: string;
+        /** size in bytes (start, progress, done) */
+        bytes?: number;
+        /** bytes acknowledged (progress) */
+        sent?: number;
+        /** done: 1 for a single PutObject, else the multipart part count */
+        parts?: number;
+        /** the attempt about to be made (retry) / the most any request needed (done, failed) */
+        attempt?: number;
+        delayS?: number;
+        durationMs?: number;
+        error?: string;
+        onError: 'warn' | 'fail';
+      }
     /** teardown of every live process group: start and end */
     | { type: 'teardown'; phase: 'start' | 'end'; groups: number; elapsedMs?: number }
   );
@@ -173,6 +199,8 @@ export interface RunEventSink {
   /** how failures of this sink are named (`events.jsonl`, `console`); default: its class name */
   readonly name?: string;
   emit(event: RunEvent): void;
+  /** write what it holds to its file now (before `workflow.upload_all` archives the run folder) */
+  checkpoint?(): void;
   /** flush and close (files); awaited at the very end of a run */
   close?(): Promise<void>;
 }

@@ -28,6 +28,8 @@ export interface BuildOptions {
   catalog: BackendCatalog;
   /** real nodes per backend (after allocation); placeholders when absent */
   topology?: Record<string, PlannedNode[]>;
+  /** the controller's environment, read by `env.X` in upload paths (default process.env) */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface PlanScope {

@@ -13,7 +13,8 @@ import { instanceAssertions, type AssertionDraft } from './assertions.js';
 import { finaliseProbe } from './probes.js';
 import { finishScript, plannedResult, type Draft } from './task-draft.js';
 import { taskNamespace, type TaskFacts } from './task-namespace.js';
-import type { PlanPaths, PlannedArtifact, PlannedNode, PlannedTask } from './types.js';
+import type { PlanPaths, PlannedArtifact, PlannedNode, PlannedTask, PlannedUpload } from './types.js';
+import { planTaskUploads, uploadScope } from './uploads.js';
 
 type Obj = Record<string, unknown>;
 
@@ -42,6 +43,46 @@ export interface FinishInput {
   paths: PlanPaths;
   /** each draft's `assert:` expressions (checked before placement) */
   asserts?: Map<Draft, AssertionDraft[]>;
+  /** the workflow's name and run id, and the controller's environment: what upload paths read */
+  workflow: string;
+  runId: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** `workflow.*` as upload paths see it (artifacts-batch.md B2). */
+export function workflowFacts(
+  s: { workflow: string; paths: PlanPaths },
+  runId: string,
+): { name: string; run_id: string; output_dir: string } {
+  return { name: s.workflow, run_id: runId, output_dir: s.paths.runDir };
+}
+
+/** A task's `uploads:` with `from`/`to` resolved against the task, the workflow and `env.*`. */
+function taskUploads(
+  f: FinishInput,
+  d: Draft,
+  inst: { name: string; replicaIndex: number },
+  outputDir: string,
+  nodes: PlannedNode[],
+  env: Record<string, string>,
+): PlannedUpload[] | null {
+  const facts = {
+    name: inst.name,
+    outputDir,
+    backend: d.backend.name,
+    operator: d.operator.name,
+    nodes,
+    replicaIndex: inst.replicaIndex,
+    replicated: d.expansion.replicated,
+    env,
+  };
+  const scope = uploadScope(
+    f.scope,
+    workflowFacts({ workflow: f.workflow, paths: f.paths }, f.runId),
+    facts,
+    f.env,
+  );
+  return planTaskUploads(d.item.uploads as Obj[] | undefined, scope, d.where, facts);
 }
 
 export function finishTasks(f: FinishInput): PlannedTask[] {
@@ -141,7 +182,7 @@ export function finishTasks(f: FinishInput): PlannedTask[] {
               source: String(o.source ?? 'stdout'),
             }))
           : null,
-        uploads: (d.item.uploads as unknown[] | undefined) ?? null,
+        uploads: taskUploads(f, d, inst, outputDirTask, p.nodes, env),
         monitor: d.item.monitor ?? null,
         failFast: d.failFast,
         outputDir: outputDirTask,

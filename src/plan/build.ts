@@ -8,17 +8,17 @@
  */
 import type { LoadedRecipe } from '../config/load.js';
 import { renderValue } from '../config/expr/index.js';
-import { resolveDeep } from '../config/resolve.js';
 import { draftAssertions } from './assertions.js';
 import { placeTasks, taskGraph } from './build-place.js';
 import { planScope, type BuildOptions } from './build-scope.js';
-import { finishTasks } from './build-tasks.js';
+import { finishTasks, workflowFacts } from './build-tasks.js';
 import { topologicalOrder } from './dag.js';
 import { workflowTimeout } from './duration.js';
 import { checkNameLimits } from './name-limits.js';
 import { checkSweepOverrides } from './sweep-overrides.js';
 import { draftTask } from './task-draft.js';
 import type { Plan } from './types.js';
+import { planStorage, planUploadAll } from './uploads.js';
 
 export type { BuildOptions } from './build-scope.js';
 
@@ -50,6 +50,9 @@ export function buildPlan(loaded: LoadedRecipe, opts: BuildOptions): Plan {
     artifacts: s.artifacts,
     paths: s.paths,
     asserts,
+    workflow: s.workflow,
+    runId: opts.runId,
+    env: opts.env ?? process.env,
   });
   checkNameLimits(s.workflow, tasks, doc, wf.tasks, s.paths.outputDir);
   checkSweepOverrides(loaded.setOverrides ?? [], tasks, wf.tasks);
@@ -74,11 +77,14 @@ export function buildPlan(loaded: LoadedRecipe, opts: BuildOptions): Plan {
       deps,
     ),
     warnings,
-    // storage fields resolve once, like backends (artifacts-batch.md B1)
-    storage: ((recipe.storage ?? []) as unknown[]).map((x, i) =>
-      resolveDeep(x, s.scope, { doc, path: ['storage', i] }),
+    // storage fields resolve once, like backends; upload_all's key sees workflow.run_id (artifacts-batch.md B1, B3)
+    storage: planStorage(recipe.storage ?? [], s.scope, doc),
+    uploadAll: planUploadAll(
+      wf.upload_all,
+      { ...s.scope, workflow: workflowFacts(s, opts.runId) },
+      doc,
+      opts.runId,
     ),
-    uploadAll: wf.upload_all ?? null,
     workflowMonitor: wf.monitor ?? null,
     workflowTimeoutS: workflowTimeout(wf.timeout, s.scope, { doc, path: ['workflow', 'timeout'] }),
   };

@@ -6,6 +6,7 @@
  * A task's closing line (`✓ t completed (1.2s)`) is printed after its remaining output has
  * been read, so its output appears above it.
  */
+import { uploadLine } from './upload-lines.js';
 import type { RunEvent, RunEventSink } from '../events/events.js';
 import { TaskOutputFollower } from './task-output.js';
 import { shortDuration } from './format.js';
@@ -196,6 +197,11 @@ export class ConsoleReporter implements RunEventSink {
       case 'result_parsed':
         if (!e.ok) this.err(`⚠ ${e.task}: result incomplete: ${e.errors.join('; ')}\n`);
         break;
+      case 'upload': {
+        const l = uploadLine(e);
+        if (l.level !== 'debug') this.say(`${l.text}\n`, l.level !== 'info');
+        break;
+      }
       case 'run_finished':
         this.finish(e);
         break;

@@ -6,6 +6,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { RunEvent, RunEventSink } from '../events/events.js';
 import { logTimestamp, seconds, timedelta } from './format.js';
+import { uploadLine } from './upload-lines.js';
 
 export type LogLevel = 'debug' | 'info' | 'warning' | 'error' | 'critical';
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warning: 30, error: 40, critical: 50 };
@@ -82,6 +83,10 @@ export function logLinesFor(e: RunEvent, started: number | undefined): Array<[Lo
       return e.phase === 'start'
         ? [['debug', `Teardown: stopping ${e.groups} process group(s)`]]
         : [['debug', `Teardown finished in ${seconds(e.elapsedMs ?? 0)}`]];
+    case 'upload': {
+      const l = uploadLine(e);
+      return [[l.level, l.text]];
+    }
     case 'run_finished': {
       const out: Array<[LogLevel, string]> = [];
       if (started !== undefined)

@@ -45,6 +45,21 @@ export interface ExternalRow {
   durationMs: number;
 }
 
+export interface UploadRow {
+  /** task name, or '(workflow)' for upload_all */
+  task: string;
+  target: string;
+  from: string;
+  dest: string;
+  status: 'IN PROGRESS' | 'OK' | 'FAILED';
+  bytes?: number;
+  attempts: number;
+  retries: number;
+  durationMs?: number;
+  error?: string;
+  onError: 'warn' | 'fail';
+}
+
 export class SummaryModel {
   workflow = '';
   runId = '';
@@ -63,6 +78,8 @@ export class SummaryModel {
   readonly external: ExternalRow[] = [];
   failFast: string | undefined;
   signals: string[] = [];
+  /** one row per uploaded object (task uploads and the run archive), in start order */
+  readonly uploads = new Map<string, UploadRow>();
 
   private row(name: string): TaskRow {
     let r = this.tasks.get(name);
@@ -188,6 +205,39 @@ export class SummaryModel {
         this.signals.push(e.signal);
         this.timeline.push({ t: e.t, task: '-', event: 'SIGNAL', summary: `${e.signal} (#${e.count})` });
         break;
+      case 'upload': {
+        const task = e.task ?? '(workflow)';
+        const id = `${task}\u0000${e.from}\u0000${e.dest}`;
+        let r = this.uploads.get(id);
+        if (!r) {
+          r = {
+            task,
+            target: e.target,
+            from: e.from,
+            dest: e.dest,
+            status: 'IN PROGRESS',
+            attempts: 1,
+            retries: 0,
+            onError: e.onError,
+          };
+          this.uploads.set(id, r);
+        }
+        if (e.bytes !== undefined) r.bytes = e.bytes;
+        if (e.phase === 'retry') r.retries++;
+        if (e.phase === 'done' || e.phase === 'failed') {
+          r.status = e.phase === 'done' ? 'OK' : 'FAILED';
+          r.attempts = Math.max(e.attempt ?? 1, r.retries + 1);
+          r.durationMs = e.durationMs;
+          if (e.error) r.error = e.error;
+          this.timeline.push({
+            t: e.t,
+            task,
+            event: e.phase === 'done' ? 'UPLOADED' : 'UPLOAD_FAILED',
+            summary: e.dest,
+          });
+        }
+        break;
+      }
       case 'run_finished':
         this.endedAt = e.t;
         this.status = e.status;

@@ -5,6 +5,7 @@
  */
 import type { SummaryModel, TaskRow } from './summary-model.js';
 import { clock, elapsed, isoLocal, seconds, table } from './format.js';
+import { bytesText } from './upload-lines.js';
 
 const BAR = 30;
 const MAX_HINTS = 50;
@@ -173,6 +174,11 @@ export function renderSummary(
     );
   }
 
+  if (m.uploads.size > 0) {
+    out.push(...section('Uploads'));
+    out.push(...renderUploads(m));
+  }
+
   out.push(...section('External Command Health'));
   out.push(...renderExternal(m));
 
@@ -223,4 +229,27 @@ function renderExternal(m: SummaryModel): string[] {
     ]);
   }
   return table(rows);
+}
+
+function renderUploads(m: SummaryModel): string[] {
+  const rows = [...m.uploads.values()];
+  const ok = rows.filter((r) => r.status === 'OK');
+  const bytes = ok.reduce((a, r) => a + (r.bytes ?? 0), 0);
+  const out = [
+    `${ok.length}/${rows.length} object(s) uploaded, ${bytesText(bytes)}; ${rows.length - ok.length} failed or unfinished`,
+    ...table([
+      ['TASK', 'STATUS', 'SIZE', 'ATTEMPTS', 'TIME', 'DESTINATION'],
+      ...rows.map((r) => [
+        r.task,
+        r.status,
+        r.bytes !== undefined ? bytesText(r.bytes) : '-',
+        String(r.attempts),
+        r.durationMs !== undefined ? seconds(r.durationMs) : '-',
+        r.dest || r.target,
+      ]),
+    ]),
+  ];
+  for (const r of rows.filter((x) => x.status === 'FAILED'))
+    out.push(`${r.task}: ${r.from} → ${r.dest || r.target}: ${r.error ?? 'failed'} (on_error: ${r.onError})`);
+  return out;
 }

@@ -3,6 +3,7 @@ import type { Backend, TaskHandle } from '../backends/backend.js';
 import type { Plan, PlannedTask } from '../plan/types.js';
 import type { RunEventInput, TaskStatus } from '../events/events.js';
 import type { ProbeDriver } from '../probes/probe-driver.js';
+import type { FinalizeFailure } from './task-state.js';
 
 export interface OrchestratorOptions {
   plan: Plan;
@@ -14,8 +15,11 @@ export interface OrchestratorOptions {
   cwd: string;
   /** inherited environment (default: process.env) */
   baseEnv?: NodeJS.ProcessEnv;
-  /** result parsing etc. after exit 0, before COMPLETED; a returned reason fails the task (a failed assertion) */
-  finalize?: (task: PlannedTask) => Promise<string | undefined | void>;
+  /**
+   * after exit 0, before COMPLETED: result parsing, assertions, uploads; a returned failure
+   * (kind and reason) makes the task FAILED instead
+   */
+  finalize?: (task: PlannedTask) => Promise<FinalizeFailure | undefined | void>;
   /** TERM → KILL grace per process group (default 5 s) */
   graceMs?: number;
   /** append a handle change to the run's handle ledger (launched / updated / ended) */

@@ -28,6 +28,7 @@ import {
   isDone,
   isSettled,
   type FailKind,
+  type FinalizeFailure,
   type TaskRt,
 } from './task-state.js';
 import { killAll, stopAndReport, stopTargets } from './teardown.js';
@@ -250,7 +251,7 @@ export class Orchestrator {
     }
     stopTaskProbes(t);
     if (!failed) {
-      let failure: string | undefined | void;
+      let failure: FinalizeFailure | undefined | void;
       if (this.o.finalize) {
         try {
           failure = await this.o.finalize(t.plan);
@@ -264,7 +265,7 @@ export class Orchestrator {
         if (t.attempt !== attempt || (t.status !== 'RUNNING' && t.status !== 'READY')) return;
         if (this.stopCause && this.stopCause !== 'end') return;
       }
-      if (failure) this.fail(t, 'assertion', failure);
+      if (failure) this.fail(t, failure.kind, failure.reason);
       else this.complete(t);
     } else if (canRetry(t.plan.retries, attempt)) this.retry(t, attempt, st);
     else this.fail(t, 'exit', `process exited with error (exit=${code})`);

@@ -22,7 +22,7 @@ import type { ProbeDriver } from '../probes/probe-driver.js';
 import { isNotableCall, onExternalCall, onSlowExternalCall } from '../util/bounded-exec.js';
 import { errorMessage, errorStack } from '../util/errors.js';
 import { allocateAll, preflightAll, releaseAll } from './session-backends.js';
-import { makeFinalizer } from './finalize.js';
+import { makeFinalizer, type RunUploads, type RunUploadsFactory } from './finalize.js';
 import { Orchestrator } from './orchestrator.js';
 import { planInfo } from './plan-info.js';
 import { installSignalHandlers } from './signals.js';
@@ -63,6 +63,11 @@ export interface SessionOptions {
   /** bound of one batched status call, and unanswered calls before a handle counts as lost */
   pollTimeoutMs?: number;
   lostAfter?: number;
+  /**
+   * the run's uploader (the CLI's S3 one) when the plan uploads anything: tasks' `uploads:` at
+   * completion, `workflow.upload_all` after the run; Ctrl-C aborts what is in flight
+   */
+  uploads?: RunUploadsFactory;
 }
 
 export interface PlanSinks {
@@ -91,10 +96,14 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
   for (const w of o.warnings ?? []) bus.emit({ type: 'log', level: 'warning', message: w });
   const unsubscribe = traceExternalCalls(bus, resolve(runDir, 'command_trace.jsonl'));
 
+  // storage, upload_all and the run paths do not depend on the allocation: the uploader exists
+  // from the start, so upload_all archives the run folder whatever happened (a failed allocation too)
+  const uploads: RunUploads | undefined = o.uploads?.(trial, (e) => bus.emit(e));
   const session = new AbortController();
   let orch: Orchestrator | undefined;
   let signalName: string | undefined;
   const onSignal = (s: string): void => {
+    uploads?.abort();
     if (orch) return orch.requestStop(s);
     signalName ??= s;
     bus.emit({ type: 'signal', signal: s, count: 1 });
@@ -127,7 +136,12 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
   let plan = trial;
   let statuses: Array<[string, TaskStatus]> = trial.tasks.map((t) => [t.name, 'PENDING']);
   let verdict: Verdict;
-  const finalizer = makeFinalizer(runDir, trial.runId, (e) => bus.emit(e));
+  const finalizer = makeFinalizer(
+    runDir,
+    trial.runId,
+    (e) => bus.emit(e),
+    () => uploads,
+  );
   let ledger: HandleLedger | undefined;
   try {
     const gpuTasks = new Set(
@@ -204,6 +218,13 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
   }
   await releaseAll(backends, (e) => bus.emit(e));
   await finalizer.flush();
+  if (uploads) {
+    bus.checkpoint(); // the archive carries the summary as it stands now
+    const failed = await uploads.uploadAll();
+    if (failed && verdict.exitCode === 0)
+      verdict = { status: 'FAILED', exitCode: 1, message: `Workflow '${plan.workflow}' failed: ${failed}` };
+    await uploads.close();
+  }
   bus.emit({
     type: 'run_finished',
     status: verdict.status,
