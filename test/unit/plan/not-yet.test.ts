@@ -44,7 +44,10 @@ const IMPLEMENTED = new Set([
   'workflow.tasks.*.fail_fast',
   'workflow.tasks.*.assert',
   'workflow.tasks.*.monitor',
+  'workflow.tasks.*.uploads',
   'workflow.monitor',
+  'workflow.upload_all',
+  'storage',
   // backend and operator types
   'backends:local',
   'operators:bash',
@@ -55,6 +58,8 @@ const IMPLEMENTED = new Set([
   // artifact schemes: local paths, inline content, and other schemes passed on as the raw URI
   'fs://',
   'file://',
+  'http://',
+  'https://',
   's3://',
   // command line
   '--version',
