@@ -189,6 +189,14 @@ describe('format helpers', () => {
       'Fail-fast: failure probe terminated: b; process exited with error: a, c. Cancelling remaining tasks.',
     );
   });
+  it('names the finalize kinds: a failed assertion, a failed upload', () => {
+    expect(
+      failFastMessage([
+        { name: 'up', kind: 'upload' },
+        { name: 'bench', kind: 'assertion' },
+      ]),
+    ).toBe('Fail-fast: result assertion failed: bench; upload failed: up. Cancelling remaining tasks.');
+  });
 });
 
 describe('summary from events only', () => {
