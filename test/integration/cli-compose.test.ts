@@ -2,17 +2,17 @@
  * `sflow compose` (spec cli.md §9.3, config.md §4.8) on the 11_modular fragments, read in place:
  * case B with and without --resolve, match_pattern round trip, a single file, and errors.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
+import { scratchDir } from '../helpers/scratch.js';
 import { hasStackTrace, SHARED, sflow } from '../helpers/cli.js';
 
 type Obj = Record<string, any>;
 
 const MODULAR = join(SHARED, 'spec', 'examples', '11_modular');
-const tmp = () => mkdtempSync(join(tmpdir(), 'sflow-compose-'));
+const tmp = () => scratchDir('sflow-compose-');
 const compose = (args: string[], cwd = MODULAR) => sflow(['compose', ...args], { cwd });
 
 describe('case B: compose base server bench -M agg_* -o out.yaml', () => {

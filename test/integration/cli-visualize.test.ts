@@ -3,13 +3,13 @@
  * replicas, a readiness-probed service, a diamond. SVG and PNG are rendered in-process (no
  * system Graphviz), DOT and Mermaid carry the edges, the default path is under the output dir.
  */
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { scratchDir } from '../helpers/scratch.js';
 import { hasStackTrace, sflow } from '../helpers/cli.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'sflow-viz-'));
+const dir = scratchDir('sflow-viz-');
 const RECIPE = `version: "0.1"
 variables:
   WORKERS: {type: integer, value: 4}

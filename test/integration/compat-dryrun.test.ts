@@ -3,10 +3,10 @@
  * place, never copied) dry-runs as listed: `ok` exits 0 with a complete plan, `error` fails with
  * a located error and no stack trace.
  */
-import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { scratchDir } from '../helpers/scratch.js';
 import { hasStackTrace, SHARED, sflow } from '../helpers/cli.js';
 
 const COMPAT = join(SHARED, 'compat');
@@ -35,7 +35,7 @@ describe('compat recipes dry-run as listed in cases.txt', () => {
   });
 
   const cases = existsSync(COMPAT) ? readCases() : [];
-  const out = mkdtempSync(join(tmpdir(), 'sflow-compat-'));
+  const out = scratchDir('sflow-compat-');
   it.each(cases.map((c, i) => [`${i + 1}:${c.id}`, c] as const))('%s', (_label, c) => {
     const r = sflow(['run', ...c.args, '--dry-run', '--skip-artifact-check', '--output-dir', out], {
       cwd: COMPAT,

@@ -6,15 +6,15 @@
  * The dry-runs go through the real CLI program in-process (`sflow run … --dry-run`), from the
  * compat folder as the README asks.
  */
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { scratchDir } from '../helpers/scratch.js';
 import { buildProgram } from '../../src/cli/main.js';
 import { SHARED } from '../helpers/cli.js';
 
 const COMPAT = join(SHARED, 'compat');
-const OUT = mkdtempSync(join(tmpdir(), 'sflow-compat-facts-'));
+const OUT = scratchDir('sflow-compat-facts-');
 
 interface Case {
   id: string;

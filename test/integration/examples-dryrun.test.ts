@@ -2,10 +2,10 @@
  * Every recipe under ../shared/spec/examples dry-runs with exit 0, creates nothing, and the plan
  * shows the facts each file's header promises.
  */
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { scratchDir } from '../helpers/scratch.js';
 import { SHARED, sflow } from '../helpers/cli.js';
 
 const EX = join(SHARED, 'spec', 'examples');
@@ -14,7 +14,7 @@ function dry(
   files: string[],
   extra: string[] = [],
 ): { code: number | null; out: string; err: string; dir: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'sflow-ex-'));
+  const dir = scratchDir('sflow-ex-');
   const r = sflow(['run', ...files.flatMap((f) => ['-f', join(EX, f)]), '--dry-run', ...extra], { cwd: dir });
   return { code: r.code, out: r.stdout, err: r.stderr, dir };
 }

@@ -2,10 +2,10 @@
  * Every recipe under ../shared/spec/examples runs on the local backend with the outcome its header
  * states: exit code, task states, log lines, files. Real processes, real sockets.
  */
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { scratchDir } from '../helpers/scratch.js';
 import { SHARED, sflow, type CliResult } from '../helpers/cli.js';
 import { onlyRunDir, readJson, taskLog, taskTable } from '../helpers/run-dir.js';
 
@@ -16,7 +16,7 @@ function run(
   extra: string[] = [],
   timeoutMs = 90_000,
 ): CliResult & { runDir: string; cwd: string } {
-  const cwd = mkdtempSync(join(tmpdir(), 'sflow-run-'));
+  const cwd = scratchDir('sflow-run-');
   const r = sflow(['run', ...files.flatMap((f) => ['-f', join(EX, f)]), ...extra], { cwd, timeoutMs });
   let runDir = '';
   try {

@@ -5,12 +5,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { scratchDir } from '../helpers/scratch.js';
 import { BIN, REPO } from '../helpers/cli.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'sflow-gpu-runs-'));
+const dir = scratchDir('sflow-gpu-runs-');
 const env = {
   ...process.env,
   PATH: `${join(REPO, 'assets', 'test-bin')}:${process.env.PATH}`,

@@ -4,10 +4,10 @@
  * code and no stack trace. Header lines: `# expect: <text>`, optional `# args: <extra CLI args>`,
  * `# exit: <code>`.
  */
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { scratchDir } from '../helpers/scratch.js';
 import { hasStackTrace, REPO, sflow } from '../helpers/cli.js';
 
 const DIR = join(REPO, 'test', 'fixtures', 'invalid');
@@ -47,7 +47,7 @@ describe('invalid-recipe corpus', () => {
     for (const f of fixtures) expect(f.expect, f.file).not.toBe('');
   });
 
-  const out = mkdtempSync(join(tmpdir(), 'sflow-invalid-'));
+  const out = scratchDir('sflow-invalid-');
   it.each(fixtures.map((f) => [f.file, f] as const))('%s', (_name, f) => {
     const r = sflow(['run', '-f', f.file, '--dry-run', '--output-dir', out, ...f.args], { cwd: DIR });
     const text = r.stderr + r.stdout;
