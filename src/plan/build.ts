@@ -8,13 +8,14 @@ import { join, resolve } from 'node:path';
 import type { LoadedRecipe } from '../config/load.js';
 import { SflowError } from '../config/errors.js';
 import { locate } from '../config/source.js';
-import { renderValue, type Scope } from '../config/expr/index.js';
+import { renderValue, withExpressionBudget, type Scope } from '../config/expr/index.js';
 import { OPERATORS } from '../operators/index.js';
 import { planPlacement } from './placement/index.js';
 import type { PlacementRequest } from './placement/types.js';
 import { artifactsNamespace, planArtifact } from './artifacts.js';
 import { backendsNamespace, planBackends } from './backends.js';
 import { concreteDependencies, cycleError, findCycle, topologicalOrder, type BaseTask } from './dag.js';
+import { InstanceBudget } from './limits.js';
 import { finaliseProbe } from './probes.js';
 import { draftTask, finishScript, plannedResult, type Draft } from './task-draft.js';
 import { taskNamespace, type TaskFacts } from './task-namespace.js';
@@ -32,7 +33,12 @@ export interface BuildOptions {
   topology?: Record<string, PlannedNode[]>;
 }
 
+/** The plan of a loaded recipe; every expression it evaluates shares one budget (meter.ts). */
 export function buildPlan(loaded: LoadedRecipe, opts: BuildOptions): Plan {
+  return withExpressionBudget(() => buildPlanUnmetered(loaded, opts));
+}
+
+function buildPlanUnmetered(loaded: LoadedRecipe, opts: BuildOptions): Plan {
   const { recipe, doc } = loaded as { recipe: Obj; doc: Obj };
   const wf = recipe.workflow as Obj;
   const workflowName = String(wf.name);
@@ -77,6 +83,7 @@ export function buildPlan(loaded: LoadedRecipe, opts: BuildOptions): Plan {
 
   // 5. tasks (pre-placement)
   const tasks = wf.tasks as Obj[];
+  const budget = new InstanceBudget();
   const drafts = tasks.map((item, i) =>
     draftTask(
       item,
@@ -85,6 +92,7 @@ export function buildPlan(loaded: LoadedRecipe, opts: BuildOptions): Plan {
       (recipe.operators as Obj[]) ?? [],
       vars,
       scope,
+      budget,
     ),
   );
 
