@@ -6,6 +6,7 @@
 import { renderValue, toNative, type Scope, type Value } from '../config/expr/index.js';
 import type { ResolvedVariable } from './variables.js';
 import { evaluateField, planError, resolveInt, type Where } from './resolve.js';
+import { InstanceBudget } from './limits.js';
 
 export interface ReplicaInstance {
   name: string;
@@ -30,9 +31,12 @@ export function expandReplicas(
   vars: Map<string, ResolvedVariable>,
   scope: Scope,
   where: Where,
+  budget: InstanceBudget = new InstanceBudget(),
 ): Expansion {
-  if (!replicas)
+  if (!replicas) {
+    budget.take(1, base, where);
     return { policy: 'parallel', replicated: false, instances: [{ name: base, replicaIndex: 0, sweep: {} }] };
+  }
   const at = (k: string): Where => ({ doc: where.doc, path: [...where.path, k] });
   let policy: 'parallel' | 'sequential' = 'parallel';
   if (replicas.policy !== undefined && replicas.policy !== null) {
@@ -61,6 +65,7 @@ export function expandReplicas(
   const sweepVars = replicas.variables ?? [];
   if (sweepVars.length === 0) {
     const n = count ?? 1;
+    budget.take(n, base, at(replicas.count !== undefined && replicas.count !== null ? 'count' : 'variables'));
     return {
       policy,
       replicated: true,
@@ -88,6 +93,12 @@ export function expandReplicas(
     }
     return { name, values: v.domain };
   });
+  // the product of the domains, checked before any combination is built
+  budget.take(
+    domains.reduce((n, d) => n * d.values.length, 1),
+    base,
+    at('variables'),
+  );
   const combos: Value[][] = [[]];
   for (const d of domains) {
     const next: Value[][] = [];
