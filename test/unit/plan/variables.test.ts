@@ -16,7 +16,7 @@ function counter(): { extras: Scope; reads: () => number } {
   let n = 0;
   const probe = {};
   Object.defineProperty(probe, 'x', { enumerable: true, get: () => (n++, '') });
-  return { extras: { probe } as Scope, reads: () => n };
+  return { extras: { probe }, reads: () => n };
 }
 
 const values = (m: Map<string, { value: unknown }>) =>
