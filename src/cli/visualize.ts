@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { loadRecipe } from '../config/load.js';
 import { buildPlan } from '../plan/build.js';
 import { planToDagView } from '../plan/dag-view.js';
+import { folderName } from '../plan/folder-name.js';
 import { makeRunId } from '../plan/run-id.js';
 import { inputFiles, loadOptions, printWarnings } from './common.js';
 import { reportError } from './errors.js';
@@ -44,7 +45,7 @@ export async function visualizeCommand(positional: string[], opts: Record<string
     const out =
       typeof opts.output === 'string'
         ? resolve(opts.output)
-        : join(plan.paths.outputDir, runId, `${workflow}.${EXT[format]}`);
+        : join(plan.paths.outputDir, folderName(runId), `${folderName(workflow)}.${EXT[format]}`);
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, data);
     process.stdout.write(`✓ Saved to ${out}\n`);

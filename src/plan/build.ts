@@ -15,7 +15,9 @@ import type { PlacementRequest } from './placement/types.js';
 import { artifactsNamespace, planArtifact } from './artifacts.js';
 import { backendsNamespace, planBackends } from './backends.js';
 import { concreteDependencies, cycleError, findCycle, topologicalOrder, type BaseTask } from './dag.js';
+import { folderName } from './folder-name.js';
 import { InstanceBudget } from './limits.js';
+import { refuseNulInTask } from './nul-check.js';
 import { finaliseProbe } from './probes.js';
 import { draftTask, finishScript, plannedResult, type Draft } from './task-draft.js';
 import { taskNamespace, type TaskFacts } from './task-namespace.js';
@@ -44,7 +46,9 @@ function buildPlanUnmetered(loaded: LoadedRecipe, opts: BuildOptions): Plan {
   const workflowName = String(wf.name);
   const workspaceDir = resolve(opts.workspaceDir);
   const outputDir = resolve(workspaceDir, opts.outputDir ?? 'sflow_output');
-  const runDir = opts.dryRun ? join(outputDir, '_dry_run', workflowName) : join(outputDir, opts.runId);
+  const runDir = opts.dryRun
+    ? join(outputDir, '_dry_run', folderName(workflowName))
+    : join(outputDir, folderName(opts.runId));
   const warnings: string[] = [];
 
   // 1. global variables
@@ -155,7 +159,7 @@ function buildPlanUnmetered(loaded: LoadedRecipe, opts: BuildOptions): Plan {
     const script = finishScript(d, taskScope, facts);
     for (const inst of d.expansion.instances) {
       const p = placements.get(inst.name)!;
-      const outputDirTask = join(runDir, inst.name);
+      const outputDirTask = join(runDir, folderName(inst.name));
       const env: Record<string, string> = { ...baseEnv };
       for (const [k, v] of Object.entries(inst.sweep)) env[k] = renderValue(v);
       Object.assign(env, {
@@ -186,6 +190,7 @@ function buildPlanUnmetered(loaded: LoadedRecipe, opts: BuildOptions): Plan {
         allocationId: d.backend.placeholder ? '0' : String(d.backend.config.job_id ?? d.backend.name),
         backendConfig: d.backend.config,
       }) ?? ['bash', '-c', script];
+      refuseNulInTask(inst.name, argv, env, d.where);
       planned.push({
         name: inst.name,
         base: d.base,
@@ -224,7 +229,7 @@ function buildPlanUnmetered(loaded: LoadedRecipe, opts: BuildOptions): Plan {
         monitor: d.item.monitor ?? null,
         failFast: d.failFast,
         outputDir: outputDirTask,
-        logPath: join(outputDirTask, `${inst.name}.log`),
+        logPath: join(outputDirTask, `${folderName(inst.name)}.log`),
       });
     }
   }

@@ -1,4 +1,23 @@
 /**
+ * Longest delay a recipe may ask for (retry intervals with their backoff, probe delays, intervals
+ * and timeouts): 24 days. Node's timers hold at most 2^31-1 ms (~24.8 days) and fire at once
+ * beyond, so a longer delay is a located plan error rather than an immediate retry.
+ */
+export const MAX_DELAY_S = 24 * 86_400;
+
+/** Throws a located plan error when `seconds` (what `what` asks for) exceeds MAX_DELAY_S. */
+export function checkDelay(seconds: number, what: string, where: Where): void {
+  if (seconds <= MAX_DELAY_S) return;
+  const shown = Number.isSafeInteger(seconds) ? `${seconds} s` : `about ${seconds.toExponential(1)} s`;
+  throw planError(
+    where,
+    'plan.delay_too_long',
+    `${what} is ${shown}; delays are limited to ${MAX_DELAY_S} s (24 days)`,
+    'use a shorter interval (or a smaller backoff / fewer retries)',
+  );
+}
+
+/**
  * The cap on task instances in one plan: replicas (`count`) and sweeps (the product of the swept
  * domains) expand one declared task into many, and every instance costs memory and time before
  * anything runs. Default 10,000 in all; `SFLOW_MAX_TASKS=<n>` raises (or lowers) it.

@@ -1,7 +1,8 @@
 /**
  * Replica expansion (spec config.md §5.7): `count` → `<base>_0…`; `variables` → one replica per
  * element of the Cartesian product of the domains (first variable outermost), named from the
- * rendered values with `.`, `-` and spaces turned into `_`.
+ * rendered values with `.`, `-` and spaces turned into `_` — and, so that replica names obey the
+ * rules of declared task names, `/`, `\`, any other whitespace and control characters too.
  */
 import { renderValue, toNative, type Scope, type Value } from '../config/expr/index.js';
 import type { ResolvedVariable } from './variables.js';
@@ -22,7 +23,7 @@ export interface Expansion {
 }
 
 export function sanitiseReplicaPart(v: Value): string {
-  return renderValue(v).replace(/[.\- ]/g, '_');
+  return renderValue(v).replace(/[.\-\s/\\\p{Cc}]/gu, '_');
 }
 
 export function expandReplicas(
@@ -122,7 +123,7 @@ export function expandReplicas(
         where,
         'plan.replicas_name_clash',
         `sweep replicas ${prev} and ${i} of task '${base}' both get the name '${name}'`,
-        'use domain values that differ after replacing ".", "-" and spaces with "_"',
+        'use domain values that differ after replacing ".", "-", "/", "\\", whitespace and control characters with "_"',
       );
     }
     seen.set(name, i);

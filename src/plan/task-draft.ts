@@ -10,7 +10,7 @@ import type { GpuRequest, NodeRequest } from './placement/types.js';
 import { selectOperator } from './operators.js';
 import { draftProbes, type ProbeDraft } from './probes.js';
 import { expandReplicas, type Expansion } from './replicas.js';
-import type { InstanceBudget } from './limits.js';
+import { checkDelay, type InstanceBudget } from './limits.js';
 import {
   planError,
   renderField,
@@ -130,6 +130,13 @@ export function draftTask(
         at('retries', 'backoff'),
         'plan.retries',
         `retries.backoff of task '${base}' must be >= 1, got ${backoff}`,
+      );
+    // the longest wait is the one before the last attempt: interval × backoff^(count-1)
+    if (count > 0)
+      checkDelay(
+        intervalS * Math.pow(backoff, count - 1),
+        `the wait before the last retry of task '${base}' (retries.interval × backoff^(count-1))`,
+        at('retries', 'interval'),
       );
     retries = { count, intervalS, backoff };
   }

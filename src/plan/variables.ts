@@ -14,6 +14,7 @@ import {
 import { isYamlFloat } from '../config/source.js';
 import { evaluateField, planError, type Where } from './resolve.js';
 import { compileCached } from '../config/templates.js';
+import { refuseNulInVariable } from './nul-check.js';
 import type { RefPath } from '../config/expr/template.js';
 import { SflowError } from '../config/errors.js';
 
@@ -239,6 +240,7 @@ export function resolveVariables(
 }
 
 function resolved(v: RawVariable, value: Value): ResolvedVariable {
+  refuseNulInVariable(v.name, value, v.domain, v.where);
   return {
     name: v.name,
     value,
