@@ -15,7 +15,7 @@ export const YAML_LIMITS = {
   maxBytes: 4 * 1024 * 1024,
   /** YAML tokens of one file (building the document costs time and memory per token) */
   maxTokens: 200_000,
-  /** nesting of flow collections ([ and {) */
+  /** nesting of flow collections ([ and {), and of block indicators on one line (- - - x) */
   maxFlowDepth: 100,
   /** indentation of a line, in columns (block nesting) */
   maxIndent: 1_000,
@@ -78,6 +78,8 @@ export function precheckYaml(text: string, file: string, at: (offset: number) =>
   let flow = 0;
   let offset = 0;
   let lineStart = true;
+  /** block indicators (`- `, `? `) on the current line: each one nests a level deeper */
+  let compact = 0;
   for (const tok of new Lexer().lex(text)) {
     if (++tokens > YAML_LIMITS.maxTokens) {
       throw tooBig(
@@ -97,7 +99,14 @@ export function precheckYaml(text: string, file: string, at: (offset: number) =>
         );
       }
     } else if (tok === ']' || tok === '}') flow = Math.max(0, flow - 1);
-    else if (lineStart && tok.length > YAML_LIMITS.maxIndent && /^ +$/.test(tok)) {
+    else if ((tok === '-' || tok === '?') && ++compact > YAML_LIMITS.maxFlowDepth) {
+      throw tooBig(
+        'config.yaml_depth',
+        `YAML nesting is too deep (more than ${YAML_LIMITS.maxFlowDepth} levels of "- " on one line)`,
+        at(offset),
+        'flatten the structure',
+      );
+    } else if (lineStart && tok.length > YAML_LIMITS.maxIndent && /^ +$/.test(tok)) {
       throw tooBig(
         'config.yaml_depth',
         `YAML nesting is too deep (a line indented by more than ${YAML_LIMITS.maxIndent} columns)`,
@@ -108,6 +117,7 @@ export function precheckYaml(text: string, file: string, at: (offset: number) =>
     if (!MARKERS.has(tok)) {
       offset += tok.length;
       lineStart = tok === '\n';
+      if (lineStart) compact = 0;
     }
   }
 }
@@ -117,28 +127,28 @@ export class ConversionBudget {
   private aliases = 0;
   private nodes = 0;
 
-  alias(location: SourceLocation | undefined): void {
+  alias(location: () => SourceLocation | undefined): void {
     if (++this.aliases > YAML_LIMITS.maxAliases) {
       throw new SflowError(
         'config.yaml_aliases',
         `more than ${YAML_LIMITS.maxAliases} YAML aliases (*name)`,
         {
           phase: 'load',
-          location,
+          location: location(),
           hint: 'aliases are expanded in full; repeat fewer of them',
         },
       );
     }
   }
 
-  node(location: SourceLocation | undefined): void {
+  node(location: () => SourceLocation | undefined): void {
     if (++this.nodes > YAML_LIMITS.maxNodes) {
       throw new SflowError(
         'config.yaml_aliases',
         `YAML aliases expand to more than ${YAML_LIMITS.maxNodes} values (an alias of an alias of …)`,
         {
           phase: 'load',
-          location,
+          location: location(),
           hint: 'aliases are expanded in full; nest aliases of aliases less deeply',
         },
       );

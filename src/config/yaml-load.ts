@@ -57,12 +57,18 @@ export function parseYamlText(text: string, file: string): ParsedFile {
     const nl = before.lastIndexOf('\n');
     return { file, line: (before.match(/\n/g)?.length ?? 0) + 1, col: offset - nl };
   });
-  const doc = parseDocument(text, {
-    lineCounter: lc,
-    version: '1.1',
-    uniqueKeys: false,
-    prettyErrors: false,
-  });
+  let doc: ReturnType<typeof parseDocument>;
+  try {
+    doc = parseDocument(text, { lineCounter: lc, version: '1.1', uniqueKeys: false, prettyErrors: false });
+  } catch (e) {
+    // the YAML library recurses per nesting level; the lexer pass above should have stopped this
+    if (!(e instanceof RangeError)) throw e;
+    throw new SflowError('config.yaml_depth', 'YAML nesting is too deep', {
+      phase: 'load',
+      location: { file, line: 1, col: 1 },
+      hint: 'flatten the structure',
+    });
+  }
   if (doc.errors.length > 0) {
     const err = doc.errors[0];
     if (err.message.startsWith('Maximum call stack size exceeded')) {
@@ -99,6 +105,8 @@ export function parseYamlText(text: string, file: string): ParsedFile {
   };
   const warnings: ParsedFile['warnings'] = [];
   const budget = new ConversionBudget();
+  /** where the outermost alias being expanded is (values it produces are charged to it) */
+  let viaAlias: number | undefined;
   const convert = (node: Node | null | undefined, depth: number): unknown => {
     if (node === null || node === undefined) return null;
     if (depth > YAML_LIMITS.maxDepth)
@@ -107,10 +115,16 @@ export function parseYamlText(text: string, file: string): ParsedFile {
         `YAML nesting is too deep (more than ${YAML_LIMITS.maxDepth} levels)`,
         { phase: 'load', location: loc(node.range?.[0]), hint: 'flatten the structure' },
       );
-    budget.node(loc(node.range?.[0]));
+    budget.node(() => loc(viaAlias ?? node.range?.[0]));
     if (isAlias(node)) {
-      budget.alias(loc(node.range?.[0]));
-      return convert(node.resolve(doc), depth + 1);
+      budget.alias(() => loc(node.range?.[0]));
+      const outer = viaAlias === undefined;
+      if (outer) viaAlias = node.range?.[0];
+      try {
+        return convert(node.resolve(doc), depth + 1);
+      } finally {
+        if (outer) viaAlias = undefined;
+      }
     }
     if (isScalar(node)) {
       const v = node.value;
