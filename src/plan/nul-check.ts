@@ -11,7 +11,7 @@ function withNul(v: unknown, depth = 0): string | undefined {
   if (typeof v === 'string') return v.includes('\0') ? v : undefined;
   if (depth > 100 || v === null || typeof v !== 'object') return undefined;
   if ('value' in v && !Array.isArray(v) && Object.getPrototypeOf(v) !== Object.prototype)
-    return withNul((v).value, depth + 1); // DomainValue, PyFloat
+    return withNul(v.value, depth + 1); // DomainValue, PyFloat
   for (const x of Array.isArray(v) ? v : Object.values(v)) {
     const hit = withNul(x, depth + 1);
     if (hit !== undefined) return hit;
