@@ -60,7 +60,11 @@ export function castVariable(v: RawVariable, value: Value, yamlFloat: boolean): 
     case 'integer':
       if (typeof raw === 'boolean') return raw;
       if (typeof raw === 'number' && Number.isInteger(raw) && !yamlFloat) return raw;
-      if (typeof raw === 'string' && /^\s*[-+]?\d+\s*$/.test(raw)) return parseInt(raw, 10);
+      if (typeof raw === 'string' && /^\s*[-+]?\d+\s*$/.test(raw)) {
+        const n = parseInt(raw, 10);
+        if (Number.isSafeInteger(n)) return n;
+        throw castError(v, 'integer within ±2^53 (9007199254740991)', raw);
+      }
       throw castError(v, 'integer', raw);
     case 'float':
       if (raw instanceof PyFloat) return raw;

@@ -61,6 +61,12 @@ describe('variable resolution', () => {
     expect((e as SflowError).hint).toContain('result too large');
   });
 
+  it('refuses an integer-typed value beyond 2^53 instead of rounding it', () => {
+    expect(() => resolveVariables([raw('N', '99999999999999999999', 'integer')], new Map(), {})).toThrow(
+      /expected integer within ±2\^53/,
+    );
+  });
+
   it('names at most a dozen of many unresolved variables', () => {
     const vars = Array.from({ length: 50 }, (_, i) => raw(`V${i}`, `\${{ V${(i + 1) % 50} }}`));
     expect(() => resolveVariables(vars, new Map(), {})).toThrow(/… \(50 in all\)$/);
