@@ -4,7 +4,7 @@
  * deadline and reported, the readiness probe fails at its own timeout, and Ctrl-C still ends the
  * run at once. Without the guard each of these runs would spin at 100 % CPU forever.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -43,6 +43,18 @@ function recipe(marker: string, timeout: number): string {
   ].join('\n');
 }
 
+/** after a failed assertion: no driver, and none of its task processes, outlive the test */
+function cleanUp(d: { child: ChildProcess; marker: string }): void {
+  if (d.child.exitCode === null) d.child.kill('SIGKILL');
+  for (const pid of processesWith(`30${d.marker}`)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone meanwhile
+    }
+  }
+}
+
 function start(timeout: number) {
   const marker = `${process.pid}${Math.floor(Math.random() * 1e6)}`;
   const cwd = scratchDir('sflow-redos-');
@@ -70,19 +82,16 @@ function start(timeout: number) {
 describe('a catastrophically backtracking log_watch pattern', () => {
   it('fails its readiness probe at the deadline, naming the pattern', async () => {
     const d = start(5);
-    let code: number | null;
     try {
-      code = await Promise.race([d.exited, sleep(90_000).then(() => 'stuck' as const)]).then((c) =>
-        c === 'stuck' ? Promise.reject(new Error(`driver still running:\n${d.output()}`)) : c,
-      );
+      const code = await Promise.race([d.exited, sleep(90_000).then(() => 'stuck')]);
+      expect(code, `driver still running or failed:\n${d.output()}`).toBe(1);
+      expect(d.sflowLog()).toContain('catastrophic backtracking');
+      expect(d.output()).toMatch(/server/);
+      expect(d.output()).not.toMatch(/\n\s+at /);
+      expect(processesWith(`30${d.marker}`)).toEqual([]);
     } finally {
-      if (d.child.exitCode === null) d.child.kill('SIGKILL');
+      cleanUp(d);
     }
-    expect(code, d.output()).toBe(1);
-    expect(d.sflowLog()).toContain('catastrophic backtracking');
-    expect(d.output()).toMatch(/server/);
-    expect(d.output()).not.toMatch(/\n\s+at /);
-    expect(processesWith(`30${d.marker}`)).toEqual([]);
   }, 120_000);
 
   it('still lets Ctrl-C end the run (exit 130, nothing left)', async () => {
@@ -95,7 +104,7 @@ describe('a catastrophically backtracking log_watch pattern', () => {
       expect(code, d.output()).toBe(130);
       expect(processesWith(`30${d.marker}`)).toEqual([]);
     } finally {
-      if (d.child.exitCode === null) d.child.kill('SIGKILL');
+      cleanUp(d);
     }
   }, 120_000);
 });
