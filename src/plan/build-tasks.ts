@@ -10,6 +10,8 @@ import type { ResolvedVariable } from '../config/variables.js';
 import { launchSpecs, operatorOf } from '../operators/index.js';
 import type { TaskPlacement } from './placement/types.js';
 import { instanceAssertions, type AssertionDraft } from './assertions.js';
+import { refuseNulInTask } from '../config/nul-check.js';
+import { folderName } from './folder-name.js';
 import { finaliseProbe } from './probes.js';
 import { finishScript, plannedResult, type Draft } from './task-draft.js';
 import { taskNamespace, type TaskFacts } from './task-namespace.js';
@@ -117,7 +119,7 @@ export function finishTasks(f: FinishInput): PlannedTask[] {
     const script = finishScript(d, taskScope, facts);
     for (const inst of d.expansion.instances) {
       const p = f.placements.get(inst.name)!;
-      const outputDirTask = join(f.paths.runDir, inst.name);
+      const outputDirTask = join(f.paths.runDir, folderName(inst.name));
       const env: Record<string, string> = { ...baseEnv };
       for (const [k, v] of Object.entries(inst.sweep)) env[k] = renderValue(v);
       Object.assign(env, {
@@ -148,6 +150,8 @@ export function finishTasks(f: FinishInput): PlannedTask[] {
         allocationId: d.backend.placeholder ? '0' : String(d.backend.config.job_id ?? d.backend.name),
         backendConfig: d.backend.config,
       });
+      // NUL cannot reach a process (argv and environment are C strings): a located plan error
+      for (const spec of launch) refuseNulInTask(inst.name, spec.argv, { ...env, ...spec.env }, d.where);
       const asserts = instanceAssertions(f.asserts?.get(d) ?? [], f.scope, inst.sweep);
       const probe = (role: 'readiness' | 'failure') =>
         d.probes
@@ -186,7 +190,7 @@ export function finishTasks(f: FinishInput): PlannedTask[] {
         monitor: d.item.monitor ?? null,
         failFast: d.failFast,
         outputDir: outputDirTask,
-        logPath: join(outputDirTask, `${inst.name}.log`),
+        logPath: join(outputDirTask, `${folderName(inst.name)}.log`),
       });
     }
   }

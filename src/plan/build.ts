@@ -7,13 +7,14 @@
  *   build-tasks   scripts reading `task.*`, environment, launch specs
  */
 import type { LoadedRecipe } from '../config/load.js';
-import { renderValue } from '../config/expr/index.js';
+import { renderValue, withExpressionBudget } from '../config/expr/index.js';
 import { draftAssertions } from './assertions.js';
 import { placeTasks, taskGraph } from './build-place.js';
 import { planScope, type BuildOptions } from './build-scope.js';
 import { finishTasks, workflowFacts } from './build-tasks.js';
 import { topologicalOrder } from './dag.js';
 import { workflowTimeout } from './duration.js';
+import { InstanceBudget } from './limits.js';
 import { checkNameLimits } from './name-limits.js';
 import { checkSweepOverrides } from './sweep-overrides.js';
 import { draftTask } from './task-draft.js';
@@ -22,10 +23,17 @@ import { planStorage, planUploadAll } from './uploads.js';
 
 export type { BuildOptions } from './build-scope.js';
 
+/** The plan of a loaded recipe; every expression it evaluates shares one budget (meter.ts). */
 export function buildPlan(loaded: LoadedRecipe, opts: BuildOptions): Plan {
+  return withExpressionBudget(() => buildPlanUnmetered(loaded, opts));
+}
+
+function buildPlanUnmetered(loaded: LoadedRecipe, opts: BuildOptions): Plan {
   const { recipe, doc } = loaded;
   const wf = recipe.workflow;
   const s = planScope(loaded, opts);
+  // task instances (replicas, sweep combinations) are capped per plan, checked before they are built
+  const budget = new InstanceBudget();
   const drafts = wf.tasks.map((item, i) =>
     draftTask(
       item as Record<string, unknown>,
@@ -34,6 +42,7 @@ export function buildPlan(loaded: LoadedRecipe, opts: BuildOptions): Plan {
       (recipe.operators ?? []) as Array<Record<string, unknown>>,
       s.vars,
       s.scope,
+      budget,
     ),
   );
   const asserts = new Map(drafts.map((d) => [d, draftAssertions(d.item, d.where, s.scope)]));

@@ -3,6 +3,8 @@
  * underlined with `=` (top) or `-`; the local backend still gets the GPU/topology headers
  * with "n/a" so tools can parse the file.
  */
+import { basename } from 'node:path';
+import { folderName } from '../plan/folder-name.js';
 import type { SummaryModel, TaskRow } from './summary-model.js';
 import { clock, elapsed, isoLocal, seconds, table } from './format.js';
 import { bytesText } from './upload-lines.js';
@@ -161,6 +163,15 @@ export function renderSummary(
           return [t.name, t.nodes.join(',') || '-', `CUDA_VISIBLE_DEVICES=${(t.gpus ?? []).join(',')}`, seen];
         }),
       ]),
+    );
+  }
+
+  // names that could not be folder names as they are (plan/folder-name.ts)
+  const renamed = m.plan.filter((t) => folderName(t.name) !== t.name);
+  if (renamed.length > 0) {
+    out.push(...section('Task Folders (names changed to be safe folder names)'));
+    out.push(
+      ...table([['TASK', 'FOLDER'], ...renamed.map((t) => [JSON.stringify(t.name), basename(t.outputDir)])]),
     );
   }
 

@@ -308,6 +308,37 @@ describe('probe traces with several probes of one kind', () => {
   });
 });
 
+describe('task folders', () => {
+  it('lists the tasks whose names had to change to become folder names, and only those', () => {
+    const long = `bench_${'x'.repeat(200)}`;
+    const m = new SummaryModel();
+    m.apply(events[0]);
+    const info = (name: string, folder: string) => ({
+      name,
+      base: 'bench',
+      backend: 'local',
+      dependsOn: [],
+      service: false,
+      probes: [],
+      retries: null,
+      nodes: [],
+      gpus: null,
+      logPath: `/out/fp-1/${folder}/${folder}.log`,
+      outputDir: `/out/fp-1/${folder}`,
+    });
+    m.apply({
+      t: at(1),
+      type: 'run_plan',
+      tasks: [info('ok', 'ok'), info(long, 'bench_xxx-1234abcd')],
+      backends: [],
+    });
+    const text = renderSummary(m, { summaryPath: 'x', now: at(10) });
+    expect(text).toContain('Task Folders (names changed to be safe folder names)');
+    expect(text).toMatch(new RegExp(`"${long}" +bench_xxx-1234abcd`));
+    expect(text).not.toMatch(/"ok"/);
+  });
+});
+
 describe('sflow.log', () => {
   it('writes formatted driver lines at or above the level, never task output', async () => {
     const p = join(dir, 'sflow.log');
