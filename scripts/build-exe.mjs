@@ -95,7 +95,7 @@ function packedPackage(name, version) {
     encoding: 'utf8',
     timeout: 600_000,
   });
-  execFileSync('tar', ['-xzf', out.trim().split('\n').pop(), '-C', dir], { timeout: 120_000 });
+  execFileSync('tar', ['-xzf', join(dir, out.trim().split('\n').pop()), '-C', dir], { timeout: 120_000 });
   return join(dir, 'package');
 }
 
@@ -117,7 +117,7 @@ function targetParts(arch) {
 }
 
 /** (2) the payload: the files the CLI reads at run time, laid out like an npm install */
-async function payload(parts) {
+async function payload(parts, bundlePath) {
   const { packPayload } = await import(join(DIST, 'sea', 'payload.js'));
   const files = [];
   const add = (abs, rel) =>
@@ -139,7 +139,9 @@ async function payload(parts) {
   for (const f of filesUnder(parts.resvgDir, (p) => p.endsWith('.node') || p.endsWith('package.json')))
     add(f, join('node_modules', parts.resvgName, relative(parts.resvgDir, f)));
   const blob = packPayload(files);
-  const id = `${PKG.version}-${createHash('sha256').update(blob).digest('hex').slice(0, 12)}`;
+  // the build id names the unpack folder and the copy in a remote cache: code and files alike
+  const hash = createHash('sha256').update(blob).update(readFileSync(bundlePath)).digest('hex');
+  const id = `${PKG.version}-${hash.slice(0, 12)}`;
   return { blob, id, count: files.length };
 }
 
@@ -151,7 +153,7 @@ async function buildArch(arch, bundlePath) {
     console.warn(`build:exe: warning: linux-${arch} skipped: ${String(e?.message ?? e).split('\n')[0]}`);
     return undefined;
   }
-  const { blob, id, count } = await payload(parts);
+  const { blob, id, count } = await payload(parts, bundlePath);
   const dir = join(WORK, arch);
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'payload.bin'), blob);
@@ -180,6 +182,7 @@ async function buildArch(arch, bundlePath) {
   copyFileSync(tmp, exe);
   chmodSync(exe, 0o755);
   rmSync(tmp, { force: true });
+  writeFileSync(`${exe}.id`, `${id}\n`); // read by `--ssh` to name the remote copy without hashing 100 MB
   const mb = (statSync(exe).size / 1e6).toFixed(1);
   log(
     `dist/sflow-linux-${arch}: ${mb} MB (payload ${count} files, ${(blob.length / 1e6).toFixed(1)} MB, id ${id})`,

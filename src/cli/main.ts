@@ -36,6 +36,26 @@ function fileOptions(cmd: Command, defaultFile = true): Command {
     );
 }
 
+/** `--ssh` and its companions (spec cli.md §9.1, §9.8); `tty`: whether --ssh-tty applies. */
+function sshOptions(cmd: Command, tty = true): Command {
+  cmd
+    .option('--ssh <destination and ssh options>', "run on an SSH host, e.g. 'user@login -p 22 -J bastion'")
+    .option('--ssh-remote-root <path>', 'remote cache and work folder (default: ~/.sflow/remote)')
+    .addOption(
+      new Option('--ssh-follow <mode>', 'how to follow the remote run')
+        .choices(['auto', 'logs', 'status', 'none'])
+        .default('auto'),
+    )
+    .addOption(
+      new Option('--ssh-fetch <what>', 'what to copy back at the end').choices(['logs', 'all', 'none']).default('logs'),
+    );
+  if (tty)
+    cmd.addOption(
+      new Option('--ssh-tty <when>', 'remote terminal for following').choices(['auto', 'always', 'never']).default('auto'),
+    );
+  return cmd;
+}
+
 export function buildProgram(): Command {
   const program = new Command('sflow');
   program
@@ -66,7 +86,7 @@ export function buildProgram(): Command {
     process.exitCode = 2;
   });
 
-  fileOptions(program.command('run').description('run a workflow (or plan it with --dry-run)'))
+  sshOptions(fileOptions(program.command('run').description('run a workflow (or plan it with --dry-run)')))
     .option('--dry-run', 'plan only: print the plan (placement, GPUs, exact commands) and create nothing')
     .option('--tui', 'full-screen live view (ignored with --dry-run)')
     .option('--workspace-dir <dir>', 'base for relative artifact paths and the default output root')
@@ -89,15 +109,25 @@ export function buildProgram(): Command {
     .option('-v, --verbose', 'accepted for compatibility (no effect)')
     .addHelpText('after', `\n${DOCS}`)
     .action(async (files: string[], opts: Record<string, unknown>) => {
+      if (opts.ssh !== undefined) {
+        const { sshCommand } = await import('../remote/run-remote.js');
+        process.exitCode = await sshCommand('run', files, opts);
+        return;
+      }
       const { runCommand } = await import('./run.js');
       process.exitCode = await runCommand(files, opts);
     });
 
-  fileOptions(program.command('compose').description('merge several recipe files into one'), false)
+  sshOptions(fileOptions(program.command('compose').description('merge several recipe files into one'), false), false)
     .option('-o, --output <path>', 'write the composed YAML here (default: stdout)')
     .option('-r, --resolve', 'inline resolvable variables')
     .addHelpText('after', `\n${DOCS}`)
     .action(async (files: string[], opts: Record<string, unknown>) => {
+      if (opts.ssh !== undefined) {
+        const { sshCommand } = await import('../remote/run-remote.js');
+        process.exitCode = await sshCommand('compose', files, opts);
+        return;
+      }
       const { composeCommand } = await import('./compose.js');
       process.exitCode = await composeCommand(files, opts);
     });
@@ -131,6 +161,29 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('watch')
+    .description('follow an --ssh run again: its logs every 5 s until it ends')
+    .argument('<receipt>', 'the receipt.json that run --ssh wrote')
+    .option('--once', 'print one snapshot and exit')
+    .addHelpText('after', `\n${DOCS}`)
+    .action(async (receipt: string, opts: Record<string, unknown>) => {
+      const { watchCommand } = await import('./watch.js');
+      process.exitCode = await watchCommand(receipt, opts);
+    });
+
+  program
+    .command('fetch')
+    .description("copy an --ssh run's files here (what exists so far)")
+    .argument('<receipt>', 'the receipt.json that run --ssh wrote')
+    .option('--all', 'the whole output, not only the logs')
+    .option('-o, --output-dir <dir>', "destination (default: the receipt's local folder)")
+    .addHelpText('after', `\n${DOCS}`)
+    .action(async (receipt: string, opts: Record<string, unknown>) => {
+      const { fetchCommand } = await import('./fetch.js');
+      process.exitCode = await fetchCommand(receipt, opts);
+    });
+
+  program
     .command('schema')
     .description('print the JSON Schema of recipes (for editor completion)')
     .option('-o, --output <path>', 'write to a file instead of stdout')
@@ -151,6 +204,12 @@ export async function main(argv: string[]): Promise<void> {
     if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
     throw e;
   });
+  // the remote end of --ssh (the same sflow version on both ends): an internal protocol, not a command
+  if (argv[2] === 'remote-agent') {
+    const { remoteAgent } = await import('../remote/agent/cli.js');
+    process.exitCode = await remoteAgent(argv[3] ?? '', argv[4] ?? '', argv.slice(5));
+    return;
+  }
   const program = buildProgram();
   try {
     await program.parseAsync(argv);
