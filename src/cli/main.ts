@@ -47,11 +47,15 @@ function sshOptions(cmd: Command, tty = true): Command {
         .default('auto'),
     )
     .addOption(
-      new Option('--ssh-fetch <what>', 'what to copy back at the end').choices(['logs', 'all', 'none']).default('logs'),
+      new Option('--ssh-fetch <what>', 'what to copy back at the end')
+        .choices(['logs', 'all', 'none'])
+        .default('logs'),
     );
   if (tty)
     cmd.addOption(
-      new Option('--ssh-tty <when>', 'remote terminal for following').choices(['auto', 'always', 'never']).default('auto'),
+      new Option('--ssh-tty <when>', 'remote terminal for following')
+        .choices(['auto', 'always', 'never'])
+        .default('auto'),
     );
   return cmd;
 }
@@ -118,7 +122,10 @@ export function buildProgram(): Command {
       process.exitCode = await runCommand(files, opts);
     });
 
-  sshOptions(fileOptions(program.command('compose').description('merge several recipe files into one'), false), false)
+  sshOptions(
+    fileOptions(program.command('compose').description('merge several recipe files into one'), false),
+    false,
+  )
     .option('-o, --output <path>', 'write the composed YAML here (default: stdout)')
     .option('-r, --resolve', 'inline resolvable variables')
     .addHelpText('after', `\n${DOCS}`)

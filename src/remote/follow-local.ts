@@ -61,12 +61,16 @@ export async function followRemote(
   write: (s: string) => void = (s) => process.stdout.write(s),
 ): Promise<FollowResult> {
   const filter = new EndLineFilter((s) => write(tty ? s.replace(/\r\n/g, '\n') : s));
-  const ssh = await sshCall(t, agentCommand(sflow, 'follow', session, ['--mode', mode, '--interval', pollSeconds()]), {
-    timeoutMs: 0,
-    stdout: filter,
-    tty,
-    what: 'following the run',
-  });
+  const ssh = await sshCall(
+    t,
+    agentCommand(sflow, 'follow', session, ['--mode', mode, '--interval', pollSeconds()]),
+    {
+      timeoutMs: 0,
+      stdout: filter,
+      tty,
+      what: 'following the run',
+    },
+  );
   await new Promise<void>((resolve) => filter.write(Buffer.alloc(0), () => resolve()));
   filter.flushRest();
   return { end: filter.end_, ssh };

@@ -51,7 +51,7 @@ export function stageInputs(
     throw new SflowError('cli.no_input', 'no input files provided', { phase: 'usage', exitCode: 1 });
   const loaded = loadRecipe(loadOptions(files, opts));
   printWarnings(loaded.warnings);
-  const recipeText = composeText(loaded.doc as Record<string, unknown>);
+  const recipeText = composeText(loaded.doc);
   const workflow = String((loaded.recipe as { workflow: { name: string } }).workflow.name);
   const uploads: TarEntry[] = [];
   if (command === 'run') {
@@ -77,10 +77,14 @@ export function stageInputs(
         );
       if (!existsSync(a.path)) {
         if (a.scheme === 'fs' && !opts.skipArtifactCheck)
-          throw new SflowError('preflight.artifacts', `Artifact '${a.name}' (fs://) path does not exist: ${a.path}`, {
-            phase: 'preflight',
-            hint: 'create it, point the artifact elsewhere with -a NAME=fs:///path, or pass --skip-artifact-check',
-          });
+          throw new SflowError(
+            'preflight.artifacts',
+            `Artifact '${a.name}' (fs://) path does not exist: ${a.path}`,
+            {
+              phase: 'preflight',
+              hint: 'create it, point the artifact elsewhere with -a NAME=fs:///path, or pass --skip-artifact-check',
+            },
+          );
         continue;
       }
       addTree(a.path, `workspace/${rel.split(sep).join('/')}`, uploads);

@@ -24,18 +24,19 @@ export interface Receipt {
   updated: string;
 }
 
-export function writeReceipt(path: string, r: Receipt): void {
-  const text = JSON.stringify({ ...r, updated: new Date().toISOString() }, null, 2) + '\n';
+export function writeReceipt(path: string, r: Receipt): Receipt {
+  const written = { ...r, updated: new Date().toISOString() };
+  const text = JSON.stringify(written, null, 2) + '\n';
   writeFileSync(`${path}.tmp`, text, { mode: 0o600 });
   chmodSync(`${path}.tmp`, 0o600);
   renameSync(`${path}.tmp`, path);
+  return written;
 }
 
 /** Update the state (and exit code) of an existing receipt. */
 export function updateReceipt(path: string, r: Receipt, state: RemoteState, exitCode?: number): Receipt {
   const next = { ...r, state, ...(exitCode !== undefined ? { exit_code: exitCode } : {}) };
-  writeReceipt(path, next);
-  return next;
+  return writeReceipt(path, next);
 }
 
 function bad(path: string, message: string): SflowError {
@@ -62,7 +63,10 @@ export function readReceipt(path: string): Receipt {
   if (!['run', 'batch', 'compose'].includes(r.command as string))
     throw bad(path, `key 'command' must be run, batch or compose, got '${String(r.command)}'`);
   if (!isAbsolute(r.remote_session as string))
-    throw bad(path, `key 'remote_session' must be an absolute remote path, got '${String(r.remote_session)}'`);
+    throw bad(
+      path,
+      `key 'remote_session' must be an absolute remote path, got '${String(r.remote_session)}'`,
+    );
   if (r.local_output !== undefined && typeof r.local_output !== 'string')
     throw bad(path, `key 'local_output' must be a string`);
   return r as unknown as Receipt;

@@ -47,9 +47,10 @@ function archOf(uname: string): 'x64' | 'arm64' | undefined {
 export function localExecutable(arch: string): { path: string; id: string } | undefined {
   if (isSea() && process.platform === 'linux' && process.arch === arch)
     return { path: process.execPath, id: getAsset('payload-id', 'utf8').trim() };
+  // SFLOW_EXE_DIR: where to find sflow-linux-<arch> instead of this installation's dist/
   const dirs = process.env.SFLOW_EXE_DIR ? [process.env.SFLOW_EXE_DIR] : [];
   let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 5; i++, dir = dirname(dir)) {
+  for (let i = 0; i < 5 && dirs.length === 0; i++, dir = dirname(dir)) {
     if (existsSync(join(dir, 'package.json'))) {
       dirs.push(join(dir, 'dist'));
       break;
@@ -104,13 +105,20 @@ export async function prepareRemote(
   if (r.code !== 0 || r.timedOut) throw sshFailure(t, r, 'the connection check');
   const kv = parseProbe(r.stdout);
   if (kv.os !== 'Linux')
-    throw preflightError('remote.os', `${t.destination} runs ${kv.os || 'an unknown OS'}: sflow runs remotely on Linux only`);
+    throw preflightError(
+      'remote.os',
+      `${t.destination} runs ${kv.os || 'an unknown OS'}: sflow runs remotely on Linux only`,
+    );
   const arch = archOf(kv.arch ?? '');
   if (!arch)
-    throw preflightError('remote.arch', `${t.destination} has a ${kv.arch} CPU: sflow executables exist for x86_64 and aarch64`);
+    throw preflightError(
+      'remote.arch',
+      `${t.destination} has a ${kv.arch} CPU: sflow executables exist for x86_64 and aarch64`,
+    );
   const root = kv.root;
   say(`connected to ${t.destination} (linux-${arch}); remote root ${root}`);
-  if (kv.path_sflow && kv.path_version === `sflow ${VERSION}`) return { root, arch, sflow: kv.path_sflow, how: 'path' };
+  if (kv.path_sflow && kv.path_version === `sflow ${VERSION}`)
+    return { root, arch, sflow: kv.path_sflow, how: 'path' };
   const local = localExecutable(arch);
   const name = local ? `sflow-${local.id}-linux-${arch}` : undefined;
   if (name && (kv.cached ?? '').split(' ').includes(name))
@@ -157,8 +165,14 @@ export async function prepareRemote(
 
 /** Remove a session folder whose run never started (bounded, best effort). */
 export async function removeUnstarted(t: SshTarget, session: string): Promise<void> {
-  await sshOk(t, shCommand(`if [ -e ${shQuote(session)}/state/supervisor.pid ]; then exit 0; fi; rm -rf ${shQuote(session)}`), {
-    timeoutMs: 30_000,
-    what: 'cleaning up',
-  }).catch(() => undefined);
+  await sshOk(
+    t,
+    shCommand(
+      `if [ -e ${shQuote(session)}/state/supervisor.pid ]; then exit 0; fi; rm -rf ${shQuote(session)}`,
+    ),
+    {
+      timeoutMs: 30_000,
+      what: 'cleaning up',
+    },
+  ).catch(() => undefined);
 }

@@ -23,14 +23,24 @@ import { parseEndLine, sessionPaths, type RemoteState } from './session-layout.j
 type Kind = 'run' | 'compose';
 
 function sessionName(now = new Date()): string {
-  const ts = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const ts = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   return `ssh-${ts}-${randomBytes(3).toString('hex')}`;
 }
 
 /** The arguments of the remote `sflow run|compose` (inputs already composed: --set, -a, -M are in it). */
 function remoteArgs(kind: Kind, p: ReturnType<typeof sessionPaths>, opts: Record<string, unknown>): string[] {
   if (kind === 'compose')
-    return ['compose', '-f', p.recipe, '-o', join(p.output, 'composed.yaml'), ...(opts.resolve ? ['--resolve'] : [])];
+    return [
+      'compose',
+      '-f',
+      p.recipe,
+      '-o',
+      join(p.output, 'composed.yaml'),
+      ...(opts.resolve ? ['--resolve'] : []),
+    ];
   const a = ['run', '-f', p.recipe, '--workspace-dir', p.workspace, '--output-dir', p.output];
   if (opts.dryRun) a.push('--dry-run');
   if (opts.logLevel) a.push('--log-level', String(opts.logLevel));
@@ -47,11 +57,16 @@ function followChoice(kind: Kind, opts: Record<string, unknown>): { mode: Follow
   const ttyOpt = String(opts.sshTty ?? 'auto');
   const tty = ttyOpt === 'always' || (ttyOpt === 'auto' && Boolean(process.stdout.isTTY));
   const f = String(opts.sshFollow ?? 'auto');
-  const mode: FollowMode = f === 'auto' ? (tty ? 'stream' : 'logs') : f === 'none' ? 'stream' : (f as FollowMode);
+  const mode: FollowMode =
+    f === 'auto' ? (tty ? 'stream' : 'logs') : f === 'none' ? 'stream' : (f as FollowMode);
   return { mode, tty };
 }
 
-export async function sshCommand(kind: Kind, positional: string[], opts: Record<string, unknown>): Promise<number> {
+export async function sshCommand(
+  kind: Kind,
+  positional: string[],
+  opts: Record<string, unknown>,
+): Promise<number> {
   const say = (s: string) => process.stderr.write(`[ssh] ${s}\n`);
   let target: SshTarget;
   let staged: ReturnType<typeof stageInputs>;
@@ -79,7 +94,9 @@ export async function sshCommand(kind: Kind, positional: string[], opts: Record<
     }
     killAllSsh('SIGKILL');
     if (receipt) updateReceipt(receiptPath, receipt, 'unknown');
-    say(`stopped waiting; the remote run's state is unknown${receipt ? `; check it with: sflow watch ${receiptPath}` : ''}`);
+    say(
+      `stopped waiting; the remote run's state is unknown${receipt ? `; check it with: sflow watch ${receiptPath}` : ''}`,
+    );
     process.exit(130);
   };
   process.on('SIGINT', onSignal);
@@ -91,14 +108,26 @@ export async function sshCommand(kind: Kind, positional: string[], opts: Record<
     const recipeCopy = join(localDir, 'recipe.yaml');
     writeFileSync(recipeCopy, staged.recipeText);
     say(`1/4 connect: ${target.destination}`);
-    const host = await prepareRemote(target, opts.sshRemoteRoot as string | undefined, (s) => say(`    ${s}`));
+    const host = await prepareRemote(target, opts.sshRemoteRoot as string | undefined, (s) =>
+      say(`    ${s}`),
+    );
     if (interrupts) throw new Interrupted();
-    say(`2/4 sflow: ${host.sflow} (${host.how === 'path' ? 'found on the remote PATH' : host.how === 'cache' ? 'cached copy of this build' : 'copied'})`);
+    say(
+      `2/4 sflow: ${host.sflow} (${host.how === 'path' ? 'found on the remote PATH' : host.how === 'cache' ? 'cached copy of this build' : 'copied'})`,
+    );
     session = `${host.root}/runs/${name}`;
     const p = sessionPaths(session);
-    say(`3/4 inputs: recipe.yaml${staged.files.length ? ` + ${staged.files.length} file(s)` : ''} → ${p.inputs}`);
+    say(
+      `3/4 inputs: recipe.yaml${staged.files.length ? ` + ${staged.files.length} file(s)` : ''} → ${p.inputs}`,
+    );
     phase = 'starting';
-    await uploadAndStart(target, host.sflow, session, [{ name: 'recipe.yaml', file: recipeCopy }, ...staged.files], remoteArgs(kind, p, opts));
+    await uploadAndStart(
+      target,
+      host.sflow,
+      session,
+      [{ name: 'recipe.yaml', file: recipeCopy }, ...staged.files],
+      remoteArgs(kind, p, opts),
+    );
     started = true;
     receipt = {
       command: kind,
@@ -116,7 +145,9 @@ export async function sshCommand(kind: Kind, positional: string[], opts: Record<
     say(`    receipt: ${receiptPath}`);
     phase = 'following';
     const { mode, tty } = followChoice(kind, opts);
-    const follow = interrupts ? undefined : await followRemote(target, host.sflow, session, mode, tty, (s) =>
+    const follow = interrupts
+      ? undefined
+      : await followRemote(target, host.sflow, session, mode, tty, (s) =>
           // compose: stdout is for the composed YAML only
           kind === 'compose' ? process.stderr.write(s) : process.stdout.write(s),
         );
@@ -191,12 +222,13 @@ async function stopRun(
   const r = await sshCall(t, agentCommand(sflow, 'stop', session), {
     timeoutMs: 60_000,
     what: 'stopping the run',
-    onStderr: (s) => process.stderr.write(s.replace(/^/gm, '[ssh]     ')),
+    onStderr: (s) => process.stderr.write(s.replace(/^(?=.)/gm, '[ssh]     ')),
   });
   const end = r.stdout.split('\n').map(parseEndLine).find(Boolean);
   const state: RemoteState = end && end.state !== 'unknown' ? end.state : 'unknown';
   updateReceipt(receiptPath, receipt, state, end?.code);
-  if (state === 'unknown') say(`could not confirm that the remote run stopped; check with: sflow watch ${receiptPath}`);
+  if (state === 'unknown')
+    say(`could not confirm that the remote run stopped; check with: sflow watch ${receiptPath}`);
   else say(`remote run ${state}${end ? ` (exit ${end.code})` : ''}`);
   try {
     await fetchOutput(t, sflow, session, 'logs', localDir);

@@ -134,13 +134,21 @@ export function sshFailure(t: SshTarget, r: SshResult, what: string): SflowError
       'free space on the remote, or point --ssh-remote-root at a filesystem with room',
     );
   if (r.code === 255) {
-    if (/Connection refused|timed out|No route to host|Could not resolve hostname|Network is unreachable|Name or service not known|Connection reset|Connection closed by/i.test(line))
+    if (
+      /Connection refused|timed out|No route to host|Could not resolve hostname|Network is unreachable|Name or service not known|Connection reset|Connection closed by/i.test(
+        line,
+      )
+    )
       return mk(
         'remote.unreachable',
         `cannot reach ${t.destination}: ${line}`,
         'check the host name and port (-p in --ssh), your network or VPN, and that sshd runs there',
       );
-    if (/Permission denied|Too many authentication failures|Authentication failed|no more authentication methods/i.test(line))
+    if (
+      /Permission denied|Too many authentication failures|Authentication failed|no more authentication methods/i.test(
+        line,
+      )
+    )
       return mk('remote.auth_refused', `${t.destination} refused the login: ${line}`, CONTROL_MASTER_HINT);
     if (/Host key verification failed|HOST IDENTIFICATION HAS CHANGED|host key/i.test(r.stderr))
       return mk(
@@ -148,7 +156,11 @@ export function sshFailure(t: SshTarget, r: SshResult, what: string): SflowError
         `the host key of ${t.destination} could not be verified: ${line}`,
         'connect once with plain ssh to check and accept the host key (known_hosts)',
       );
-    return mk('remote.ssh_failed', `ssh to ${t.destination} failed: ${line || 'exit 255'}`, CONTROL_MASTER_HINT);
+    return mk(
+      'remote.ssh_failed',
+      `ssh to ${t.destination} failed: ${line || 'exit 255'}`,
+      CONTROL_MASTER_HINT,
+    );
   }
   return mk(
     'remote.command_failed',

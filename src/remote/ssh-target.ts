@@ -97,7 +97,8 @@ export function parseSshTarget(text: string): SshTarget {
         options.push(`-${f}`, value);
         break;
       }
-      if (!FLAGS.has(f)) throw usage(`--ssh: unknown ssh option -${f}`, 'see ssh(1); give options as in `ssh`');
+      if (!FLAGS.has(f))
+        throw usage(`--ssh: unknown ssh option -${f}`, 'see ssh(1); give options as in `ssh`');
       options.push(`-${f}`);
     }
   }

@@ -33,7 +33,11 @@ export async function uploadAndStart(
     () => tar.end(),
     (e: unknown) => tar.destroy(e as Error),
   );
-  const r = await sshCall(t, shCommand(script), { timeoutMs: 5 * 60_000, input: tar, what: 'uploading the inputs and starting sflow' });
+  const r = await sshCall(t, shCommand(script), {
+    timeoutMs: 5 * 60_000,
+    input: tar,
+    what: 'uploading the inputs and starting sflow',
+  });
   await writing.catch(() => undefined);
   if (r.code !== 0 || r.timedOut || !/^started supervisor=\d+/m.test(r.stdout))
     throw sshFailure(t, r.code === 0 ? { ...r, code: 1 } : r, 'uploading the inputs and starting sflow');
@@ -65,8 +69,13 @@ export async function fetchOutput(
   const tarCode = await tarDone;
   if (r.code !== 0 || r.timedOut) throw sshFailure(t, r, 'fetching the output');
   if (tarCode !== 0)
-    throw new SflowError('remote.fetch', `could not unpack the fetched files into ${dest}: ${tarErr.trim() || `tar exit ${tarCode}`}`, {
-      phase: 'run',
-      hint: tarCode === -1 ? 'install tar on this machine' : 'check that the folder is writable and has room',
-    });
+    throw new SflowError(
+      'remote.fetch',
+      `could not unpack the fetched files into ${dest}: ${tarErr.trim() || `tar exit ${tarCode}`}`,
+      {
+        phase: 'run',
+        hint:
+          tarCode === -1 ? 'install tar on this machine' : 'check that the folder is writable and has room',
+      },
+    );
 }

@@ -89,7 +89,11 @@ export async function agentSupervise(session: string, args: string[]): Promise<n
   writeAtomic(p.supervisorPid, `${process.pid}\n`);
   const [cmd, ...pre] = selfCommand();
   const env = { ...process.env, SFLOW_TASK_OUTPUT: process.env.SFLOW_TASK_OUTPUT ?? 'always' };
-  const child = spawn(cmd, [...pre, ...args], { stdio: ['ignore', 'inherit', 'inherit'], cwd: p.workspace, env });
+  const child = spawn(cmd, [...pre, ...args], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+    cwd: p.workspace,
+    env,
+  });
   if (child.pid) writeAtomic(p.controllerPid, `${child.pid}\n`);
   for (const sig of ['SIGINT', 'SIGTERM'] as const)
     process.on(sig, () => {
@@ -137,7 +141,9 @@ export async function agentStop(session: string): Promise<number> {
     const target = step.group ? -sup! : ctl!;
     try {
       process.kill(target, step.signal);
-      say(`sent ${step.signal} to the remote ${step.group ? 'process group' : 'controller'} (pid ${Math.abs(target)}); waiting up to ${step.graceMs / 1000} s`);
+      say(
+        `sent ${step.signal} to the remote ${step.group ? 'process group' : 'controller'} (pid ${Math.abs(target)}); waiting up to ${step.graceMs / 1000} s`,
+      );
     } catch {
       /* already gone */
     }
