@@ -44,8 +44,8 @@ export function sflowAsync(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const out = { stdout: '', stderr: '' };
-  child.stdout!.on('data', (d: Buffer) => (out.stdout += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out.stderr += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (out.stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out.stderr += d.toString()));
   const timer = setTimeout(() => child.kill('SIGKILL'), o.timeoutMs ?? 120_000);
   const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
     child.on('close', (code) => {
@@ -81,7 +81,7 @@ export function processesWith(text: string): string[] {
 
 /** The direct children of `pid`, with their command lines. */
 export function childrenOf(pid: number): { pid: number; args: string }[] {
-  let out = '';
+  let out: string;
   try {
     out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(pid)], { encoding: 'utf8' });
   } catch {

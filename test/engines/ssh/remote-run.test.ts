@@ -235,7 +235,7 @@ artifacts:
 
     it('host down', () => {
       expect(fail(`${dest()} -F ${cfg()} -p 1`)).toMatch(
-        /✗ SSH error: cannot reach .*Connection refused\n  hint: check the host/,
+        /✗ SSH error: cannot reach .*Connection refused\n {2}hint: check the host/,
       );
     });
     it('authentication refused', () => {
@@ -248,7 +248,7 @@ artifacts:
       mkdirSync(empty, { recursive: true });
       const msg = fail(sshText(), ['--ssh-remote-root', `${root}/fresh`], { SFLOW_EXE_DIR: empty });
       expect(msg).toMatch(
-        /has no sflow .*no single executable for linux-x64 here to copy\n  hint: build it with/,
+        /has no sflow .*no single executable for linux-x64 here to copy\n {2}hint: build it with/,
       );
     });
     it('remote root not writable', () => {
