@@ -21,7 +21,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sflow } from '../../helpers/cli.js';
 import { describeWithEngines, engine } from '../helpers/engines.js';
-import { childrenOf, ensureExecutable, processesWith, sflowAsync, until, VERSION } from './exe-helpers.js';
+import {
+  EXE,
+  childrenOf,
+  ensureExecutable,
+  processesWith,
+  sflowAsync,
+  until,
+  VERSION,
+} from './exe-helpers.js';
 
 const ssh = engine('ssh');
 
@@ -126,6 +134,26 @@ artifacts:
       .split('\n');
     expect(localList).toEqual(remoteList);
     expect(localList).toContain(`./${runDir}/copy.txt`);
+  });
+
+  it('the single executable as the local side finds its own copy in the remote cache', () => {
+    const r = spawnSync(
+      EXE,
+      ['run', '-f', 'three.yaml', '--ssh', sshText(), '--ssh-remote-root', root, '--ssh-fetch', 'none'],
+      {
+        cwd: local,
+        env: { ...process.env, SFLOW_CACHE_DIR: join(local, 'cache'), NO_COLOR: '1' },
+        encoding: 'utf8',
+        timeout: 120_000,
+      },
+    );
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `2/4 sflow: ${root}/bin/sflow-${buildId}-linux-${process.arch} \\(cached copy of this build\\)`,
+      ),
+    );
+    expect(r.stdout).toMatch(/✓ Workflow completed/);
   });
 
   it('a killed connection leaves the run going; sflow watch reattaches and sees it end', async () => {
