@@ -2,14 +2,14 @@
 // node (`node bin/sflow.js`, which loads dist/bundle/main.js): size, and median wall time of
 // --version, --help, a dry-run and a local run of examples/hello.yaml. Runs are interleaved
 // (exe, node, exe, node, …) so machine load hits both alike; the executable's one-time unpack
-// happens before timing.   Run: RUNS=9 node bench/exe-startup.mjs
+// happens before timing.   Run: RUNS=9 node bench/exe-startup.mjs  [SFLOW_EXE=/path/to/other/build]
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fmt, median, REPO, scratch } from './lib.mjs';
 
 const runs = Number(process.env.RUNS ?? 9);
-const exe = join(REPO, 'dist', `sflow-linux-${process.arch}`);
+const exe = process.env.SFLOW_EXE || join(REPO, 'dist', `sflow-linux-${process.arch}`); // SFLOW_EXE: another build
 if (!existsSync(exe)) throw new Error(`${exe} is missing: npm run build && npm run build:exe`);
 const dir = scratch('sflow-bench-exe-');
 copyFileSync(join(REPO, 'examples', 'hello.yaml'), join(dir, 'hello.yaml'));

@@ -164,7 +164,7 @@ async function buildArch(arch, bundlePath) {
     disableExperimentalSEAWarning: true,
     useSnapshot: false,
     // the V8 code cache is specific to the CPU architecture it was made on
-    useCodeCache: parts.codeCache,
+    useCodeCache: parts.codeCache && process.env.SFLOW_EXE_CODE_CACHE !== '0', // =0: to measure without
     assets: { payload: join(dir, 'payload.bin'), 'payload-id': join(dir, 'payload-id.txt') },
   };
   writeFileSync(join(dir, 'sea-config.json'), JSON.stringify(config, null, 2));

@@ -60,6 +60,25 @@ describe('single executable on a PATH without Node.js', () => {
   });
 });
 
+// arm64: built by `npm run build:exe` (Node and resvg for arm64 come from the npm registry); checked
+// here only where it was built and qemu-user with the arm64 C library is installed
+const QEMU = '/usr/bin/qemu-aarch64';
+const ARM64 = join(REPO, 'dist', 'sflow-linux-arm64');
+const armReady = existsSync(QEMU) && existsSync('/usr/aarch64-linux-gnu/lib') && existsSync(ARM64);
+describe.skipIf(!armReady)('arm64 single executable under qemu-user', () => {
+  it('prints its version and dry-runs the sample', () => {
+    const env = { ...process.env, SFLOW_CACHE_DIR: join(dir, 'arm-cache') };
+    const run = (args: string[]) =>
+      spawnSync(QEMU, ['-L', '/usr/aarch64-linux-gnu', ARM64, ...args], {
+        env,
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
+    expect(run(['--version']).stdout).toMatch(/\(linux-arm64\)/);
+    expect(run(['run', '-f', HELLO, '--dry-run']).stdout).toMatch(/✓ Configuration is valid/);
+  });
+});
+
 const ssh = engine('ssh');
 describeWithEngines('single executable over ssh, account without Node.js', [ssh], () => {
   const dest = () => `${ssh.get('SFLOW_TEST_SSH_NONODE_USER')}@${ssh.get('SFLOW_TEST_SSH_ALIAS_A')}`;
