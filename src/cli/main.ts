@@ -90,7 +90,7 @@ export function buildProgram(): Command {
     process.exitCode = 2;
   });
 
-  sshOptions(fileOptions(program.command('run').description('run a workflow (or plan it with --dry-run)')))
+  fileOptions(program.command('run').description('run a workflow (or plan it with --dry-run)'))
     .option('--dry-run', 'plan only: print the plan (placement, GPUs, exact commands) and create nothing')
     .option('--tui', 'full-screen live view (ignored with --dry-run)')
     .option('--workspace-dir <dir>', 'base for relative artifact paths and the default output root')
@@ -122,10 +122,7 @@ export function buildProgram(): Command {
       process.exitCode = await runCommand(files, opts);
     });
 
-  sshOptions(
-    fileOptions(program.command('compose').description('merge several recipe files into one'), false),
-    false,
-  )
+  fileOptions(program.command('compose').description('merge several recipe files into one'), false)
     .option('-o, --output <path>', 'write the composed YAML here (default: stdout)')
     .option('-r, --resolve', 'inline resolvable variables')
     .addHelpText('after', `\n${DOCS}`)
@@ -199,6 +196,12 @@ export function buildProgram(): Command {
       const { schemaCommand } = await import('./schema.js');
       process.exitCode = await schemaCommand(opts);
     });
+  // --ssh on run and compose (batch too, once it exists)
+  sshOptions(program.commands.find((c) => c.name() === 'run')!);
+  sshOptions(
+    program.commands.find((c) => c.name() === 'compose')!,
+    false,
+  );
   // the program itself takes no arguments: extra words reach its action as an unknown command
   // (set last, so the subcommands created above keep rejecting excess arguments)
   program.allowExcessArguments(true);
