@@ -10,10 +10,16 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { sflow } from '../helpers/cli.js';
 
 const root = mkdtempSync(join(tmpdir(), 'sflow-agent-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+const sessions: string[] = [];
+afterAll(() => {
+  // a test that failed half-way may have left a run going: stop it before removing its folder
+  for (const s of sessions) sflow(['remote-agent', 'stop', s], { timeoutMs: 60_000 });
+  rmSync(root, { recursive: true, force: true });
+}, 120_000);
 
 function session(name: string, script: string[]): string {
   const s = join(root, name);
+  sessions.push(s);
   mkdirSync(join(s, 'inputs'), { recursive: true });
   const steps = script.map((l) => `        - ${JSON.stringify(l)}`).join('\n');
   writeFileSync(

@@ -22,8 +22,13 @@ export function selfCommand(): string[] {
 }
 
 function writeAtomic(path: string, text: string): void {
-  writeFileSync(`${path}.tmp`, text);
-  renameSync(`${path}.tmp`, path);
+  try {
+    writeFileSync(`${path}.tmp`, text);
+    renameSync(`${path}.tmp`, path);
+  } catch (e) {
+    // the session folder was removed under a running supervisor: nothing left to record into
+    process.stderr.write(`remote-agent: could not write ${path}: ${(e as Error).message}\n`);
+  }
 }
 
 export function readPid(path: string): number | undefined {

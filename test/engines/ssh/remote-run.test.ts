@@ -65,7 +65,10 @@ describeWithEngines('sflow run --ssh (real sshd, remote account without Node.js)
     writeFileSync(join(local, 'data', 'input.txt'), 'uploaded from here\n');
   }, 300_000);
   afterAll(() => {
-    if (root) remote(`rm -rf ${root} "$HOME/.cache/sflow/exe/${buildId}"`);
+    // a test that failed half-way may have left a run going: stop every session before removing them
+    const exe = `${root}/bin/sflow-${buildId}-linux-${process.arch}`;
+    const stopAll = `for s in ${root}/runs/*; do [ -x ${exe} ] && [ -d "$s" ] && ${exe} remote-agent stop "$s" >/dev/null 2>&1; done`;
+    if (root) remote(`${stopAll}; rm -rf ${root} "$HOME/.cache/sflow/exe/${buildId}"`);
     rmSync(local, { recursive: true, force: true });
   });
 
