@@ -73,6 +73,8 @@ svg.timeline rect.boot{fill:#fff;opacity:.45;pointer-events:none}
 svg.timeline .mk-ready{fill:#0d47a1;stroke:#fff;stroke-width:1}
 svg.timeline .mk-retry{fill:${COLORS.RETRIED};font-weight:700}
 svg.timeline rect.bar:hover{stroke:#1c2430;stroke-width:1}
+svg.timeline .session line{stroke:#6a1b9a;stroke-width:1.5;stroke-dasharray:6 3}svg.timeline .session text{fill:#6a1b9a;font-weight:600}
+svg.timeline .lbl.reused{fill:#6a1b9a}svg.timeline .gap rect{fill:#eef0f4}svg.timeline .gap text{text-anchor:middle;fill:#68778a}
 svg.dag .edge{fill:none;stroke:#8796a8;stroke-width:1.2}svg.dag .edge.on-ready{stroke:#1e88e5;stroke-dasharray:5 3}
 svg.dag .node text{text-anchor:middle;fill:#fff;font-weight:600}
 svg.dag .node rect.s-PENDING+text{fill:#1c2430}

@@ -10,6 +10,7 @@ import { attemptEnd, statusCounts, type ReportModel } from './model.js';
 import type { MonitorChart } from './monitor.js';
 import { failuresHtml, gpuHtml, probesHtml, resultsHtml, runDuration } from './tables.js';
 import { concurrencySeries, timelineSvg } from './timeline-svg.js';
+import { sessionsHtml } from './sessions.js';
 
 export interface ReportInput {
   model: ReportModel;
@@ -125,6 +126,7 @@ export function renderReport(input: ReportInput): string {
     'Timeline',
     `${legendHtml()}<div class="wide">${timeline.svg}</div><p class="note">${timeline.attempts} attempt${timeline.attempts === 1 ? '' : 's'}; hover a bar for its times, exit code and reason.</p>`,
   ]);
+  if (m.sessions.length > 1) sections.push(['sessions', `Sessions (${m.sessions.length})`, sessionsHtml(m)]);
   sections.push(['dag', 'DAG', `<div class="wide">${dag.html}</div>`]);
   sections.push(['results', 'Results', resultsHtml(m, input.units)]);
   if (!failedCount && !m.errors.length)
@@ -141,7 +143,7 @@ export function renderReport(input: ReportInput): string {
   ]);
   const nav = `<nav>${sections.map(([id, title]) => `<a href="#${id}">${esc(title)}</a>`).join('')}</nav>`;
   const body = [
-    headerHtml(m),
+    headerHtml(m, m.sessions.length > 1 ? ` · ${m.sessions.length} sessions (resumed)` : ''),
     nav,
     '<main>',
     ...sections.map(([id, title, html]) => `<section id="${id}"><h2>${esc(title)}</h2>${html}</section>`),

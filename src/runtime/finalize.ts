@@ -5,7 +5,7 @@
  */
 import { assertionFailure, checkAssertions } from '../outputs/assertions.js';
 import { collectTaskResult } from '../outputs/results.js';
-import { ResultsIndex } from '../outputs/results-index.js';
+import { ResultsIndex, type ResultsIndexEntry } from '../outputs/results-index.js';
 import { writeLegacyOutputs } from '../outputs/legacy-outputs.js';
 import type { PlannedTask } from '../plan/types.js';
 import type { RunEventInput } from '../events/events.js';
@@ -42,6 +42,8 @@ export function makeFinalizer(runDir: string, runId: string, emit: (e: RunEventI
       }
       return failure;
     },
+    /** a resumed run: the results.json entries of the tasks it reuses stay in the file */
+    seed: (entries: Record<string, ResultsIndexEntry>) => index.seed(entries),
     flush: () => index.flush(),
   };
 }
