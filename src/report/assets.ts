@@ -125,11 +125,13 @@ JSON.parse(data.textContent).forEach(function(c){
       ctx.moveTo(x,u.bbox.top);ctx.lineTo(x,u.bbox.top+u.bbox.height);ctx.stroke();
       if(x-lastX<13*r)return;lastX=x;
       ctx.save();ctx.translate(x+3*r,u.bbox.top+4*r);ctx.rotate(Math.PI/2);ctx.fillStyle=st[0];
+      ctx.textAlign='left';ctx.textBaseline='top';
       ctx.font=(10*r)+'px sans-serif';ctx.fillText(String(m[2]).slice(0,48),0,0);ctx.restore();});
     ctx.restore();}]}};
   var width=Math.max(480,Math.min(1100,(el.parentNode.clientWidth||1000)-10));
   var opts={title:c.title,width:width,height:220,plugins:[markers],
-    scales:{x:{time:!!c.time}},
+    scales:{x:{time:!!c.time,range:c.range?function(u,lo,hi){return [Math.min(lo,c.range[0]),Math.max(hi,c.range[1])];}:undefined},
+      y:c.unit==='%'?{range:function(u,lo,hi){return [0,Math.max(100,hi)];}}:{}},
     axes:[{},{label:c.unit||''}],
     series:[{label:c.time?'time':'s'}].concat(c.series.map(function(s,i){
       return {label:s.label,stroke:s.color||PALETTE[i%PALETTE.length],width:1.5,spanGaps:!!c.gaps,points:{show:!c.stepped&&c.x.length<80},paths:c.stepped?uPlot.paths.stepped({align:1}):undefined};}))};

@@ -11,6 +11,7 @@ import type { PageChart } from './page.js';
 export function monitorSection(
   views: MonitorView[],
   markers: Marker[],
+  range: [number, number],
 ): { html: string; charts: PageChart[] } {
   const charts: PageChart[] = [];
   const parts: string[] = [];
@@ -29,6 +30,7 @@ export function monitorSection(
         x: c.x,
         series: c.series,
         markers,
+        range,
       });
       parts.push(`<div class="chart monitor" id="${id}" data-title="${esc(c.title)}"></div>`);
     });

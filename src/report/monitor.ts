@@ -37,8 +37,7 @@ export interface MonitorView {
 interface ChartSpec {
   metric: string;
   title: string;
-  unit: string;
-  scale: number;
+  units: Array<[string, number]>;
   /** series per GPU (else per host) */
   perGpu?: boolean;
   /** series label after the host */
@@ -47,27 +46,26 @@ interface ChartSpec {
   chart: string;
 }
 
+/** units of a metric, smallest first: [name, how many base units]; the chart uses the largest that fits */
+const BYTES_PER_S: Array<[string, number]> = [
+  ['B/s', 1],
+  ['KB/s', 1e3],
+  ['MB/s', 1e6],
+  ['GB/s', 1e9],
+];
+const MIB: Array<[string, number]> = [
+  ['MiB', 1],
+  ['GiB', 1024],
+];
+const PCT: Array<[string, number]> = [['%', 1]];
+
 const SPECS: ChartSpec[] = [
-  {
-    chart: 'gpu_util',
-    metric: 'gpu_utilization_pct',
-    title: 'GPU utilisation',
-    unit: '%',
-    scale: 1,
-    perGpu: true,
-  },
-  {
-    chart: 'gpu_mem',
-    metric: 'gpu_memory_used_mib',
-    title: 'GPU memory used',
-    unit: 'GiB',
-    scale: 1 / 1024,
-    perGpu: true,
-  },
-  { chart: 'cpu', metric: 'cpu_utilization_pct', title: 'CPU utilisation', unit: '%', scale: 1 },
-  { chart: 'mem', metric: 'memory_used_pct', title: 'Memory used', unit: '%', scale: 1 },
-  { chart: 'net', metric: 'rx_bytes_per_s', title: 'Network', unit: 'MB/s', scale: 1e-6, suffix: 'received' },
-  { chart: 'net', metric: 'tx_bytes_per_s', title: 'Network', unit: 'MB/s', scale: 1e-6, suffix: 'sent' },
+  { chart: 'gpu_util', metric: 'gpu_utilization_pct', title: 'GPU utilisation', units: PCT, perGpu: true },
+  { chart: 'gpu_mem', metric: 'gpu_memory_used_mib', title: 'GPU memory used', units: MIB, perGpu: true },
+  { chart: 'cpu', metric: 'cpu_utilization_pct', title: 'CPU utilisation', units: PCT },
+  { chart: 'mem', metric: 'memory_used_pct', title: 'Memory used', units: PCT },
+  { chart: 'net', metric: 'rx_bytes_per_s', title: 'Network', units: BYTES_PER_S, suffix: 'received' },
+  { chart: 'net', metric: 'tx_bytes_per_s', title: 'Network', units: BYTES_PER_S, suffix: 'sent' },
 ];
 
 export const MAX_POINTS = 600;
@@ -139,7 +137,6 @@ class Accumulator {
   private rows = 0;
   private readonly bySpec = new Map<ChartSpec, Map<string, { t: number[]; v: number[] }>>();
   private readonly hosts = new Set<string>();
-  private readonly gpuHosts = new Set<string>();
   private readonly errors = new Set<string>();
   private readonly wanted = new Map(SPECS.map((s) => [s.metric, s]));
 
@@ -171,15 +168,14 @@ class Accumulator {
     this.hosts.add(host);
     let label = host;
     if (spec.perGpu) {
-      this.gpuHosts.add(host);
       label = `${host}\u0000GPU ${cId >= 0 ? f[cId] : '?'}`;
     } else if (spec.suffix) label = `${host}\u0000${spec.suffix}`;
     let m = this.bySpec.get(spec);
-    if (!m) this.bySpec.set(spec, (m = new Map()));
+    if (!m) this.bySpec.set(spec, (m = new Map<string, { t: number[]; v: number[] }>()));
     let s = m.get(label);
     if (!s) m.set(label, (s = { t: [], v: [] }));
     s.t.push(t);
-    s.v.push(v * spec.scale);
+    s.v.push(v);
     return ++this.rows < MAX_ROWS;
   }
 
@@ -198,7 +194,12 @@ class Accumulator {
         for (const [label, s] of this.bySpec.get(spec) ?? []) series.push({ label: name(label), ...s });
       if (!series.length) continue;
       series.sort((a, b) => a.label.localeCompare(b.label, undefined, { numeric: true }));
-      charts.push({ title: specs[0].title, unit: specs[0].unit, ...align(series) });
+      let peak = 0;
+      for (const x of series) for (const v of x.v) if (v > peak) peak = v;
+      const units = specs[0].units;
+      const [unit, per] = units.filter(([, k]) => k <= Math.max(peak, 1)).pop() ?? units[0];
+      const scaled = per === 1 ? series : series.map((x) => ({ ...x, v: x.v.map((v) => v / per) }));
+      charts.push({ title: specs[0].title, unit, ...align(scaled) });
     }
     return { charts, samples: this.rows, hosts: [...this.hosts], errors: [...this.errors] };
   }

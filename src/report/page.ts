@@ -36,6 +36,8 @@ export interface PageChart {
   series: Array<{ label: string; values: Array<number | null>; color?: string }>;
   /** task events as vertical rules */
   markers?: Marker[];
+  /** x range the axis covers at least (the run's span), beyond the samples */
+  range?: [number, number];
 }
 
 const CSP =
@@ -91,7 +93,8 @@ export function renderReport(input: ReportInput): string {
       ],
     });
   }
-  const hardware = input.monitor?.length ? monitorSection(input.monitor, eventMarkers(m)) : undefined;
+  const span: [number, number] = [m.startedAt / 1000, m.endedAt / 1000];
+  const hardware = input.monitor?.length ? monitorSection(input.monitor, eventMarkers(m), span) : undefined;
   charts.push(...(hardware?.charts ?? []));
   const failedCount = m.tasks.filter((t) => t.status === 'FAILED').length;
   const sections: Array<[string, string, string]> = [];

@@ -8,32 +8,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REPO, sflow } from '../helpers/cli.js';
+import { sflow } from '../helpers/cli.js';
+import { MONITORED, MONITOR_ENV } from '../helpers/monitored-run.js';
 import { onlyRunDir } from '../helpers/run-dir.js';
 
 const root = mkdtempSync(join(tmpdir(), 'sflow-report-mon-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-export const MONITORED = `version: "0.1"
-workflow:
-  name: monitored
-  monitor: { interval: 500 }
-  tasks:
-    - name: load
-      resources: { gpus: { count: 2 } }
-      script:
-        - sleep 2
-    - name: after
-      depends_on: [load]
-      script:
-        - sleep 1
-`;
-
-export const MONITOR_ENV = {
-  PATH: `${join(REPO, 'assets', 'test-bin')}:${process.env.PATH}`,
-  SFLOW_GPU_RESERVATION: '0',
-  FAKE_NVIDIA_SMI_GPUS: '2',
-};
 
 interface Chart {
   id: string;

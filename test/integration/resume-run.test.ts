@@ -21,51 +21,11 @@ import { BIN, hasStackTrace, sflow } from '../helpers/cli.js';
 import type { RunEvent } from '../../src/events/events.js';
 import { parseEventsJsonl } from '../../src/reporters/events-jsonl.js';
 import { groupState } from '../../src/util/group-liveness.js';
+import { FAILING, ROWS, sweepRecipe } from '../helpers/resume-runs.js';
 
 const root = mkdtempSync(join(tmpdir(), 'sflow-resume-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 let n = 0;
-
-const ROWS = [1, 2, 3, 4, 5, 6, 7, 8];
-const FAILING = [3, 6];
-
-/** prep → bench (one row per ROW; a row fails while marks/fail_<ROW> exists) → collect */
-function sweepRecipe(extra = ''): string {
-  return `version: "0.1"
-variables:
-  ROW:
-    type: integer
-    value: 1
-    domain: [${ROWS.join(', ')}]
-workflow:
-  name: rsweep
-  tasks:
-    - name: prep
-      script:
-        - echo prep >> "$MARKS/runs.log"
-    - name: bench
-      depends_on: [prep]
-      replicas:
-        variables: [ROW]
-        policy: parallel
-      script:
-        - echo "bench_\${ROW}" >> "$MARKS/runs.log"
-        - |
-          if [ -e "$MARKS/fail_\${ROW}" ]; then
-            # fail only once sflow recorded prep and every other row COMPLETED, so fail-fast cancels none of them
-            n=0
-            while [ "$(grep -c '"type":"task_finished".*"status":"COMPLETED"' "$SFLOW_WORKFLOW_OUTPUT_DIR/events.jsonl")" -lt ${ROWS.length - FAILING.length + 1} ] && [ $n -lt 600 ]; do sleep 0.1; n=$((n+1)); done
-            echo "row \${ROW} fails"; exit 1
-          fi
-        - echo "tput: \${ROW}0.0"
-      result:
-        tput: 'tput: ([\\d.]+)'
-    - name: collect
-      depends_on: [bench]
-      script:
-        - echo collect${extra} >> "$MARKS/runs.log"
-`;
-}
 
 interface Fixture {
   dir: string;
