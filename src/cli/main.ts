@@ -116,6 +116,11 @@ export function buildProgram(): Command {
     )
     .option('-e, --extra-args <arg>', 'appended to every slurm backend extra_args', collect)
     .option('-v, --verbose', 'more detail in sflow.log (same as --log-level debug)')
+    .option(
+      '--resume <run-dir>',
+      'run again only what did not complete in that run (and what depends on it), in the same folder',
+    )
+    .option('--force', 'with --resume: go on although the recipe or its variables changed')
     .addHelpText('after', `\n${DOCS}`)
     .action(async (files: string[], opts: Record<string, unknown>) => {
       if (opts.ssh !== undefined) {

@@ -64,6 +64,22 @@ function followChoice(kind: Kind, opts: Record<string, unknown>): { mode: Follow
   return { mode, tty };
 }
 
+/** Options the remote command does not get: a usage error, before anything is sent. */
+function refuseUnforwarded(kind: Kind, opts: Record<string, unknown>): void {
+  const refuse = (message: string, hint: string) =>
+    new SflowError('cli.ssh_unsupported', message, { phase: 'usage', exitCode: 2, hint });
+  if (kind === 'compose' && (opts.bulkInput || opts.row || opts.validate))
+    throw refuse(
+      'compose --ssh does not take --bulk-input, --row or --validate in this version',
+      'compose the rows locally (sflow compose --bulk-input …), then run each with --ssh',
+    );
+  if (kind === 'run' && (opts.resume !== undefined || opts.force))
+    throw refuse(
+      'run --ssh does not take --resume or --force in this version',
+      'resume on the remote host itself: sflow run --resume <its run folder> (the receipt names the session)',
+    );
+}
+
 export async function sshCommand(
   kind: Kind,
   positional: string[],
@@ -73,16 +89,7 @@ export async function sshCommand(
   let target: SshTarget;
   let staged: ReturnType<typeof stageInputs>;
   try {
-    if (kind === 'compose' && (opts.bulkInput || opts.row || opts.validate))
-      throw new SflowError(
-        'cli.ssh_unsupported',
-        'compose --ssh does not take --bulk-input, --row or --validate in this version',
-        {
-          phase: 'usage',
-          exitCode: 2,
-          hint: 'compose the rows locally (sflow compose --bulk-input …), then run each with --ssh',
-        },
-      );
+    refuseUnforwarded(kind, opts);
     target = parseSshTarget(String(opts.ssh));
     staged = stageInputs(kind, positional, opts);
   } catch (e) {

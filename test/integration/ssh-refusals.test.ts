@@ -1,7 +1,7 @@
 /**
  * What --ssh does not cover yet is refused by name before any connection: `sflow batch` (and
- * `batch --ssh`) does not exist in this version, and `compose --ssh` does not take the bulk
- * options. The destination is never contacted (a host name that cannot resolve would fail later).
+ * `batch --ssh`) does not exist in this version, `compose --ssh` does not take the bulk options,
+ * `run --ssh` does not take --resume. The destination is never contacted.
  */
 import { describe, expect, it } from 'vitest';
 import { sflowInProcess } from '../helpers/cli-inprocess.js';
@@ -25,6 +25,13 @@ describe('--ssh refusals', () => {
     const r = await sflowInProcess(['compose', '--ssh', 'me@nowhere.invalid', '--bulk-input', 'rows.csv']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/compose --ssh does not take --bulk-input, --row or --validate/);
+    expect(r.stderr).not.toMatch(/\[ssh\] 1\/4 connect/);
+  });
+
+  it('run --ssh with --resume is a usage error, before any connection', async () => {
+    const r = await sflowInProcess(['run', '--ssh', 'me@nowhere.invalid', '--resume', 'sflow_output/x']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/run --ssh does not take --resume or --force/);
     expect(r.stderr).not.toMatch(/\[ssh\] 1\/4 connect/);
   });
 });

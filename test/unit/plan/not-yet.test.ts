@@ -101,6 +101,7 @@ const IMPLEMENTED = new Set([
   '--ssh-fetch',
   '--ssh-tty',
   '--once',
+  '--resume', // sflow run --resume (with --force)
   '--all',
 ]);
 
