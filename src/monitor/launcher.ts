@@ -4,7 +4,7 @@
  * node (local: a process group on this host; later Slurm: an `srun --overlap` step per node,
  * Docker pool: `ssh host sh -s -- ARGS < script`).
  */
-import { assetPath } from '../util/assets.js';
+import { assetPath } from '../config/assets.js';
 import type { CollectorPlan } from '../plan/monitor-schedule.js';
 
 export interface CollectorLaunch {

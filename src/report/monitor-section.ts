@@ -6,7 +6,7 @@
 import { esc } from './html.js';
 import type { Marker } from './markers.js';
 import type { MonitorView } from './monitor.js';
-import type { PageChart } from './page.js';
+import type { PageChart } from './page-chart.js';
 
 export function monitorSection(
   views: MonitorView[],

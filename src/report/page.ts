@@ -8,7 +8,8 @@ import { dagSvg } from './dag-svg.js';
 import { chip, esc, scriptJson, stamp } from './html.js';
 import { statusCounts, type ReportModel } from './model.js';
 import type { MonitorView } from './monitor.js';
-import { eventMarkers, type Marker } from './markers.js';
+import { eventMarkers } from './markers.js';
+import type { PageChart } from './page-chart.js';
 import { monitorSection } from './monitor-section.js';
 import { failuresHtml, gpuHtml, probesHtml, resultsHtml, runDuration } from './tables.js';
 import { concurrencySeries, timelineSvg } from './timeline-svg.js';
@@ -23,22 +24,6 @@ export interface ReportInput {
   monitor?: MonitorView[];
 }
 
-/** A chart for the page script: `x` plus one values array per series. */
-export interface PageChart {
-  id: string;
-  title: string;
-  unit?: string;
-  time?: boolean;
-  stepped?: boolean;
-  /** draw lines across missing samples */
-  gaps?: boolean;
-  x: number[];
-  series: Array<{ label: string; values: Array<number | null>; color?: string }>;
-  /** task events as vertical rules */
-  markers?: Marker[];
-  /** x range the axis covers at least (the run's span), beyond the samples */
-  range?: [number, number];
-}
 
 const CSP =
   "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
