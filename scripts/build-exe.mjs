@@ -50,9 +50,20 @@ async function bundleCjs() {
         name: 'sflow-sea',
         resolveId(id) {
           if (id === RESVG) return '\0sea-resvg';
+          if (/(^|\/)reporters\/tui\/index\.js$/.test(id)) return '\0sea-no-tui';
           return null;
         },
         load(id) {
+          // the live view (ink, yoga-layout) uses top-level await, which one CommonJS file cannot
+          // hold: in the executable `--tui` on a terminal is refused by name (the npm install has it)
+          if (id === '\0sea-no-tui')
+            return `import { SflowError } from ${JSON.stringify(join(DIST, 'config', 'errors.js'))};
+export function startTui() {
+  throw new SflowError('exe.no_tui', 'the full-screen live view (--tui) is not in the single executable', {
+    phase: 'limitation',
+    hint: 'run without --tui (the console view), or use sflow installed with npm',
+  });
+}`;
           // CommonJS so `const { Resvg } = await import(...)` keeps its named exports
           if (id === '\0sea-resvg')
             return `module.exports = require('node:module').createRequire(globalThis.__sflowSeaUrl)('${RESVG}');`;

@@ -58,6 +58,21 @@ describe('single executable on a PATH without Node.js', () => {
     expect(png.status, png.stderr).toBe(0);
     expect(readFileSync(join(dir, 'g.png')).subarray(1, 4).toString()).toBe('PNG');
   });
+
+  it('--tui on a terminal is refused by name (the live view is not in the executable)', () => {
+    // `script` gives the run a terminal, so the live view would be chosen
+    const cmd = `${EXE} run -f ${HELLO} --tui`;
+    const r = spawnSync('script', ['-qec', cmd, '/dev/null'], {
+      cwd: dir,
+      env: env(),
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    expect(r.status).toBe(1);
+    expect(r.stdout).toMatch(
+      /Not supported in this version: the full-screen live view \(--tui\) is not in the single executable/,
+    );
+  });
 });
 
 // arm64: built by `npm run build:exe` (Node and resvg for arm64 come from the npm registry); checked
