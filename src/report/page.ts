@@ -24,7 +24,6 @@ export interface ReportInput {
   monitor?: MonitorView[];
 }
 
-
 const CSP =
   "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
 
