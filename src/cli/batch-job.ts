@@ -103,8 +103,8 @@ export function validateJob(j: JobSpec, c: BatchCommon): ValidJob {
     runId: makeRunId(workflow),
     catalog: backendCatalog,
   });
-  warnings.push(...checkArtifactPaths(plan.artifacts, c.skipArtifactCheck, loaded.doc));
   warnings.push(...runPreflight(plan, loaded, {}));
+  warnings.push(...checkArtifactPaths(loaded, c.workspaceDir, c.skipArtifactCheck));
   const refused = unrunnableBackends(plan);
   if (refused.length) throw notRunnableError(refused[0]);
   const batchBackend = plan.backends.find((b) => b.capabilities.batch);
