@@ -57,7 +57,8 @@ function taskField(ctx: NotYetContext, key: string): Array<[string, PathSeg[]]> 
   );
 }
 
-function flag(ctx: NotYetContext, key: string, name: string): Array<[string, undefined]> {
+/** a command-line flag in use (for rows that cover flags) */
+export function flag(ctx: NotYetContext, key: string, name: string): Array<[string, undefined]> {
   const v = ctx.options[key];
   return v === undefined || v === false || (Array.isArray(v) && v.length === 0) ? [] : [[name, undefined]];
 }

@@ -65,5 +65,5 @@ export async function runSflow(
 ) {
   const r = startSflow(args, o);
   const out = await r.done;
-  return { ...out, runDir: r.runDir };
+  return { ...out, runDir: () => r.runDir() };
 }
