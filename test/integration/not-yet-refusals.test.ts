@@ -54,13 +54,6 @@ const CASES: Record<string, Case> = {
     line: 3,
     says: "backend 'd' (docker): Docker is not supported by this version of sflow yet",
   },
-  'backend-slurm': {
-    recipe:
-      'backends:\n  - name: s\n    type: slurm\n    account: a\n    partition: p\n    time: 10\n    nodes: 1\n    default: true\n' +
-      wf(),
-    line: 3,
-    says: "backend 's' (slurm): Slurm is not supported by this version of sflow yet (a limitation of this release, not a mistake in the recipe)",
-  },
   'backend-kubernetes': {
     recipe:
       'operators:\n  - name: pod\n    type: k8s\n    image: x\nbackends:\n  - name: k\n    type: kubernetes\n    namespace: n\n    nodes: 1\n    default: true\n' +
@@ -68,7 +61,6 @@ const CASES: Record<string, Case> = {
     line: 7,
     says: "backend 'k' (kubernetes): Kubernetes is not supported",
   },
-  'extra-args': { recipe: wf(), args: ['-e', '--exclusive'], says: '-e/--extra-args: appending to Slurm' },
   'task-timeout': {
     recipe: wf('', `${TASK}      timeout: 5\n`),
     line: 6,
@@ -119,14 +111,18 @@ describe('every not-yet feature, used in a recipe or on the command line', () =>
   });
 
   it('several at once are refused together, each located, before anything starts', async () => {
-    const cwd = workdir('artifacts:\n  - name: M\n    uri: docker://nvcr.io/x:1\n' + wf());
-    const r = await cli(['run', '-f', 'r.yaml', '-e', '--exclusive'], { cwd });
+    const cwd = workdir(
+      'artifacts:\n  - name: M\n    uri: docker://nvcr.io/x:1\n' +
+        'backends:\n  - name: d\n    type: docker\n    image: x\n    default: true\n' +
+        wf(),
+    );
+    const r = await cli(['run', '-f', 'r.yaml'], { cwd });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
       /^✗ Not supported in this version: r\.yaml:3:5: this recipe uses 2 things this version plans but does not run yet; nothing was started:\n/,
     );
     expect(r.stderr).toMatch(/\n {2}- r\.yaml:3:5: artifact 'M' \(docker:\/\/\): /);
-    expect(r.stderr).toMatch(/\n {2}- -e\/--extra-args: /);
+    expect(r.stderr).toMatch(/\n {2}- r\.yaml:6:5: backend 'd' \(docker\): /);
     expect(existsSync(join(cwd, 'sflow_output'))).toBe(false);
   });
 });
