@@ -148,6 +148,20 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('recover')
+    .description('stop what runs whose driver was killed left behind, and mark them as ended')
+    .argument(
+      '[run-dirs...]',
+      'run directories (default: every run of yours on this machine whose driver is gone)',
+    )
+    .option('--grace-seconds <s>', 'TERM → KILL grace for what is left', '5')
+    .addHelpText('after', `\n${DOCS}`)
+    .action(async (dirs: string[], opts: Record<string, unknown>) => {
+      const { recoverCommand } = await import('./recover.js');
+      process.exitCode = await recoverCommand(dirs, opts);
+    });
+
+  program
     .command('schema')
     .description('print the JSON Schema of recipes (for editor completion)')
     .option('-o, --output <path>', 'write to a file instead of stdout')
@@ -171,7 +185,12 @@ export async function main(argv: string[]): Promise<void> {
     epipeHandled = true;
     process.stdout.on('error', (e: NodeJS.ErrnoException) => {
       if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      // the terminal went away (SIGHUP): a run still tears down and writes its files
+      if (e.code === 'EIO') return;
       throw e;
+    });
+    process.stderr.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EIO' && e.code !== 'EPIPE') throw e;
     });
   }
   const program = buildProgram();

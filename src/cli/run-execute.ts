@@ -13,6 +13,7 @@ import { buildPlan } from '../plan/build.js';
 import type { Plan, PlannedBackend } from '../plan/types.js';
 import { createProbeDriver } from '../probes/probe-adapter.js';
 import type { ProbeDriver } from '../probes/probe-driver.js';
+import { lostRuns } from '../runtime/live-runs.js';
 import { runSession, type SessionResult } from '../runtime/session.js';
 import { errorMessage } from '../util/errors.js';
 import { ensureDir } from '../outputs/ensure-dir.js';
@@ -97,6 +98,8 @@ export async function executeRecipe(
     opts: Record<string, unknown>;
   },
 ): Promise<number> {
+  // runs of this user whose driver was killed: stop their leftovers first, say so, mark them
+  const lost = await recoverLostRunsBeforeRun();
   const { openRunView } = await import('./run-view.js');
   const view = await openRunView(o.opts); // console or --tui, plus the event-loop stall watchdog
   // hardware monitor: collectors per the plan-time schedule on the final plan, reports after the run
@@ -107,7 +110,7 @@ export async function executeRecipe(
     console: view.console,
     taskOutput: echoTaskOutput(),
     handleSignals: true,
-    warnings: loaded.warnings.map((w) => w.message),
+    warnings: [...loaded.warnings.map((w) => w.message), ...lost],
     onEvent: (e) => {
       monitor.emit(e);
       view.emit(e);
@@ -128,6 +131,21 @@ export async function executeRecipe(
   await monitor.build();
   await writeReport(r.runDir);
   return code;
+}
+
+/** Recovers lost runs (never fails the new run); the lines it printed, for the run's own ledgers. */
+async function recoverLostRunsBeforeRun(): Promise<string[]> {
+  try {
+    if (lostRuns().length === 0) return [];
+    const { describeRecovery, recoverLostRuns } = await import('./recover-runs.js');
+    const lines = (await recoverLostRuns()).flatMap(describeRecovery);
+    for (const l of lines) process.stderr.write(`⚠ ${l}\n`);
+    return lines;
+  } catch (e) {
+    const msg = `could not look for runs that lost their driver: ${errorMessage(e)}`;
+    process.stderr.write(`⚠ ${msg}\n`);
+    return [msg];
+  }
 }
 
 /** `report.html` from the run's ledger, on every path (a failure to build it only warns). */

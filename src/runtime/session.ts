@@ -25,6 +25,7 @@ import { allocateAll, preflightAll, releaseAll } from './session-backends.js';
 import { makeFinalizer } from './finalize.js';
 import { Orchestrator } from './orchestrator.js';
 import { planInfo } from './plan-info.js';
+import { registerLiveRun } from './live-runs.js';
 import { installSignalHandlers } from './signals.js';
 import { computeVerdict, signalExitCode, type Verdict } from './verdict.js';
 import { WorkflowDeadline } from './deadline.js';
@@ -89,6 +90,7 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
     tasks: trial.tasks.map((t) => t.name),
   });
   for (const w of o.warnings ?? []) bus.emit({ type: 'log', level: 'warning', message: w });
+  const unregister = registerRun(trial, bus);
   const unsubscribe = traceExternalCalls(bus, resolve(runDir, 'command_trace.jsonl'));
 
   const session = new AbortController();
@@ -143,6 +145,7 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
           options: o.backendOptions ?? {},
           env: o.env ?? process.env,
           gpuTasks: gpuTasks.has(b.name),
+          ...(o.graceMs !== undefined ? { graceMs: o.graceMs } : {}),
         }),
       );
     }
@@ -211,7 +214,22 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
     message: verdict.message,
   });
   await bus.close();
+  unregister();
   return { ...verdict, runDir, tasks: statuses };
+}
+
+/** The run in the index of live runs (found by `sflow recover` if this driver is lost). */
+function registerRun(plan: Plan, bus: EventBus): () => void {
+  try {
+    return registerLiveRun({ runId: plan.runId, workflow: plan.workflow, runDir: plan.paths.runDir });
+  } catch (e) {
+    bus.emit({
+      type: 'log',
+      level: 'warning',
+      message: `this run is not in the index of live runs (${errorMessage(e)}): if its driver is killed, run \`sflow recover ${plan.paths.runDir}\``,
+    });
+    return () => undefined;
+  }
 }
 
 /** external_call events for every bounded external call, a trace row for the notable ones. */

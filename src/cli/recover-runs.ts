@@ -1,0 +1,197 @@
+/**
+ * Runs that lost their driver (SIGKILL, a crash, a power cut): found in the index of live runs
+ * (runtime/live-runs.ts) or named by their folder, their handle ledger (`handles.jsonl`) read, what
+ * is left of their attempts stopped through each backend's `recover`, and the run marked as ended
+ * by a lost driver: unfinished tasks CANCELLED, the run FAILED, appended to `events.jsonl` and
+ * `sflow.log`, `sflow_summary.log` re-rendered from the whole event stream. Used by `sflow run`
+ * (before it starts anything) and by `sflow recover`.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { BackendContext, RecoverOutcome } from '../backends/backend.js';
+import { backendKind, createBackend } from '../backends/registry.js';
+import { EventBus } from '../events/bus.js';
+import type { RunEvent, RunEventInput } from '../events/events.js';
+import { HandleLedger, ledgerPath, readHandleLedger } from '../events/handle-ledger.js';
+import type { TaskHandle } from '../events/handle.js';
+import { runDirLayout } from '../outputs/run-dir.js';
+import type { BackendType, PlannedBackend } from '../plan/types.js';
+import { EventsJsonlSink } from '../reporters/events-jsonl.js';
+import { SflowLogSink } from '../reporters/sflow-log.js';
+import { SummaryLogSink } from '../reporters/summary-log.js';
+import { forgetLiveRun, lostRuns, type LiveRunEntry } from '../runtime/live-runs.js';
+import { runtimeInfo } from '../runtime/runtime-info.js';
+import { DEFAULT_GRACE_MS } from '../util/process-group.js';
+import { errorMessage } from '../util/errors.js';
+
+export interface RecoveredAttempt {
+  handle: TaskHandle;
+  outcome?: RecoverOutcome;
+  error?: string;
+}
+
+export interface RecoveryReport {
+  runDir: string;
+  driver?: LiveRunEntry;
+  attempts: RecoveredAttempt[];
+  /** the run's events ended without run_finished: it was marked as ended by a lost driver */
+  marked: boolean;
+  problems: string[];
+}
+
+/** Events of a run, tolerating a torn last line (a driver killed mid-write). */
+export function readRunEvents(runDir: string): RunEvent[] {
+  const file = runDirLayout(runDir).eventsJsonl;
+  if (!existsSync(file)) return [];
+  const out: RunEvent[] = [];
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      out.push(JSON.parse(line) as RunEvent);
+    } catch {
+      // torn line
+    }
+  }
+  return out;
+}
+
+function recoverer(h: TaskHandle, runDir: string) {
+  const kind = backendKind(h.type);
+  if (!kind?.create) return undefined;
+  const planned: PlannedBackend = {
+    name: h.backend,
+    type: h.type as BackendType,
+    isDefault: false,
+    placeholder: false,
+    nodes: [],
+    config: {},
+    capabilities: kind.capabilities,
+  };
+  const ctx: BackendContext = {
+    runId: `recover-${h.runId}`,
+    runDir,
+    log: () => undefined,
+    options: {},
+    env: process.env,
+    gpuTasks: false,
+  };
+  return createBackend(planned, ctx);
+}
+
+/** Stops what is left of a run's attempts and marks the run as ended by a lost driver. */
+export async function recoverRun(
+  runDir: string,
+  o: { driver?: LiveRunEntry; graceMs?: number } = {},
+): Promise<RecoveryReport> {
+  const report: RecoveryReport = { runDir, driver: o.driver, attempts: [], marked: false, problems: [] };
+  const ledgerFile = ledgerPath(runDir);
+  const { open, skipped } = readHandleLedger(ledgerFile);
+  if (skipped) report.problems.push(`${skipped} unreadable line(s) in ${ledgerFile}`);
+  const ledger = new HandleLedger(ledgerFile);
+  try {
+    await Promise.all(
+      open.map(async (handle) => {
+        const a: RecoveredAttempt = { handle };
+        report.attempts.push(a);
+        try {
+          const b = recoverer(handle, runDir);
+          if (!b) throw new Error(`backend type '${handle.type}' cannot be reached by this version`);
+          a.outcome = await b.recover(
+            handle,
+            { graceMs: o.graceMs ?? DEFAULT_GRACE_MS },
+            AbortSignal.timeout(60_000),
+          );
+          if (!a.outcome.found || a.outcome.stop?.gone) ledger.write('ended', { ...handle, state: 'EXITED' });
+        } catch (e) {
+          a.error = errorMessage(e);
+        }
+      }),
+    );
+  } finally {
+    ledger.close();
+  }
+  const events = readRunEvents(runDir);
+  if (events.length && !events.some((e) => e.type === 'run_finished')) {
+    await markLost(runDir, events, report);
+    report.marked = true;
+  }
+  return report;
+}
+
+function describeDriver(d: LiveRunEntry | undefined): string {
+  return d ? `pid ${d.pid} on ${d.host}, started ${d.startedAt}` : 'its driver is not running';
+}
+
+/** Appends the lost-driver ending to the run's ledgers and re-renders its summary. */
+async function markLost(runDir: string, events: RunEvent[], report: RecoveryReport): Promise<void> {
+  const layout = runDirLayout(runDir);
+  const started = events.find((e) => e.type === 'run_started');
+  const workflow = started?.type === 'run_started' ? started.workflow : 'workflow';
+  const tasks = started?.type === 'run_started' ? started.tasks : [];
+  const attempt = new Map<string, number>();
+  const done = new Set<string>();
+  for (const e of events) {
+    if ('task' in e && 'attempt' in e && typeof e.attempt === 'number') attempt.set(e.task, e.attempt);
+    if (e.type === 'task_finished') done.add(e.task);
+  }
+  const summary = new SummaryLogSink(layout.summaryLog, { runtime: runtimeInfo() });
+  for (const e of events) summary.model.apply(e);
+  const bus = new EventBus()
+    .add(new EventsJsonlSink(layout.eventsJsonl))
+    .add(new SflowLogSink(layout.sflowLog))
+    .add(summary);
+  const stopped = report.attempts.filter((a) => a.outcome?.found).length;
+  const reason = `driver lost (${describeDriver(report.driver)})`;
+  const emit = (e: RunEventInput) => bus.emit(e);
+  emit({
+    type: 'log',
+    level: 'error',
+    message: `The driver of this run was lost (${describeDriver(report.driver)}): it ended without cleaning up. Recovered by pid ${process.pid}: ${stopped} attempt(s) still running were stopped, ${report.attempts.length - stopped} were already gone.`,
+  });
+  for (const t of tasks) {
+    if (done.has(t)) continue;
+    emit({
+      type: 'task_finished',
+      task: t,
+      attempt: attempt.get(t) ?? 1,
+      status: 'CANCELLED',
+      exitCode: null,
+      reason,
+    });
+  }
+  emit({
+    type: 'run_finished',
+    status: 'FAILED',
+    exitCode: 1,
+    message: `Workflow '${workflow}' ended by a lost driver (${describeDriver(report.driver)})`,
+  });
+  await bus.close();
+}
+
+/** Every run of this user on this machine whose driver is gone, recovered and marked. */
+export async function recoverLostRuns(o: { graceMs?: number } = {}): Promise<RecoveryReport[]> {
+  const out: RecoveryReport[] = [];
+  for (const r of lostRuns()) {
+    const rep = await recoverRun(resolve(r.entry.runDir), { driver: r.entry, graceMs: o.graceMs });
+    out.push(rep);
+    forgetLiveRun(r.file);
+  }
+  return out;
+}
+
+/** One line per recovered run, for the console. */
+export function describeRecovery(r: RecoveryReport): string[] {
+  const stopped = r.attempts.filter((a) => a.outcome?.found);
+  const lines = [
+    `run ${r.runDir} lost its driver (${describeDriver(r.driver)}): ` +
+      `${stopped.length} leftover attempt(s) stopped, ${r.attempts.length - stopped.length} already gone` +
+      (r.marked ? '; its summary now says so' : ''),
+  ];
+  for (const a of r.attempts) {
+    const what = `${a.handle.task}#${a.handle.attempt}`;
+    if (a.error) lines.push(`  ${what}: not recovered: ${a.error}`);
+    else if (a.outcome?.found) lines.push(`  ${what}: ${a.outcome.detail}`);
+  }
+  for (const p of r.problems) lines.push(`  ${p}`);
+  return lines;
+}
