@@ -50,6 +50,7 @@ export function buildPlan(loaded: LoadedRecipe, opts: BuildOptions): Plan {
     artifacts: s.artifacts,
     paths: s.paths,
     asserts,
+    warnings,
   });
   checkNameLimits(s.workflow, tasks, doc, wf.tasks, s.paths.outputDir);
   checkSweepOverrides(loaded.setOverrides ?? [], tasks, wf.tasks);

@@ -89,6 +89,7 @@ const IMPLEMENTED = new Set([
   '--resolve',
   '--format',
   '--show-variables',
+  '--grace-seconds', // sflow recover
 ]);
 
 /** Artifact schemes the spec knows (artifacts-batch.md A2); others are passed on like s3://. */
