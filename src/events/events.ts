@@ -113,7 +113,7 @@ export type RunEvent = Base &
         waitedMs?: number;
       }
     /** an event sink failed (reported once per sink; the run goes on without it) */
-    | { type: 'sink_failed'; sink: string; message: string }
+    | { type: 'sink_failed'; sink: string; message: string; path?: string }
     /** teardown of every live process group: start and end */
     | { type: 'teardown'; phase: 'start' | 'end'; groups: number; elapsedMs?: number }
   );
@@ -172,6 +172,8 @@ export interface RuntimeInfo {
 export interface RunEventSink {
   /** how failures of this sink are named (`events.jsonl`, `console`); default: its class name */
   readonly name?: string;
+  /** the file it writes, named when a write fails */
+  readonly path?: string;
   emit(event: RunEvent): void;
   /** flush and close (files); awaited at the very end of a run */
   close?(): Promise<void>;

@@ -188,7 +188,7 @@ export class ConsoleReporter implements RunEventSink {
           this.err(`⚠ ${e.message}\n`);
         break;
       case 'sink_failed':
-        this.err(`⚠ ${e.sink} failed: ${e.message} (the run goes on without it)\n`);
+        this.err(`⚠ writing ${e.path ?? e.sink} failed: ${e.message} (the run goes on without it)\n`);
         break;
       case 'backend_allocation':
         if (e.phase === 'waiting') this.err(`⏳ ${e.backend}: ${e.message}\n`);
@@ -207,8 +207,10 @@ export class ConsoleReporter implements RunEventSink {
   private finish(e: Extract<RunEvent, { type: 'run_finished' }>): void {
     if (this.opts.verdict === false) return;
     const print = () => {
-      if (e.status === 'COMPLETED') this.out(`✓ Workflow completed\n  Output folder: ${this.runDir}\n`);
-      else if (e.exitCode === 130 || e.exitCode === 143)
+      if (e.status === 'COMPLETED' && e.exitCode === 0)
+        this.out(`✓ Workflow completed\n  Output folder: ${this.runDir}\n`);
+      else if (e.status === 'COMPLETED') this.err(`✗ ${e.message}\n  Output folder: ${this.runDir}\n`);
+      else if ([129, 130, 131, 143].includes(e.exitCode))
         this.err(`⚠ Workflow cancelled\n  ${e.message}\n  Output folder: ${this.runDir}\n`);
       else
         this.err(

@@ -131,6 +131,7 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
   let verdict: Verdict;
   const finalizer = makeFinalizer(runDir, trial.runId, (e) => bus.emit(e));
   let ledger: HandleLedger | undefined;
+  let ledgerError: string | undefined;
   try {
     const gpuTasks = new Set(
       trial.tasks.filter((t) => t.resources?.gpus !== undefined).map((t) => t.backend),
@@ -180,6 +181,7 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
         const err = book.write(op, h);
         if (err && !ledgerFailed) {
           ledgerFailed = true;
+          ledgerError = `${book.path}: ${err.message}`;
           bus.emit({ type: 'log', level: 'warning', message: `handle ledger ${book.path}: ${err.message}` });
         }
       },
@@ -207,6 +209,7 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
   }
   await releaseAll(backends, (e) => bus.emit(e));
   await finalizer.flush();
+  verdict = withRecordFailures(verdict, [...bus.errors, ...(ledgerError ? [ledgerError] : [])]);
   bus.emit({
     type: 'run_finished',
     status: verdict.status,
@@ -215,7 +218,22 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
   });
   await bus.close();
   unregister();
+  // a record that failed only while closing (the summary's last write) still fails the run
+  verdict = withRecordFailures(verdict, bus.errors);
   return { ...verdict, runDir, tasks: statuses };
+}
+
+/**
+ * A run whose records could not all be written (a full disk, EIO, a read-only folder) does not end
+ * with exit code 0 even if every task completed: its ledger is incomplete.
+ */
+function withRecordFailures(v: Verdict, errors: string[]): Verdict {
+  if (errors.length === 0 || v.exitCode !== 0) return v;
+  return {
+    ...v,
+    exitCode: 1,
+    message: `Workflow completed, but ${errors.length} of its record file(s) could not be written (${errors.join('; ')})`,
+  };
 }
 
 /** The run in the index of live runs (found by `sflow recover` if this driver is lost). */
