@@ -81,7 +81,7 @@ export class HandleWatch {
 
   private keepEarly(backend: Backend, key: string, s: HandleStatus): void {
     let m = this.early.get(backend);
-    if (!m) this.early.set(backend, (m = new Map()));
+    if (!m) this.early.set(backend, (m = new Map<string, HandleStatus>()));
     m.set(key, s);
     if (m.size > 4096) m.delete(m.keys().next().value as string);
   }
