@@ -9,7 +9,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { BackendContext, RecoverOutcome } from '../backends/backend.js';
-import { backendKind, createBackend } from '../backends/registry.js';
+import type { BackendKind } from '../backends/kind.js';
+import { BACKEND_KINDS } from '../backends/registry.js';
 import { EventBus } from '../events/bus.js';
 import type { RunEvent, RunEventInput } from '../events/events.js';
 import { HandleLedger, ledgerPath, readHandleLedger } from '../events/handle-ledger.js';
@@ -36,7 +37,34 @@ export interface RecoveryReport {
   attempts: RecoveredAttempt[];
   /** the run's events ended without run_finished: it was marked as ended by a lost driver */
   marked: boolean;
+  /** what each backend type's run-level `recoverRun` did, prefixed with the type */
+  runLevel: string[];
   problems: string[];
+  /** a backend type says a driver of this run still runs: nothing was touched */
+  liveDriver?: string;
+  /** a handle or a run-level recovery failed */
+  failed: boolean;
+}
+
+export interface RecoverOptions {
+  driver?: LiveRunEntry;
+  graceMs?: number;
+  /** the CLI options, handed to every kind's `recoverRun` (e.g. --kubeconfig) */
+  options?: Record<string, unknown>;
+  /** the backend kinds asked (default: every registered one) */
+  kinds?: readonly BackendKind[];
+  env?: NodeJS.ProcessEnv;
+}
+
+const RUN_LEVEL_TIMEOUT_MS = 120_000;
+
+/** The first registered kind that names a driver of the run still running, as a sentence. */
+export function liveDriverOf(runDir: string, kinds: readonly BackendKind[]): string | undefined {
+  for (const k of kinds) {
+    const d = k.liveDriver?.(runDir);
+    if (d) return `${k.type}: ${d}`;
+  }
+  return undefined;
 }
 
 /** Events of a run, tolerating a torn last line (a driver killed mid-write). */
@@ -55,8 +83,8 @@ export function readRunEvents(runDir: string): RunEvent[] {
   return out;
 }
 
-function recoverer(h: TaskHandle, runDir: string) {
-  const kind = backendKind(h.type);
+function recoverer(h: TaskHandle, runDir: string, kinds: readonly BackendKind[]) {
+  const kind = kinds.find((k) => k.type === h.type);
   if (!kind?.create) return undefined;
   const planned: PlannedBackend = {
     name: h.backend,
@@ -75,15 +103,23 @@ function recoverer(h: TaskHandle, runDir: string) {
     env: process.env,
     gpuTasks: false,
   };
-  return createBackend(planned, ctx);
+  return kind.create(planned, ctx);
 }
 
 /** Stops what is left of a run's attempts and marks the run as ended by a lost driver. */
-export async function recoverRun(
-  runDir: string,
-  o: { driver?: LiveRunEntry; graceMs?: number } = {},
-): Promise<RecoveryReport> {
-  const report: RecoveryReport = { runDir, driver: o.driver, attempts: [], marked: false, problems: [] };
+export async function recoverRun(runDir: string, o: RecoverOptions = {}): Promise<RecoveryReport> {
+  const kinds = o.kinds ?? Object.values(BACKEND_KINDS);
+  const report: RecoveryReport = {
+    runDir,
+    driver: o.driver,
+    attempts: [],
+    marked: false,
+    runLevel: [],
+    problems: [],
+    failed: false,
+  };
+  report.liveDriver = liveDriverOf(runDir, kinds);
+  if (report.liveDriver) return report;
   const ledgerFile = ledgerPath(runDir);
   const { open, skipped } = readHandleLedger(ledgerFile);
   if (skipped) report.problems.push(`${skipped} unreadable line(s) in ${ledgerFile}`);
@@ -94,7 +130,7 @@ export async function recoverRun(
         const a: RecoveredAttempt = { handle };
         report.attempts.push(a);
         try {
-          const b = recoverer(handle, runDir);
+          const b = recoverer(handle, runDir, kinds);
           if (!b) throw new Error(`backend type '${handle.type}' cannot be reached by this version`);
           a.outcome = await b.recover(
             handle,
@@ -110,12 +146,37 @@ export async function recoverRun(
   } finally {
     ledger.close();
   }
+  await recoverRunLevel(runDir, kinds, o, report);
+  report.failed ||= report.attempts.some((a) => a.error || (a.outcome?.found && !a.outcome.stop?.gone));
   const events = readRunEvents(runDir);
   if (events.length && !events.some((e) => e.type === 'run_finished')) {
     await markLost(runDir, events, report);
     report.marked = true;
   }
   return report;
+}
+
+/** Every kind's run-level leftovers (allocations, pods, …) after the handles. */
+async function recoverRunLevel(
+  runDir: string,
+  kinds: readonly BackendKind[],
+  o: RecoverOptions,
+  report: RecoveryReport,
+): Promise<void> {
+  for (const k of kinds) {
+    if (!k.recoverRun) continue;
+    try {
+      const lines = await k.recoverRun(runDir, {
+        env: o.env ?? process.env,
+        signal: AbortSignal.timeout(RUN_LEVEL_TIMEOUT_MS),
+        options: o.options ?? {},
+      });
+      for (const l of lines) report.runLevel.push(`${k.type}: ${l}`);
+    } catch (e) {
+      report.failed = true;
+      report.problems.push(`${k.type}: run-level recovery failed: ${errorMessage(e)}`);
+    }
+  }
 }
 
 function describeDriver(d: LiveRunEntry | undefined): string {
@@ -141,6 +202,7 @@ async function markLost(runDir: string, events: RunEvent[], report: RecoveryRepo
     .add(new SflowLogSink(layout.sflowLog))
     .add(summary);
   const stopped = report.attempts.filter((a) => a.outcome?.found).length;
+  for (const l of report.runLevel) bus.emit({ type: 'log', level: 'warning', message: `recovered ${l}` });
   const reason = `driver lost (${describeDriver(report.driver)})`;
   const emit = (e: RunEventInput) => bus.emit(e);
   emit({
@@ -169,18 +231,20 @@ async function markLost(runDir: string, events: RunEvent[], report: RecoveryRepo
 }
 
 /** Every run of this user on this machine whose driver is gone, recovered and marked. */
-export async function recoverLostRuns(o: { graceMs?: number } = {}): Promise<RecoveryReport[]> {
+export async function recoverLostRuns(o: Omit<RecoverOptions, 'driver'> = {}): Promise<RecoveryReport[]> {
   const out: RecoveryReport[] = [];
   for (const r of lostRuns()) {
-    const rep = await recoverRun(resolve(r.entry.runDir), { driver: r.entry, graceMs: o.graceMs });
+    const rep = await recoverRun(resolve(r.entry.runDir), { ...o, driver: r.entry });
     out.push(rep);
-    forgetLiveRun(r.file);
+    // kept in the index while another driver of it lives (asked again next time)
+    if (!rep.liveDriver) forgetLiveRun(r.file);
   }
   return out;
 }
 
 /** One line per recovered run, for the console. */
 export function describeRecovery(r: RecoveryReport): string[] {
+  if (r.liveDriver) return [`run ${r.runDir}: not recovered, a driver of it still runs (${r.liveDriver})`];
   const stopped = r.attempts.filter((a) => a.outcome?.found);
   const lines = [
     `run ${r.runDir} lost its driver (${describeDriver(r.driver)}): ` +
@@ -192,6 +256,7 @@ export function describeRecovery(r: RecoveryReport): string[] {
     if (a.error) lines.push(`  ${what}: not recovered: ${a.error}`);
     else if (a.outcome?.found) lines.push(`  ${what}: ${a.outcome.detail}`);
   }
+  for (const l of r.runLevel) lines.push(`  ${l}`);
   for (const p of r.problems) lines.push(`  ${p}`);
   return lines;
 }

@@ -99,7 +99,7 @@ export async function executeRecipe(
   },
 ): Promise<number> {
   // runs of this user whose driver was killed: stop their leftovers first, say so, mark them
-  const lost = await recoverLostRunsBeforeRun();
+  const lost = await recoverLostRunsBeforeRun(o.opts);
   const { openRunView } = await import('./run-view.js');
   const view = await openRunView(o.opts); // console or --tui, plus the event-loop stall watchdog
   // hardware monitor: collectors per the plan-time schedule on the final plan, reports after the run
@@ -134,11 +134,11 @@ export async function executeRecipe(
 }
 
 /** Recovers lost runs (never fails the new run); the lines it printed, for the run's own ledgers. */
-async function recoverLostRunsBeforeRun(): Promise<string[]> {
+async function recoverLostRunsBeforeRun(options: Record<string, unknown>): Promise<string[]> {
   try {
     if (lostRuns().length === 0) return [];
     const { describeRecovery, recoverLostRuns } = await import('./recover-runs.js');
-    const lines = (await recoverLostRuns()).flatMap(describeRecovery);
+    const lines = (await recoverLostRuns({ options })).flatMap(describeRecovery);
     for (const l of lines) process.stderr.write(`⚠ ${l}\n`);
     return lines;
   } catch (e) {
