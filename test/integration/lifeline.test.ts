@@ -6,7 +6,7 @@
  * The next `sflow run` reports the SIGKILLed run and marks its summary; `sflow recover` then has
  * nothing left to do.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import {
   copyFileSync,
   existsSync,
@@ -73,7 +73,7 @@ workflow:
 `;
 }
 
-function startRun(label: string) {
+function startRun(label: string, wrap: string[] = []) {
   const marker = `lifeline${label}${process.pid}x${Math.floor(Math.random() * 1e6)}`;
   markers.push(marker);
   const cwd = join(dir, label);
@@ -81,9 +81,10 @@ function startRun(label: string) {
   const bin = join(cwd, marker);
   copyFileSync('/bin/sleep', bin);
   writeFileSync(join(cwd, 'wf.yaml'), recipe(`wf${label}`, bin));
-  const proc = spawn(process.execPath, [BIN, 'run', '-f', 'wf.yaml'], {
+  const argv = [...wrap, process.execPath, BIN, 'run', '-f', 'wf.yaml'];
+  const proc = spawn(argv[0] ?? '', argv.slice(1), {
     cwd,
-    env,
+    env: wrap.length ? { ...env, npm_config_update_notifier: 'false' } : env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(proc);
@@ -160,4 +161,29 @@ describe('lifeline: no process of a run outlives its driver', () => {
     expect(again.stdout).toContain('No run lost its driver');
     expect(existsSync(join(lost, 'handles.jsonl'))).toBe(true);
   }, 120_000);
+});
+
+const npm = spawnSync('npm', ['--version'], { stdio: 'ignore' }).status === 0;
+
+describe('npm exec wrapper: SIGTERM is not forwarded, the driver stops anyway', () => {
+  it.skipIf(!npm)(
+    'SIGTERM of `npm exec -- sflow run`: nothing left within grace + 2 s',
+    async () => {
+      const r = startRun('NPM', ['npm', 'exec', '--offline', '--yes', '--']);
+      await until(() => processesWith(r.marker).length >= 8, 60_000, `8 processes (${r.out()})`);
+      r.proc.kill('SIGTERM'); // npm itself, which exits without forwarding
+      const deadline = Date.now() + GRACE_MS + 2_000 + 500; // + the driver's parent check interval
+      await until(
+        () => processesWith(r.marker).length === 0,
+        deadline - Date.now(),
+        'nothing left of the run',
+      );
+      await until(
+        () => /Status +: CANCELLED/.test(readFileSync(join(runDirOf(r.cwd), 'sflow_summary.log'), 'utf8')),
+        10_000,
+        'the summary says CANCELLED',
+      );
+    },
+    90_000,
+  );
 });
