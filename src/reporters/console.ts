@@ -43,8 +43,20 @@ export class ConsoleReporter implements RunEventSink {
   constructor(private readonly opts: ConsoleOptions = {}) {
     const rawOut = opts.out ?? ((s: string) => void process.stdout.write(s));
     const rawErr = opts.err ?? ((s: string) => void process.stderr.write(s));
+    // A terminal's writes block until it has read them: a write that blocked makes the echo of
+    // task lines pause for three times as long (the console then spends at most about a quarter
+    // of the run writing; skipped lines are counted)
+    let pauseUntil = 0;
+    const timedOut = opts.out
+      ? rawOut
+      : (s: string) => {
+          const t0 = performance.now();
+          rawOut(s);
+          const took = performance.now() - t0;
+          if (took > SLOW_CONSOLE_WRITE_MS) pauseUntil = Math.max(pauseUntil, t0 + took) + took * 3;
+        };
     // task output can be millions of lines: batch stdout writes, keep stderr in order with them
-    this.batch = new OutputBatcher(rawOut);
+    this.batch = new OutputBatcher(timedOut);
     this.out = (s) => this.batch.write(s);
     this.err = (s) => {
       this.batch.flush();
@@ -56,21 +68,33 @@ export class ConsoleReporter implements RunEventSink {
       // the console is a convenience copy: when its reader falls behind (a slow pipe or socket),
       // task lines are skipped instead of buffered without bound; the task logs keep every byte
       const backlog = opts.out ? () => 0 : () => process.stdout.writableLength + this.batch.pending;
-      let skipped = 0;
-      this.output = new TaskOutputFollower((l) => {
-        if (backlog() > CONSOLE_BACKLOG_LIMIT) {
-          skipped++;
-          return;
-        }
-        if (skipped > 0) {
-          this.out(
-            `… ${skipped} line(s) of task output not shown (console too slow); the task logs have everything\n`,
-          );
-          skipped = 0;
-        }
-        this.out(`[${l.task}] ${l.line}\n`);
-      }, opts.maxLineChars ?? 2000);
+      const behind = () =>
+        backlog() > CONSOLE_BACKLOG_LIMIT || (pauseUntil > 0 && performance.now() < pauseUntil);
+      this.output = new TaskOutputFollower(
+        (l) => {
+          if (behind()) {
+            this.skipped++;
+            return;
+          }
+          this.reportSkipped();
+          this.out(`[${l.task}] ${l.line}\n`);
+        },
+        opts.maxLineChars ?? 2000,
+        // whole chunks are only counted while the console is behind (no line splitting)
+        { skipLines: behind, onSkipped: (n) => (this.skipped += n) },
+      );
     }
+  }
+
+  private skipped = 0;
+
+  /** the count of task lines the console skipped since the last one it showed */
+  private reportSkipped(): void {
+    if (this.skipped === 0) return;
+    this.out(
+      `… ${this.skipped} line(s) of task output not shown (console too slow); the task logs have everything\n`,
+    );
+    this.skipped = 0;
   }
 
   private follow(task: string): void {
@@ -228,10 +252,14 @@ export class ConsoleReporter implements RunEventSink {
   /** Reads the rest of every followed log, prints what is pending (verdict last). */
   async close(): Promise<void> {
     await this.drain();
+    this.reportSkipped();
     await this.final;
     this.batch.flush();
   }
 }
+
+/** a console write that blocked longer than this (a terminal behind) pauses the echo of task lines */
+const SLOW_CONSOLE_WRITE_MS = 1;
 
 /** bytes of console output allowed to wait for a slow reader before task lines are skipped */
 export const CONSOLE_BACKLOG_LIMIT = 4 * 1024 * 1024;
