@@ -19,6 +19,7 @@ import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { SflowError } from '../config/errors.js';
 import { errorCode } from '../util/errors.js';
+import type { Keeper } from './keeper.js';
 
 /** held: owned outright; lent: READY hand-back (this run may reuse, others may not); handover: owner exited, a successor of this run is expected */
 export type RecordState = 'held' | 'lent' | 'handover';
@@ -37,6 +38,8 @@ export interface ReservationRecord {
   indices: number[];
   state: RecordState;
   createdAt: string;
+  /** the driver's task launcher: the record stays while it lives (gpu/keeper.ts) */
+  keeper?: Keeper;
 }
 
 export interface StoredRecord {

@@ -17,7 +17,8 @@ import {
   type GpuProcess,
   type NvidiaSmiOptions,
 } from './nvidia-smi.js';
-import { isProcessAlive, processStartTime } from './procfs.js';
+import { ownerAlive, type Keeper } from './keeper.js';
+import { processStartTime } from './procfs.js';
 import {
   ensureDir,
   listRecords,
@@ -53,6 +54,8 @@ export interface ClaimRequest {
   progressMs?: number;
   signal?: AbortSignal;
   nvidiaSmi?: NvidiaSmiOptions;
+  /** the driver's task launcher, which outlives it until every task group is gone */
+  keeper?: Keeper;
 }
 
 export interface Claim {
@@ -84,7 +87,7 @@ function reapInside(dir: string): { live: StoredRecord[]; reaped: ReservationRec
   for (const s of stored) {
     const owner = s.record.uid ?? s.fileUid;
     const foreignOwner = me !== null && owner !== null && owner !== me;
-    if (s.record.host !== host || foreignOwner || isProcessAlive(s.record.pid, s.record.pidStartTime)) {
+    if (s.record.host !== host || foreignOwner || ownerAlive(s.record)) {
       live.push(s);
     } else if (removeRecord(s.file)) {
       reaped.push(s.record);
@@ -143,6 +146,7 @@ async function attempt(req: ClaimRequest, s: RegistrySettings): Promise<Attempt>
       indices: picked.gpus.map((g) => g.index),
       state: 'held',
       createdAt: new Date().toISOString(),
+      ...(req.keeper ? { keeper: req.keeper } : {}),
     };
     const file = path.join(s.dir, recordFileName(record));
     writeRecord(file, record);

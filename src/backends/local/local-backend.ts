@@ -17,7 +17,7 @@ import { SflowError } from '../../config/errors.js';
 import { raceAbort } from '../../util/abort.js';
 import { errorMessage } from '../../util/errors.js';
 import { groupState } from '../../util/group-liveness.js';
-import { warmLauncher } from '../../util/launcher/client.js';
+import { getLauncher, warmLauncher } from '../../util/launcher/client.js';
 import { spawnGroup, type GroupHandle } from '../../util/process-group.js';
 import { stopGroup } from '../../util/terminate/index.js';
 import {
@@ -112,6 +112,7 @@ export class LocalBackend implements Backend {
     signal.throwIfAborted();
     const { task } = req;
     const spec = req.specs[0];
+    if (this.claims) await getLauncher(); // its pid goes into the GPU records (gpu/keeper.ts)
     const got = this.claims ? await this.claims.acquire(task, signal) : null;
     const env = {
       ...req.baseEnv,

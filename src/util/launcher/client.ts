@@ -237,6 +237,11 @@ export function warmLauncher(): void {
   void getLauncher();
 }
 
+/** pid of this driver's launcher once it runs (it holds the lifeline of every task), else undefined */
+export function launcherPid(): number | undefined {
+  return currentProc?.pid || undefined;
+}
+
 /** Why no launcher runs (after getLauncher resolved null), for a warning. */
 export function launcherError(): string | undefined {
   return lastError;
