@@ -29,8 +29,18 @@ export function isKeeper(v: unknown): v is Keeper {
   );
 }
 
-/** The record's driver, or its keeper, still runs (the PID-reuse guard applies to both). */
+/** The pid of the record's driver if it runs, else of its keeper if that runs (PID-reuse guard on both). */
+export function liveHolder(r: {
+  pid: number;
+  pidStartTime: number | null;
+  keeper?: Keeper;
+}): number | undefined {
+  if (isProcessAlive(r.pid, r.pidStartTime)) return r.pid;
+  const k = r.keeper;
+  return k !== undefined && isKeeper(k) && isProcessAlive(k.pid, k.startTime) ? k.pid : undefined;
+}
+
+/** The record's driver, or its keeper, still runs. */
 export function ownerAlive(r: { pid: number; pidStartTime: number | null; keeper?: Keeper }): boolean {
-  if (isProcessAlive(r.pid, r.pidStartTime)) return true;
-  return r.keeper !== undefined && isKeeper(r.keeper) && isProcessAlive(r.keeper.pid, r.keeper.startTime);
+  return liveHolder(r) !== undefined;
 }
