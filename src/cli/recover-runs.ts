@@ -246,10 +246,13 @@ export async function recoverLostRuns(o: Omit<RecoverOptions, 'driver'> = {}): P
 export function describeRecovery(r: RecoveryReport): string[] {
   if (r.liveDriver) return [`run ${r.runDir}: not recovered, a driver of it still runs (${r.liveDriver})`];
   const stopped = r.attempts.filter((a) => a.outcome?.found);
+  const counts = `${stopped.length} leftover attempt(s) stopped, ${r.attempts.length - stopped.length} already gone`;
   const lines = [
-    `run ${r.runDir} lost its driver (${describeDriver(r.driver)}): ` +
-      `${stopped.length} leftover attempt(s) stopped, ${r.attempts.length - stopped.length} already gone` +
-      (r.marked ? '; its summary now says so' : ''),
+    r.marked
+      ? `run ${r.runDir} lost its driver (${describeDriver(r.driver)}): ${counts}; its summary now says so`
+      : r.attempts.length === 0 && r.runLevel.length === 0
+        ? `run ${r.runDir}: nothing left to recover (its events already end with the run's end)`
+        : `run ${r.runDir} (its events already end with the run's end): ${counts}`,
   ];
   for (const a of r.attempts) {
     const what = `${a.handle.task}#${a.handle.attempt}`;

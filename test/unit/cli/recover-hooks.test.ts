@@ -138,4 +138,19 @@ describe('sflow recover: backend kind hooks', () => {
     expect(b.runLevel).toHaveLength(1);
     expect(report.marked).toBe(true);
   });
+
+  it('a run that ended normally has nothing to recover, and says so', async () => {
+    const { runDir } = lostRun();
+    writeFileSync(join(runDir, 'handles.jsonl'), '');
+    const end = { type: 'run_finished', status: 'COMPLETED', exitCode: 0, message: 'ok', t: 9 };
+    writeFileSync(
+      join(runDir, 'events.jsonl'),
+      readFileSync(join(runDir, 'events.jsonl'), 'utf8') + JSON.stringify(end) + '\n',
+    );
+    const report = await recoverRun(runDir, { kinds: [] });
+    expect(report.marked).toBe(false);
+    expect(describeRecovery(report)).toEqual([
+      `run ${runDir}: nothing left to recover (its events already end with the run's end)`,
+    ]);
+  });
 });
