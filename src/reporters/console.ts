@@ -43,17 +43,22 @@ export class ConsoleReporter implements RunEventSink {
   constructor(private readonly opts: ConsoleOptions = {}) {
     const rawOut = opts.out ?? ((s: string) => void process.stdout.write(s));
     const rawErr = opts.err ?? ((s: string) => void process.stderr.write(s));
-    // A terminal's writes block until it has read them: a write that blocked makes the echo of
-    // task lines pause for three times as long (the console then spends at most about a quarter
-    // of the run writing; skipped lines are counted)
+    // A terminal's (or pipe's) writes block until it has read them. Writing may take a quarter of
+    // the wall time, with a 50 ms allowance for bursts and scheduling hiccups; beyond that the echo
+    // of task lines pauses until the share is back (skipped lines are counted).
     let pauseUntil = 0;
+    let credit = CONSOLE_WRITE_BURST_MS;
+    let lastWrite = performance.now();
     const timedOut = opts.out
       ? rawOut
       : (s: string) => {
           const t0 = performance.now();
           rawOut(s);
-          const took = performance.now() - t0;
-          if (took > SLOW_CONSOLE_WRITE_MS) pauseUntil = Math.max(pauseUntil, t0 + took) + took * 3;
+          const t1 = performance.now();
+          credit = Math.min(CONSOLE_WRITE_BURST_MS, credit + (t1 - lastWrite) * CONSOLE_WRITE_SHARE);
+          credit -= t1 - t0;
+          lastWrite = t1;
+          if (credit < 0) pauseUntil = t1 - credit / CONSOLE_WRITE_SHARE;
         };
     // task output can be millions of lines: batch stdout writes, keep stderr in order with them
     this.batch = new OutputBatcher(timedOut);
@@ -258,8 +263,9 @@ export class ConsoleReporter implements RunEventSink {
   }
 }
 
-/** a console write that blocked longer than this (a terminal behind) pauses the echo of task lines */
-const SLOW_CONSOLE_WRITE_MS = 1;
+/** share of the wall time the console may spend blocked in writes, and the allowance for bursts */
+const CONSOLE_WRITE_SHARE = 0.25;
+const CONSOLE_WRITE_BURST_MS = 50;
 
 /** bytes of console output allowed to wait for a slow reader before task lines are skipped */
 export const CONSOLE_BACKLOG_LIMIT = 4 * 1024 * 1024;
