@@ -149,8 +149,10 @@ export async function recoverRun(runDir: string, o: RecoverOptions = {}): Promis
   await recoverRunLevel(runDir, kinds, o, report);
   report.failed ||= report.attempts.some((a) => a.error || (a.outcome?.found && !a.outcome.stop?.gone));
   const events = readRunEvents(runDir);
-  if (events.length && !events.some((e) => e.type === 'run_finished')) {
-    await markLost(runDir, events, report);
+  // the last session (a --resume appends one) started and never finished
+  const lastStart = events.findLastIndex((e) => e.type === 'run_started');
+  if (lastStart >= 0 && !events.slice(lastStart).some((e) => e.type === 'run_finished')) {
+    await markLost(runDir, events, lastStart, report);
     report.marked = true;
   }
   return report;
@@ -184,16 +186,22 @@ function describeDriver(d: LiveRunEntry | undefined): string {
 }
 
 /** Appends the lost-driver ending to the run's ledgers and re-renders its summary. */
-async function markLost(runDir: string, events: RunEvent[], report: RecoveryReport): Promise<void> {
+async function markLost(
+  runDir: string,
+  events: RunEvent[],
+  lastStart: number,
+  report: RecoveryReport,
+): Promise<void> {
   const layout = runDirLayout(runDir);
-  const started = events.find((e) => e.type === 'run_started');
+  const started = events[lastStart];
   const workflow = started?.type === 'run_started' ? started.workflow : 'workflow';
   const tasks = started?.type === 'run_started' ? started.tasks : [];
   const attempt = new Map<string, number>();
   const done = new Set<string>();
-  for (const e of events) {
-    if ('task' in e && 'attempt' in e && typeof e.attempt === 'number') attempt.set(e.task, e.attempt);
-    if (e.type === 'task_finished') done.add(e.task);
+  for (const e of events.slice(lastStart)) {
+    if ('task' in e && typeof e.task === 'string' && 'attempt' in e && typeof e.attempt === 'number')
+      attempt.set(e.task, e.attempt);
+    if (e.type === 'task_finished' || e.type === 'task_reused') done.add(e.task);
   }
   const summary = new SummaryLogSink(layout.summaryLog, { runtime: runtimeInfo() });
   for (const e of events) summary.model.apply(e);

@@ -47,6 +47,17 @@ export class EventBus {
     this.emit({ type: 'sink_failed', sink: name, message, ...(path ? { path } : {}) });
   }
 
+  /** Every sink writes what it holds to its file now (a failure is reported like any other). */
+  checkpoint(): void {
+    for (const s of this.sinks) {
+      try {
+        s.checkpoint?.();
+      } catch (err) {
+        this.fail(s, `checkpoint: ${errorMessage(err)}`);
+      }
+    }
+  }
+
   async close(): Promise<void> {
     for (const s of this.sinks) {
       try {

@@ -13,6 +13,7 @@
  * of them reports so instead of passing.
  */
 
+import { RegexTimeoutError, testGuarded } from '../util/guarded-regex.js';
 import { compilePattern, type CompiledPattern } from './pattern.js';
 import type { ProbeCheck } from './types.js';
 
@@ -53,10 +54,10 @@ function multiline(p: CompiledPattern): CompiledPattern {
   return { ...p, re: new RegExp(p.re.source, p.re.flags + 'm') };
 }
 
+/** a regex runs under a deadline (util/guarded-regex.ts); RegexTimeoutError when it runs out */
 function matches(p: CompiledPattern, text: string): boolean {
   if (p.kind === 'literal') return text.includes(p.text);
-  p.re.lastIndex = 0;
-  return p.re.test(text);
+  return testGuarded(p.re, text);
 }
 
 /** `ECONNREFUSED`, `timed out after 30000 ms`, ... out of fetch's nested errors. */
@@ -84,10 +85,12 @@ export function httpCheck(opts: HttpCheckOptions): ProbeCheck {
   if (opts.method === 'POST' && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
     headers['content-type'] = 'text/plain;charset=UTF-8';
   }
+  let patternFailure: string | undefined;
   return {
     kind,
     describe: () => `${kind} ${opts.url}`,
     async check(signal, eachCheckTimeoutMs) {
+      if (patternFailure) return { ok: false, detail: patternFailure };
       const timeout = AbortSignal.timeout(Math.max(1, eachCheckTimeoutMs));
       const both = AbortSignal.any([signal, timeout]);
       try {
@@ -108,7 +111,14 @@ export function httpCheck(opts: HttpCheckOptions): ProbeCheck {
           };
         }
         const text = await readBodyPrefix(res, BODY_LIMIT);
-        const found = matches(bodyPattern, text);
+        let found: boolean;
+        try {
+          found = matches(bodyPattern, text);
+        } catch (e) {
+          if (!(e instanceof RegexTimeoutError)) throw e;
+          patternFailure = `body pattern ${JSON.stringify(opts.bodyMatch)}: ${e.message}`;
+          return { ok: false, detail: patternFailure };
+        }
         return {
           ok: found,
           detail: `${head}, body ${found ? 'matched' : 'did not match'} ${JSON.stringify(opts.bodyMatch)}`,

@@ -62,6 +62,11 @@ export class SummaryLogSink implements RunEventSink {
     if (f) throw f;
   }
 
+  /** the summary as it stands now (the run archive of `upload_all` carries it) */
+  checkpoint(): void {
+    if (!this.closed) this.write(); // a failure reaches the bus, which reports it
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     if (this.timer) clearTimeout(this.timer);
