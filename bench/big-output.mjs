@@ -7,6 +7,7 @@
 // sflow writes the task's log.
 // Run: node bench/big-output.mjs      (RUNS=5 by default)
 import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { BIN, fmt, scratch, single, timeCommand, timeSflow } from './lib.mjs';
 
 const runs = Number(process.env.RUNS ?? 5);
@@ -37,3 +38,4 @@ if (spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0) {
       `${fmt(base)} s to a file; ${fmt(direct)} s to the terminal |`,
   );
 }
+rmSync(dir, { recursive: true, force: true });
