@@ -237,10 +237,12 @@ export function buildProgram(): Command {
 
   program
     .command('recover')
-    .description('stop what a killed sflow run left running (its steps, processes, Slurm allocation)')
-    .argument('<run-dirs...>', 'run directories (sflow_output/<run id>)')
-    .option('--grace <seconds>', 'SIGTERM → SIGKILL grace for each attempt (default 5)')
-    .option('--force', "recover even though the run's driver still seems to run")
+    .description('stop what runs whose driver was killed left behind, and mark them as ended')
+    .argument(
+      '[run-dirs...]',
+      'run directories (default: every run of yours on this machine whose driver is gone)',
+    )
+    .option('--grace-seconds <s>', 'TERM → KILL grace for what is left', '5')
     .addHelpText('after', `\n${DOCS}`)
     .action(async (dirs: string[], opts: Record<string, unknown>) => {
       const { recoverCommand } = await import('./recover.js');
@@ -300,7 +302,12 @@ export async function main(argv: string[]): Promise<void> {
     epipeHandled = true;
     process.stdout.on('error', (e: NodeJS.ErrnoException) => {
       if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      // the terminal went away (SIGHUP): a run still tears down and writes its files
+      if (e.code === 'EIO') return;
       throw e;
+    });
+    process.stderr.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EIO' && e.code !== 'EPIPE') throw e;
     });
   }
   // the remote end of --ssh (the same sflow version on both ends): an internal protocol, not a command

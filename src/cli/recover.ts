@@ -1,123 +1,77 @@
 /**
- * `sflow recover <run-dir>…`: stops what a driver that died without cleaning up (SIGKILL, a lost
- * machine) left running. From the run folder's handle ledger (`handles.jsonl`) every attempt not
- * marked ended goes to its backend's `recover` (local: its process group; Slurm: its job step and
- * srun client), then each backend type gives back what it recorded beside the ledger (Slurm: the
- * allocation sflow created, never an inherited job). A run whose driver still runs is refused.
- * Recovered attempts are marked ended in the ledger, so a second `recover` finds nothing.
+ * `sflow recover [run-dir…]`: stops what runs that lost their driver (SIGKILL, a crash) left behind
+ * and marks them as ended by a lost driver. Without folders: every such run of this user on this
+ * machine (the index of live runs); with folders: those runs, refused while their driver still runs
+ * (the index's pid, or any backend kind's `liveDriver`, e.g. a batch driver on a cluster). Every open
+ * handle of `handles.jsonl` goes through its backend's `recover`, then every backend kind's
+ * `recoverRun` gives back run-level leftovers with the command's options. `sflow run` does the same
+ * for the index before it starts anything.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { BackendContext, TaskHandle } from '../backends/backend.js';
-import { BACKEND_KINDS, backendKind } from '../backends/registry.js';
+import { BACKEND_KINDS } from '../backends/registry.js';
 import { SflowError } from '../config/errors.js';
-import { HandleLedger, ledgerPath, readHandleLedger } from '../events/handle-ledger.js';
-import type { BackendType, PlannedBackend } from '../plan/types.js';
-import { errorMessage } from '../util/errors.js';
+import { driverLost, forgetLiveRun, listLiveRuns } from '../runtime/live-runs.js';
 import { reportError } from './errors.js';
+import {
+  describeRecovery,
+  liveDriverOf,
+  recoverLostRuns,
+  recoverRun,
+  type RecoveryReport,
+} from './recover-runs.js';
 
-const say = (s: string) => process.stdout.write(`${s}\n`);
-
-/** a bare instance of the handle's backend type, enough to find and stop what the handle names */
-function recoverer(h: TaskHandle, runDir: string) {
-  const kind = backendKind(h.type);
-  if (!kind?.create) return undefined;
-  const planned: PlannedBackend = {
-    name: h.backend,
-    type: h.type as BackendType,
-    isDefault: true,
-    placeholder: false,
-    nodes: [],
-    config: {},
-    capabilities: kind.capabilities,
-  };
-  const ctx: BackendContext = {
-    runId: h.runId,
-    runDir,
-    log: (m) => say(`  ⚠ ${m}`),
-    options: {},
-    env: process.env,
-    gpuTasks: false,
-  };
-  return kind.create(planned, ctx);
-}
-
-async function recoverRun(
-  runDir: string,
-  graceMs: number,
-  force: boolean,
-  options: Record<string, unknown>,
-): Promise<boolean> {
-  if (!existsSync(runDir))
-    throw new SflowError('recover.no_run_dir', `${runDir}: no such run folder`, {
-      phase: 'usage',
-      exitCode: 1,
-      hint: 'pass a run folder: sflow_output/<run id>',
-    });
-  const live = Object.values(BACKEND_KINDS)
-    .map((k) => k.liveDriver?.(runDir))
-    .find(Boolean);
-  if (live && !force) {
-    process.stderr.write(
-      `✗ ${runDir}: ${live}; stop it with Ctrl-C or kill -TERM (it cleans up itself), or pass --force\n`,
-    );
-    return false;
-  }
-  say(`Recovering ${runDir}`);
-  const ledger = readHandleLedger(ledgerPath(runDir));
-  const book = new HandleLedger(ledgerPath(runDir));
-  let ok = true;
-  for (const h of ledger.open) {
-    const b = recoverer(h, runDir);
-    const what = `${h.task} attempt ${h.attempt} (${h.backend}, ${h.type})`;
-    if (!b) {
-      say(`  ? ${what}: backend type '${h.type}' cannot run in this version; nothing done`);
-      continue;
-    }
-    try {
-      const r = await b.recover(h, { graceMs }, AbortSignal.timeout(graceMs + 60_000));
-      if (r.found && r.stop && !r.stop.gone) {
-        ok = false;
-        say(`  ✗ ${what}: ${r.detail}${r.stop.error ? `: ${r.stop.error}` : ''} — still running`);
-        continue;
-      }
-      say(`  ${r.found ? '✓ stopped' : '· already gone'}: ${what}: ${r.detail}`);
-      book.write('ended', { ...h, state: 'EXITED' });
-    } catch (e) {
-      ok = false;
-      say(`  ✗ ${what}: ${errorMessage(e)}`);
-    }
-  }
-  book.close();
-  if (!ledger.open.length) say('  · no attempt was left open in handles.jsonl');
-  for (const k of Object.values(BACKEND_KINDS)) {
-    if (!k.recoverRun) continue;
-    try {
-      for (const line of await k.recoverRun(runDir, {
-        env: process.env,
-        signal: AbortSignal.timeout(120_000),
-        options,
-      }))
-        say(`  ${line}`);
-    } catch (e) {
-      ok = false;
-      say(`  ✗ ${k.capabilities.label}: ${errorMessage(e)}`);
-    }
-  }
-  return ok;
+function usage(code: string, message: string, hint: string): SflowError {
+  return new SflowError(code, message, { phase: 'usage', hint, exitCode: 2 });
 }
 
 export async function recoverCommand(dirs: string[], opts: Record<string, unknown>): Promise<number> {
   try {
-    const grace = opts.grace === undefined ? 5 : Number(opts.grace);
-    if (!Number.isFinite(grace) || grace < 0)
-      throw new SflowError('recover.grace', `--grace ${String(opts.grace)}: expected seconds (≥ 0)`, {
-        phase: 'usage',
-        exitCode: 2,
+    const graceMs = opts.graceSeconds !== undefined ? Number(opts.graceSeconds) * 1000 : undefined;
+    const kinds = Object.values(BACKEND_KINDS);
+    const common = { graceMs, options: opts, kinds };
+    let reports: RecoveryReport[];
+    if (dirs.length === 0) reports = await recoverLostRuns(common);
+    else {
+      const index = listLiveRuns();
+      // every folder checked before anything is touched
+      const targets = dirs.map((d) => {
+        const runDir = resolve(d);
+        if (
+          !existsSync(runDir) ||
+          !statSync(runDir).isDirectory() ||
+          !existsSync(resolve(runDir, 'events.jsonl'))
+        )
+          throw usage(
+            'cli.recover_not_run_dir',
+            `${d}: not an sflow run directory (no events.jsonl)`,
+            'pass a folder under sflow_output/, e.g. sflow_output/<workflow>-<date>-<id>',
+          );
+        const hit = index.find((r) => resolve(r.entry.runDir) === runDir);
+        if (hit && !driverLost(hit.entry))
+          throw usage(
+            'cli.recover_running',
+            `${d}: its driver still runs (pid ${hit.entry.pid} on ${hit.entry.host})`,
+            `stop it with Ctrl-C in its terminal, or kill -TERM ${hit.entry.pid}`,
+          );
+        const live = liveDriverOf(runDir, kinds);
+        if (live)
+          throw usage(
+            'cli.recover_running',
+            `${d}: a driver of this run still runs (${live})`,
+            'stop that driver first (or wait for it to end); recover is for runs whose driver is gone',
+          );
+        return { runDir, hit };
       });
-    let ok = true;
-    for (const d of dirs) ok = (await recoverRun(resolve(d), grace * 1000, Boolean(opts.force), opts)) && ok;
-    return ok ? 0 : 1;
+      reports = [];
+      for (const { runDir, hit } of targets) {
+        reports.push(await recoverRun(runDir, { ...common, driver: hit?.entry }));
+        if (hit) forgetLiveRun(hit.file);
+      }
+    }
+    if (reports.length === 0) process.stdout.write('No run lost its driver: nothing to recover.\n');
+    for (const r of reports) for (const l of describeRecovery(r)) process.stdout.write(`${l}\n`);
+    return reports.some((r) => r.failed || r.liveDriver) ? 1 : 0;
   } catch (e) {
     return reportError(e);
   }

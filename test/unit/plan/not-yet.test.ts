@@ -96,7 +96,6 @@ const IMPLEMENTED = new Set([
   '--resolve',
   '--format',
   '--show-variables',
-  '--grace', // sflow recover
   // sflow batch: src/cli/batch*.ts
   '--partition',
   '--account',
@@ -110,6 +109,7 @@ const IMPLEMENTED = new Set([
   '--sbatch-path',
   '--submit',
   '--bulk-submit',
+  '--grace-seconds', // sflow recover
   // --ssh (run, compose), watch, fetch
   '--ssh',
   '--ssh-remote-root',
