@@ -26,13 +26,17 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-/** Runs the dying driver in a child `node`, SIGKILLs it once its step runs; the ledger stays. */
+/**
+ * Runs the dying driver in a child `node`, SIGKILLs it once its step runs; the ledger stays. It
+ * spawns inline (no launcher, so no lifeline that would stop the srun client when the driver dies):
+ * the case recover exists for.
+ */
 function deadDriver(dir: string, script: string): Promise<string> {
   const ledger = join(dir, `handles-${Date.now()}.jsonl`);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', loader, driver, ledger, dir, script, `${name}-dead`], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: slurm.childEnv(),
+      env: slurm.childEnv({ SFLOW_LAUNCHER: 'inline' }),
     });
     let err = '';
     const timer = setTimeout(() => {

@@ -114,7 +114,9 @@ describeWithEngines('Slurm: nothing left in the queue', [slurm], () => {
 
   it('a SIGKILLed driver leaves its steps running; sflow recover cancels them and the allocation', async () => {
     const { cwd, job, args } = setUp('kill', TWO_SERVICES);
-    const run = startSflow(args, { cwd });
+    // inline spawns: no launcher lifeline stops the srun clients when the driver dies (as when
+    // driver and launcher are killed at once), so the steps outlive it — what recover is for
+    const run = startSflow(args, { cwd, env: { SFLOW_LAUNCHER: 'inline' } });
     const id = await stepsRunning(job, 2);
     // step ids reach the ledger as soon as scontrol names them
     const runDir = await until('both step ids in the ledger', () => {
