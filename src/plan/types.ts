@@ -194,6 +194,8 @@ export interface PlannedTask {
   nodes: PlannedNode[];
   /** per-node GPU indices in CUDA_VISIBLE_DEVICES order; null when no GPUs were requested */
   gpus: number[] | null;
+  /** Kubernetes: the GPU slots placement counted on each node (the device plugin picks the devices) */
+  gpuSlots?: number[];
   resources: {
     nodes?: { indices?: number[]; count?: number; exclude?: number[]; releaseAfter?: ReleaseAfter };
     gpus?: { count?: number; indices?: number[]; releaseAfter?: ReleaseAfter };
