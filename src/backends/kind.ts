@@ -21,6 +21,17 @@ export interface BackendKind extends BackendTraits {
   discover?: (planned: PlannedBackend, signal: AbortSignal) => Promise<PlannedNode[] | undefined>;
   /** starts hardware monitor collectors on its nodes; absent: its nodes are not sampled yet */
   monitorCollector?: () => CollectorLauncher;
+  /**
+   * Deletes whatever a run of this type left that no handle names (Kubernetes: every object of
+   * the run by its label, from the run directory's record); used by `sflow recover <run dir>`.
+   * Resolves with one line per thing done.
+   */
+  reap?: (
+    runDir: string,
+    options: Record<string, unknown>,
+    env: NodeJS.ProcessEnv,
+    signal: AbortSignal,
+  ) => Promise<string[]>;
 }
 
 /** `<name>-node0`, `<name>-node1`, … at `0.0.0.<i+1>` (backends.md §1.4). */

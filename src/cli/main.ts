@@ -5,6 +5,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { didYouMean } from '../config/errors.js';
 import { VERSION, versionText } from './version.js';
+import { kubeFlags } from './kube-flags.js';
 import { registerSetupCommands } from './setup-commands.js';
 
 const DOCS = 'Docs: README.md in the sflow repository (recipe language: docs/recipes.md)';
@@ -65,7 +66,7 @@ export function buildProgram(): Command {
     process.exitCode = 2;
   });
 
-  fileOptions(program.command('run').description('run a workflow (or plan it with --dry-run)'))
+  const run = fileOptions(program.command('run').description('run a workflow (or plan it with --dry-run)'))
     .option('--dry-run', 'plan only: print the plan (placement, GPUs, exact commands) and create nothing')
     .option('--tui', 'full-screen live view (ignored with --dry-run)')
     .option('--tui-refresh <fps>', 'live view refreshes per second, 1–30 (default 4)', (v: string) => {
@@ -90,7 +91,8 @@ export function buildProgram(): Command {
       collect,
     )
     .option('-e, --extra-args <arg>', 'appended to every slurm backend extra_args', collect)
-    .option('-v, --verbose', 'more detail in sflow.log (same as --log-level debug)')
+    .option('-v, --verbose', 'more detail in sflow.log (same as --log-level debug)');
+  kubeFlags(run)
     .addHelpText('after', `\n${DOCS}`)
     .action(async (files: string[], opts: Record<string, unknown>) => {
       const { runCommand } = await import('./run.js');
@@ -155,6 +157,17 @@ export function buildProgram(): Command {
     .action(async (opts: Record<string, unknown>) => {
       const { schemaCommand } = await import('./schema.js');
       process.exitCode = await schemaCommand(opts);
+    });
+  kubeFlags(
+    program
+      .command('recover')
+      .description('stop and delete what the driver of a run left behind when it died (SIGKILL)')
+      .argument('<run-dir>', 'the run directory (sflow_output/<run id>)'),
+  )
+    .addHelpText('after', `\n${DOCS}`)
+    .action(async (dir: string, opts: Record<string, unknown>) => {
+      const { recoverCommand } = await import('./recover.js');
+      process.exitCode = await recoverCommand(dir, opts);
     });
   registerSetupCommands(program, DOCS);
   // the program itself takes no arguments: extra words reach its action as an unknown command

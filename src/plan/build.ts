@@ -10,6 +10,7 @@ import type { LoadedRecipe } from '../config/load.js';
 import { renderValue } from '../config/expr/index.js';
 import { resolveDeep } from '../config/resolve.js';
 import { draftAssertions } from './assertions.js';
+import { refineForBackends } from './backend-refine.js';
 import { placeTasks, taskGraph } from './build-place.js';
 import { planScope, type BuildOptions } from './build-scope.js';
 import { finishTasks } from './build-tasks.js';
@@ -51,6 +52,7 @@ export function buildPlan(loaded: LoadedRecipe, opts: BuildOptions): Plan {
     paths: s.paths,
     asserts,
   });
+  refineForBackends(tasks, s.backends, opts.catalog, drafts, warnings);
   checkNameLimits(s.workflow, tasks, doc, wf.tasks, s.paths.outputDir);
   checkSweepOverrides(loaded.setOverrides ?? [], tasks, wf.tasks);
   return {

@@ -80,7 +80,7 @@ function backendsOfType(ctx: NotYetContext, type: string): Array<[string, PathSe
   });
 }
 
-const backendRow = (type: 'docker' | 'slurm' | 'kubernetes', engine: string): NotYetRow => ({
+const backendRow = (type: 'docker' | 'slurm', engine: string): NotYetRow => ({
   id: `backend-${type}`,
   feature: `${engine} backend (\`type: ${type}\`)`,
   today: 'plans only',
@@ -127,33 +127,6 @@ export const NOT_YET: NotYetRow[] = [
   },
   backendRow('docker', 'Docker'),
   backendRow('slurm', 'Slurm'),
-  backendRow('kubernetes', 'Kubernetes'),
-  {
-    id: 'operator-k8s',
-    feature: 'Kubernetes operators (`type: k8s`, `k8s_mpi`)',
-    today: 'plans only',
-    action: 'refuse',
-    covers: ['operators:k8s', 'operators:k8s_mpi'],
-    says: 'the pod these operators describe (image, resources, volumes) is built by the Kubernetes backend, which is not in this version: the script would run without it',
-    find: (ctx) => {
-      const declared = tasksOf(ctx);
-      const seen = new Set<string>();
-      return ctx.plan.tasks.flatMap((t): Array<[string, PathSeg[]]> => {
-        if (!['k8s', 'k8s_mpi'].includes(t.operator.type) || seen.has(t.base)) return [];
-        seen.add(t.base);
-        const i = Math.max(
-          0,
-          declared.findIndex((d) => d.name === t.base),
-        );
-        return [
-          [
-            `task '${t.base}' operator '${t.operator.name}' (${t.operator.type})`,
-            ['workflow', 'tasks', i, 'operator'],
-          ],
-        ];
-      });
-    },
-  },
   {
     id: 'extra-args',
     feature: '`-e/--extra-args` (extra Slurm arguments)',

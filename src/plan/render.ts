@@ -63,6 +63,10 @@ function taskBlock(t: PlannedTask, i: number, out: string[]): void {
     );
     out.push(`      release_after: gpus=${t.releaseAfter.gpus ?? '-'} nodes=${t.releaseAfter.nodes}`);
   }
+  if (t.colocated)
+    out.push(
+      `      merged pod ${t.colocated.group}: ${t.colocated.members.join(', ')}${t.colocated.gatedOn.length ? `; gated_on=${t.colocated.gatedOn.join(',')}` : ''}`,
+    );
   if (t.replicaCount > 1 || t.name !== t.base)
     out.push(`      replica: ${t.replicaIndex + 1}/${t.replicaCount} of ${t.base} (${t.policy})`);
   const sweep = Object.entries(t.sweep);
@@ -171,6 +175,7 @@ export function renderDryRun(plan: Plan, loaded: LoadedRecipe, opts: { quiet?: b
       out.push(
         `    ${details.map((k) => `${k}=${typeof b.config[k] === 'string' ? b.config[k] : JSON.stringify(b.config[k])}`).join(', ')}`,
       );
+    for (const n of b.notes ?? []) out.push(`    ${n}`);
   }
   out.push('');
   const map = renderAllocationMap(

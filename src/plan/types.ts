@@ -71,10 +71,31 @@ export interface PlaceholderInput {
   gpusPerNode: number | null;
 }
 
+/** What a backend's plan refinement sees: its backend and tasks once every task is placed. */
+export interface RefineInput {
+  backend: PlannedBackend;
+  /** the tasks on this backend, in plan order (mutable: a backend may annotate them) */
+  tasks: PlannedTask[];
+  /** every task of the plan */
+  all: PlannedTask[];
+}
+
+export interface RefineTools {
+  /** throws a plan error located at `field` (e.g. ['depends_on']) of the task's declaration */
+  fail(task: string, field: Array<string | number>, code: string, message: string, hint?: string): never;
+  /** a plan warning (dry-run lists it; a run prints it) */
+  warn(message: string): void;
+}
+
 /** What the planner needs from a backend type: read from the registry, handed in by the CLI. */
 export interface BackendTraits {
   capabilities: BackendCapabilities;
   placeholder(input: PlaceholderInput, tools: PlaceholderTools): PlaceholderTopology;
+  /**
+   * Backend-specific checks and additions once every task is placed, on the trial plan and again
+   * on the allocated topology (Kubernetes: merged pods and their gates).
+   */
+  refine?: (input: RefineInput, tools: RefineTools) => void;
 }
 
 /** Backend type → its traits (the registry); undefined for a type nothing registered. */
@@ -90,6 +111,8 @@ export interface PlannedBackend {
   /** backend fields after expression resolution (account, partition, image, hosts …) */
   config: Record<string, unknown>;
   capabilities: BackendCapabilities;
+  /** lines the dry-run shows under the backend (set by the backend's plan refinement) */
+  notes?: string[];
 }
 
 export interface PlannedOperator {
@@ -196,6 +219,11 @@ export interface PlannedTask {
   gpus: number[] | null;
   /** Kubernetes: the GPU slots placement counted on each node (the device plugin picks the devices) */
   gpuSlots?: number[];
+  /**
+   * Set by a backend's refinement: the task runs as a member of a pod shared with other tasks on
+   * its node (Kubernetes merge-pod). `gatedOn`: the members it waits for inside the pod.
+   */
+  colocated?: { group: string; members: string[]; gatedOn: string[] };
   resources: {
     nodes?: { indices?: number[]; count?: number; exclude?: number[]; releaseAfter?: ReleaseAfter };
     gpus?: { count?: number; indices?: number[]; releaseAfter?: ReleaseAfter };

@@ -187,7 +187,13 @@ export class Orchestrator {
 
   private probeCtx(t: TaskRt, p: PlannedProbe): ProbeContext {
     const watched = p.logTask ? this.tasks.get(p.logTask)?.plan.logPath : undefined;
-    return { task: t.plan, logPath: watched ?? t.plan.logPath, startedAt: t.startedAt ?? Date.now() };
+    const transport = t.backend.probeTransport?.();
+    return {
+      task: t.plan,
+      logPath: watched ?? t.plan.logPath,
+      startedAt: t.startedAt ?? Date.now(),
+      ...(transport ? { transport } : {}),
+    };
   }
 
   private startProbes(t: TaskRt, attempt: number): void {

@@ -47,6 +47,9 @@ const IMPLEMENTED = new Set([
   'workflow.monitor',
   // backend and operator types
   'backends:local',
+  'backends:kubernetes',
+  'operators:k8s',
+  'operators:k8s_mpi',
   'operators:bash',
   'operators:python',
   'operators:ssh',
@@ -89,6 +92,13 @@ const IMPLEMENTED = new Set([
   '--resolve',
   '--format',
   '--show-variables',
+  // Kubernetes (src/backends/kubernetes/kube-options.ts)
+  '--kubeconfig',
+  '--kube-context',
+  '--kube-namespace',
+  '--kube-skip-pvc',
+  '--extra-kubectl-args',
+  '--extra-kubectl-apply-args',
 ]);
 
 /** Artifact schemes the spec knows (artifacts-batch.md A2); others are passed on like s3://. */
