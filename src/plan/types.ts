@@ -223,7 +223,15 @@ export interface PlannedTask {
    * Set by a backend's refinement: the task runs as a member of a pod shared with other tasks on
    * its node (Kubernetes merge-pod). `gatedOn`: the members it waits for inside the pod.
    */
-  colocated?: { group: string; members: string[]; gatedOn: string[] };
+  colocated?: {
+    group: string;
+    members: string[];
+    gatedOn: string[];
+    /** every member's launch spec, in `members` order (the first launch builds the shared pod) */
+    launch: NodeLaunchSpec[];
+    /** GPUs of the shared pod (the union of the members') */
+    gpus: number;
+  };
   resources: {
     nodes?: { indices?: number[]; count?: number; exclude?: number[]; releaseAfter?: ReleaseAfter };
     gpus?: { count?: number; indices?: number[]; releaseAfter?: ReleaseAfter };

@@ -103,7 +103,7 @@ export function httpCheck(opts: HttpCheckOptions): ProbeCheck {
         );
         if ('error' in r) return { ok: false, detail: `${r.error} (via ${opts.transport.where})` };
         const statusOk = expected ? expected.includes(r.status) : r.status >= 200 && r.status <= 399;
-        const head = `HTTP ${r.status}`;
+        const head = `HTTP ${r.status} (via ${opts.transport.where})`;
         if (!statusOk || !bodyPattern)
           return {
             ok: statusOk,

@@ -128,7 +128,13 @@ export class Orchestrator {
     t.launching = true;
     const attempt = t.attempt;
     this.setStatus(t, 'SUBMITTED');
-    this.o.emit({ type: 'task_submitted', task: t.plan.name, attempt });
+    const gatedOn = t.plan.colocated?.gatedOn;
+    this.o.emit({
+      type: 'task_submitted',
+      task: t.plan.name,
+      attempt,
+      ...(gatedOn?.length ? { gatedOn } : {}),
+    });
     const p = this.launch(t, attempt).finally(() => this.launches.delete(p));
     this.launches.add(p);
   }

@@ -57,9 +57,15 @@ export function refineKubernetesPlan(input: RefineInput, tools: RefineTools): vo
       const own = (m.gpuSlots ?? []).map((g) => union.indexOf(g));
       const visible = [...own, ...union.map((_, i) => i).filter((i) => !own.includes(i))].join(',');
       const gatedOn = m.dependsOn.filter((d) => names.has(d));
-      m.colocated = { group, members: members.map((x) => x.name), gatedOn: [...new Set(gatedOn)] };
       m.env.CUDA_VISIBLE_DEVICES = visible;
       for (const spec of m.launch) spec.env.CUDA_VISIBLE_DEVICES = visible;
+      m.colocated = {
+        group,
+        members: members.map((x) => x.name),
+        gatedOn: [...new Set(gatedOn)],
+        launch: members.map((x) => x.launch[0]),
+        gpus: union.length,
+      };
     }
     const gated = members.filter((m) => m.colocated!.gatedOn.length);
     notes.push(
