@@ -22,16 +22,21 @@ export interface BackendKind extends BackendTraits {
   /** starts hardware monitor collectors on its nodes; absent: its nodes are not sampled yet */
   monitorCollector?: () => CollectorLauncher;
   /**
-   * Deletes whatever a run of this type left that no handle names (Kubernetes: every object of
-   * the run by its label, from the run directory's record); used by `sflow recover <run dir>`.
-   * Resolves with one line per thing done.
+   * `sflow recover` (run-level, after every open handle of the ledger went to its backend's
+   * `recover`): `liveDriver` names a driver of the run that still runs (then nothing is touched);
+   * `recoverRun` gives back what this type left in the run beyond task handles (Slurm: an owned
+   * allocation; Kubernetes: reservation pods, ConfigMaps, Secrets by the run's label) and returns
+   * one line per thing done.
    */
-  reap?: (
-    runDir: string,
-    options: Record<string, unknown>,
-    env: NodeJS.ProcessEnv,
-    signal: AbortSignal,
-  ) => Promise<string[]>;
+  liveDriver?: (runDir: string) => string | undefined;
+  recoverRun?: (runDir: string, o: RunRecoveryOptions) => Promise<string[]>;
+}
+
+export interface RunRecoveryOptions {
+  env: NodeJS.ProcessEnv;
+  signal: AbortSignal;
+  /** the CLI options of `sflow recover` (e.g. --kubeconfig) */
+  options: Record<string, unknown>;
 }
 
 /** `<name>-node0`, `<name>-node1`, … at `0.0.0.<i+1>` (backends.md §1.4). */

@@ -1,8 +1,9 @@
 /**
  * `sflow recover <run dir>`: what a driver that died (SIGKILL, a lost machine) left running. Every
  * attempt its handle ledger still lists as open is given to its backend type's `recover` (stop it
- * if it still runs), then each backend type that keeps more than attempts (Kubernetes: the run's
- * reservation pods, ConfigMaps, Secrets) reaps what is left of the run.
+ * if it still runs), then each backend type's `recoverRun` hook gives back what is left of the
+ * run (Kubernetes: its reservation pods, ConfigMaps, Secrets). It calls only the kind hooks
+ * (`liveDriver`, `recoverRun`) and `Backend.recover`: the canonical command replaces it.
  */
 import { readHandleLedger, ledgerPath } from '../events/handle-ledger.js';
 import type { PlannedBackend } from '../plan/types.js';
@@ -17,6 +18,11 @@ export async function recoverRun(
 ): Promise<{ lines: string[]; failed: number }> {
   const lines: string[] = [];
   let failed = 0;
+  // a driver of the run still lives: it owns its objects, nothing is touched
+  for (const kind of Object.values(BACKEND_KINDS)) {
+    const live = kind.liveDriver?.(runDir);
+    if (live) return { lines: [`${kind.type}: ${live}; nothing touched`], failed: 1 };
+  }
   const { open, skipped } = readHandleLedger(ledgerPath(runDir));
   if (skipped) lines.push(`${skipped} unreadable line(s) in the handle ledger skipped`);
   for (const h of open) {
@@ -54,9 +60,9 @@ export async function recoverRun(
     }
   }
   for (const kind of Object.values(BACKEND_KINDS)) {
-    if (!kind.reap) continue;
+    if (!kind.recoverRun) continue;
     try {
-      lines.push(...(await kind.reap(runDir, options, env, signal)));
+      lines.push(...(await kind.recoverRun(runDir, { env, signal, options })));
     } catch (e) {
       failed++;
       lines.push(`${kind.type}: ${errorMessage(e)}`);

@@ -92,7 +92,7 @@ describe('the bundled CLI', () => {
   it('dist/bundle/ holds the entry and its lazily loaded chunks, next to tsc output', () => {
     expect(existsSync(BUNDLE_MAIN)).toBe(true);
     expect(readdirSync(BUNDLE_DIR).filter((f) => f.endsWith('.js')).length).toBeGreaterThan(3);
-    expect(existsSync(join(REPO, 'dist', 'runtime', 'run.js'))).toBe(true);
+    expect(existsSync(join(REPO, 'dist', 'runtime', 'session.js'))).toBe(true);
   });
 
   it('--version works from another cwd, through the bundle', () => {

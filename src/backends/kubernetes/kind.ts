@@ -27,5 +27,5 @@ export const kubernetesKind: BackendKind = {
   }),
   refine: refineKubernetesPlan,
   create: (planned, ctx) => new KubernetesBackend(planned, ctx),
-  reap: reapRun,
+  recoverRun: reapRun,
 };

@@ -1,21 +1,18 @@
 /**
- * `sflow recover <run dir>` for Kubernetes: the run directory's record names the namespace,
+ * `sflow recover <run dir>` for Kubernetes (the kind's `recoverRun` hook): the run directory's record names the namespace,
  * kubeconfig and context of each Kubernetes backend of the run; every object with the run's
  * label goes (one collection delete per kind), and the command waits (bounded) until the pods
  * are gone. `--kubeconfig` / `--kube-context` / `--kube-namespace` override the record.
  */
+import type { RunRecoveryOptions } from '../kind.js';
 import { KubeApi } from './client.js';
 import { deleteByLabel, podsGone } from './cleanup.js';
 import { loadKubeTarget } from './kube-options.js';
 import { runNames, selector } from './names.js';
 import { readRunRecords } from './run-record.js';
 
-export async function reapRun(
-  runDir: string,
-  options: Record<string, unknown>,
-  env: NodeJS.ProcessEnv,
-  signal: AbortSignal,
-): Promise<string[]> {
+export async function reapRun(runDir: string, o: RunRecoveryOptions): Promise<string[]> {
+  const { options, env, signal } = o;
   const lines: string[] = [];
   for (const rec of readRunRecords(runDir)) {
     const t = loadKubeTarget(
