@@ -128,6 +128,24 @@ export const NOT_YET: NotYetRow[] = [
   backendRow('docker', 'Docker'),
   backendRow('slurm', 'Slurm'),
   {
+    id: 'operator-k8s-mpi',
+    feature: 'Kubernetes `k8s_mpi` operator (MPI launcher + worker pods, MPIJob)',
+    today: 'plans only',
+    action: 'refuse',
+    covers: ['operators:k8s_mpi'],
+    says: 'the k8s_mpi operator (launcher and worker pods with sshd and a hostfile, or an MPIJob) is not run by this version yet; --dry-run shows its plan; run each rank as a multi-node `k8s` task, or use the Slurm backend for mpirun',
+    find: (ctx) => {
+      const declared = ((ctx.loaded.recipe as Obj).operators as Obj[]) ?? [];
+      const used = new Set(
+        ctx.plan.tasks.filter((t) => t.operator.type === 'k8s_mpi').map((t) => t.operator.name),
+      );
+      return [...used].map((name): [string, PathSeg[]] => {
+        const i = declared.findIndex((d) => d.name === name);
+        return [`operator '${name}' (k8s_mpi)`, ['operators', Math.max(0, i), 'type']];
+      });
+    },
+  },
+  {
     id: 'extra-args',
     feature: '`-e/--extra-args` (extra Slurm arguments)',
     today: 'not yet',

@@ -3,7 +3,7 @@
  * node of a task, followed through one watch of the run's pods, logs streamed into the task log,
  * everything the run made deleted by its label. Pieces: kube-options.ts (credentials, flags),
  * preflight.ts (access reviews), reservation.ts (placeholder pods, GPU hand-off), task-pods.ts /
- * merged-pods.ts / mpi-pods.ts (what an attempt creates), attempt.ts (its status and logs),
+ * merged-pods.ts (what an attempt creates), attempt.ts (its status and logs),
  * collect.ts (output copy), probe-pod.ts (in-cluster probes), cleanup.ts (deletion, reaping).
  */
 import { setMaxListeners } from 'node:events';
@@ -35,7 +35,6 @@ import { startCollect } from './collect.js';
 import type { RdmaFound } from './dra.js';
 import { loadKubeTarget } from './kube-options.js';
 import { launchMerged, MergedPods } from './merged-pods.js';
-import { launchMpi } from './mpi-pods.js';
 import { L_ATTEMPT, L_TASK, labelValue, runNames, selector } from './names.js';
 import { driverId, type K8sRun } from './run-context.js';
 import { PodWatch } from './pod-watch.js';
@@ -61,7 +60,7 @@ export class KubernetesBackend implements Backend {
   private readonly merged: MergedPods;
   private probePod: ProbePod | undefined;
   private claims = false;
-  private mpiJobs = false;
+  private readonly mpiJobs = false;
   private artifactsP: ReturnType<typeof shipArtifacts> | undefined;
   private rdma: RdmaFound = { hcas: [], gkeNetworks: [] };
   private released = false;
@@ -164,11 +163,15 @@ export class KubernetesBackend implements Backend {
     const t = req.task;
     try {
       if (t.colocated) return await launchMerged(core, this.merged, req, signal);
-      if (t.operator.type === 'k8s_mpi') {
-        const { handle, pods, viaMpiJob } = await launchMpi(core, req, signal);
-        if (viaMpiJob) this.mpiJobs = true;
-        return this.track(handle, pods, false);
-      }
+      // refused before anything is allocated (src/plan/not-yet.ts): never reached from `sflow run`
+      if (t.operator.type === 'k8s_mpi')
+        throw new SflowError(
+          'k8s.mpi_not_yet',
+          `Task '${t.name}': the k8s_mpi operator is not run by this version yet`,
+          {
+            phase: 'run',
+          },
+        );
       const { handle, collect } = await launchTaskPods(core, req, signal);
       return this.track(
         handle,

@@ -49,7 +49,6 @@ const IMPLEMENTED = new Set([
   'backends:local',
   'backends:kubernetes',
   'operators:k8s',
-  'operators:k8s_mpi',
   'operators:bash',
   'operators:python',
   'operators:ssh',
