@@ -230,7 +230,13 @@ export class MergedPods {
     const demux = new Demux();
     const onPieces = (pieces: ReturnType<Demux['push']>) => {
       for (const p of pieces) {
-        const m = p.member >= 0 ? this.memberByIndex(g, p.member) : [...g.members.values()][0];
+        if (p.member < 0) {
+          // the supervisor's own words (not a member's): the driver log
+          const text = p.data.toString('utf8').trimEnd();
+          if (text) r.log(`merged pod ${g.pod}: ${text}`);
+          continue;
+        }
+        const m = this.memberByIndex(g, p.member);
         if (!m?.handle) continue;
         if (p.kind === 'out') {
           m.fd ??= openSync(m.handle.logPath, 'a');

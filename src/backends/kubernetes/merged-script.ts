@@ -13,6 +13,8 @@ export const MERGE_DIR = '/sflow-merge';
 export function supervisorScript(members: number, openAtStart: number[]): string {
   return [
     'set -m',
+    // the shell's own job notices ("Terminated …") are no member's output
+    'exec 2>/dev/null',
     `G=${MERGE_DIR}`,
     'mkdir -p "$G/gate" "$G/exit" "$G/pid"',
     ...openAtStart.map((i) => `: > "$G/gate/${i}"`),

@@ -5,16 +5,15 @@
  * pod) and its client, replicas and a sequential sweep, GPU tasks packed over two nodes; and a
  * two-node task runs two pods on two nodes. Each run leaves no object of the run in the namespace.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sflowInProcess } from '../../helpers/cli-inprocess.js';
-import { onlyRunDir, taskLog, taskTable } from '../../helpers/run-dir.js';
+import { taskLog } from '../../helpers/run-dir.js';
 import { leftovers } from './backend-helpers.js';
 import { required, sandboxMissing, startK8s, type K8s } from './harness.js';
+import { runRecipe } from './run-recipe.js';
 
 const HERE = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'recipes');
 const missing = sandboxMissing();
@@ -51,23 +50,13 @@ describe.skipIf(missing !== undefined && !required)(
       for (const d of dirs) rmSync(d, { recursive: true, force: true });
     });
 
-    async function run(backend: 'local' | 'k8s', workload: string, extra: string[] = []) {
-      const cwd = mkdtempSync(join(tmpdir(), `sflow-k8s-run-${backend}-`));
-      dirs.push(cwd);
-      const args = ['run', '-f', join(HERE, `backend-${backend}.yaml`), '-f', join(HERE, workload), ...extra];
-      if (backend === 'k8s') args.push('--kubeconfig', k.emu.kubeconfigPath);
-      const r = await sflowInProcess(args, { cwd, env: { SFLOW_K8S_WAIT_HEARTBEAT_SECS: '1' } });
-      let runDir = '';
-      try {
-        runDir = onlyRunDir(join(cwd, 'sflow_output'));
-      } catch {
-        /* none */
-      }
-      const statuses = runDir
-        ? Object.fromEntries(Object.entries(taskTable(runDir)).map(([t, v]) => [t, v.status]))
-        : {};
-      return { ...r, runDir, statuses };
-    }
+    const run = (backend: 'local' | 'k8s', workload: string, extra: string[] = []) =>
+      runRecipe(
+        backend === 'k8s' ? k : undefined,
+        [join(HERE, `backend-${backend}.yaml`), join(HERE, workload)],
+        extra,
+        dirs,
+      );
 
     const both = (['local', 'k8s'] as const).map((b) => [b] as const);
 
