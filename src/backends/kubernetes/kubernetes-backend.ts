@@ -41,7 +41,7 @@ import { PodWatch } from './pod-watch.js';
 import { accessPreflight } from './preflight.js';
 import { ProbePod } from './probe-pod.js';
 import { Reservation } from './reservation.js';
-import { writeRunRecord } from './run-record.js';
+import { readRunRecords, writeRunRecord } from './run-record.js';
 import { k8sSettings, type K8sSettings } from './settings.js';
 import { launchTaskPods, type LaunchCore } from './task-pods.js';
 import { COLLECT_MARKER } from './pod-script.js';
@@ -298,7 +298,11 @@ export class KubernetesBackend implements Backend {
 
   async recover(record: TaskHandle, opts: StopOptions, signal: AbortSignal): Promise<RecoverOutcome> {
     if (!this.api) {
-      const target = loadKubeTarget(this.settings.namespace, this.ctx.options, this.ctx.env);
+      // the run's record names its kubeconfig and context; flags given to `sflow recover` win
+      const rec = readRunRecords(this.ctx.runDir).find((x) => x.backend === record.backend);
+      const given = Object.fromEntries(Object.entries(this.ctx.options).filter(([, v]) => v !== undefined));
+      const options = rec ? { kubeconfig: rec.kubeconfig, kubeContext: rec.context, ...given } : given;
+      const target = loadKubeTarget(this.settings.namespace, options, this.ctx.env);
       this.api = new KubeApi({
         ...target,
         namespace: record.remoteIds[0]?.split('/')[0] ?? target.namespace,

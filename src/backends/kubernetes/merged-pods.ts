@@ -44,6 +44,8 @@ interface Group {
   gatesWaiting: Set<number>;
   streaming: boolean;
   ended: boolean;
+  /** ends the log stream (the pod is gone without it ending) */
+  quit: AbortController;
 }
 
 export class MergedPods {
@@ -101,6 +103,7 @@ export class MergedPods {
         gatesWaiting: new Set(),
         streaming: false,
         ended: false,
+        quit: new AbortController(),
       };
       this.groups.set(c.group, g);
       g.created = this.create(core, req, g, index, signal);
@@ -251,7 +254,7 @@ export class MergedPods {
     };
     void (async () => {
       try {
-        await r.api.followLog(g.pod, 'main', (c) => onPieces(demux.push(c)), new AbortController().signal);
+        await r.api.followLog(g.pod, 'main', (c) => onPieces(demux.push(c)), g.quit.signal);
       } catch {
         // the pod is gone or not streamable: members without an exit marker end below
       }
@@ -264,6 +267,7 @@ export class MergedPods {
   private endGroup(g: Group, problem?: string): void {
     if (g.ended) return;
     g.ended = true;
+    g.quit.abort();
     for (const m of g.members.values())
       if (m.state !== 'EXITED')
         this.settle(
@@ -334,22 +338,29 @@ export class MergedPods {
         }
         await Promise.all(
           ms.map((m) =>
-            Promise.race([m.finished, new Promise((res) => setTimeout(res, opts.graceMs + 30_000))]).then(
-              () => {
-                out.set(handleKey(m.handle!), {
-                  signals: force ? ['SIGKILL'] : ['SIGTERM'],
-                  gone: m.state === 'EXITED',
-                  alreadyGone: false,
-                  elapsedMs: Date.now() - t0,
-                });
-              },
-            ),
+            within(m.finished, opts.graceMs + 30_000).then(() => {
+              out.set(handleKey(m.handle!), {
+                signals: force ? ['SIGKILL'] : ['SIGTERM'],
+                gone: m.state === 'EXITED',
+                alreadyGone: false,
+                elapsedMs: Date.now() - t0,
+              });
+            }),
           ),
         );
+        // the whole pod was deleted and its stream did not end: its members are over
+        if (others.length === 0 && ms.some((m) => m.state !== 'EXITED')) this.endGroup(g);
       }),
     );
     return out;
   }
+}
+
+/** waits for `p` at most `ms` (the timer does not keep the driver alive once `p` settled) */
+async function within(p: Promise<void> | undefined, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([p, new Promise<void>((res) => (timer = setTimeout(res, ms)))]);
+  clearTimeout(timer);
 }
 
 export function launchMerged(
