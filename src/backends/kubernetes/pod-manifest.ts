@@ -186,7 +186,8 @@ export function buildPod(c: ManifestContext, op: Obj, p: PodPlan, warn: (m: stri
           resources: {
             ...(Object.keys(requests).length ? { requests } : {}),
             ...(Object.keys(limits).length ? { limits } : {}),
-            ...(p.claimTemplate ? { claims: [{ name: 'gpus' }] } : {}),
+            // the container must name every pod claim it uses (GPUs, the compute-domain channel)
+            ...(claims.length ? { claims: claims.map((c) => ({ name: c.name })) } : {}),
           },
         }
       : {}),
