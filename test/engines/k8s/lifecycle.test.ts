@@ -1,5 +1,5 @@
 /**
- * Nothing of a run is left in the namespace (issue 12): after Ctrl-C, after a failing task, and
+ * Nothing of a run is left in the namespace (issue 12): after Ctrl-C or SIGTERM, a failing task, and
  * after a SIGKILLed driver once `sflow recover <run dir>` ran. Every run carries a token in its
  * env Secret; it appears in no file of the run directory and in no request the emulator logged
  * (the log redacts Secret payloads, so a hit is a leak through a pod spec, a ConfigMap, an argv).
@@ -87,13 +87,16 @@ describe.skipIf(missing !== undefined && !required)(
       return { child, exited, cwd, out: () => out };
     }
 
-    it('Ctrl-C: the driver deletes every object of the run, exits 130', async () => {
+    it.each([
+      ['Ctrl-C', 130, 'SIGINT'],
+      ['SIGTERM', 143, 'SIGTERM'],
+    ] as const)('%s: the driver deletes every object of the run, exits %i', async (_what, exit, sig) => {
       const secret = token();
       const r = await startRun(secret);
       expect(leftovers(k.emu).length).toBeGreaterThan(0);
-      r.child.kill('SIGINT');
+      r.child.kill(sig);
       const code = await r.exited;
-      expect(code, r.out()).toBe(130);
+      expect(code, r.out()).toBe(exit);
       expect(leftovers(k.emu)).toEqual([]);
       const runDir = onlyRunDir(join(r.cwd, 'sflow_output'));
       expect(taskLog(runDir, 'server')).toBe(`token has ${secret.length} chars\nSERVING\n`);
