@@ -80,6 +80,17 @@ describeWithShared('compat', 'Kubernetes pod manifests of compat recipes (golden
     expect(JSON.stringify(pod)).not.toContain(m.hello.secret!.stringData!.SFLOW_TASK_OUTPUT_DIR);
   });
 
+  it('output collect: off with collect_node_local_output: false; the operator size cap wins', () => {
+    const off = compatPlan(['src/sflow/samples/kubernetes_hello_world.yaml']);
+    off.backends[0].config.collect_node_local_output = false;
+    const m = manifests(off);
+    expect(m.hello.collect).toBe(false);
+    expect(m.hello.configMap.data!['task.sh']).not.toContain('__sflow_collect');
+    const capped = compatPlan(['src/sflow/samples/kubernetes_hello_world.yaml']);
+    capped.tasks[0].operator.config.collect_max_file_size = 1024;
+    expect(manifests(capped).hello.configMap.data!['task.sh']).toContain('-size +1024c');
+  });
+
   it('kubernetes_multinode: 4 pods, one per node, 8 device-plugin GPUs each, per-pod node index', () => {
     const m = manifests(compatPlan(['examples/kubernetes_multinode.yaml']));
     golden('kubernetes_multinode', m);
