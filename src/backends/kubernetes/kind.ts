@@ -3,7 +3,9 @@ import { KubernetesBackendSchema } from '../../config/schema/backend-kubernetes.
 import { placeholderNodes, type BackendKind } from '../kind.js';
 import { KubernetesBackend } from './kubernetes-backend.js';
 import { refineKubernetesPlan } from './merge-groups.js';
+import { driverGone } from './cleanup.js';
 import { reapRun } from './reap.js';
+import { liveDriverOf } from './run-record.js';
 
 export const kubernetesKind: BackendKind = {
   type: 'kubernetes',
@@ -27,5 +29,6 @@ export const kubernetesKind: BackendKind = {
   }),
   refine: refineKubernetesPlan,
   create: (planned, ctx) => new KubernetesBackend(planned, ctx),
+  liveDriver: (runDir) => liveDriverOf(runDir, (d) => driverGone(d)),
   recoverRun: reapRun,
 };

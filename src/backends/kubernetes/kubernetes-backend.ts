@@ -107,6 +107,7 @@ export class KubernetesBackend implements Backend {
       kubeconfig: target.source,
       context: target.kc.getCurrentContext(),
       runId: this.ctx.runId,
+      driver: driverId(),
     });
   }
 

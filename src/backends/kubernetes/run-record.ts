@@ -1,9 +1,11 @@
 /**
  * `<run dir>/kubernetes-<backend>.json`: where a run's objects live (namespace, kubeconfig,
  * context, run id), written before anything is created, so `sflow recover <run dir>` can delete
- * them after the driver died, also when it died before launching any task.
+ * them after the driver died, also when it died before launching any task; and whether that
+ * driver still runs (`liveDriver`: then `sflow recover` touches nothing).
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 
 export interface RunRecord {
@@ -12,6 +14,8 @@ export interface RunRecord {
   kubeconfig: string;
   context: string;
   runId: string;
+  /** `<host>:<pid>:<start time>` of the driver that wrote it (absent in older records) */
+  driver?: string;
 }
 
 const PREFIX = 'kubernetes-';
@@ -39,4 +43,15 @@ export function readRunRecords(runDir: string): RunRecord[] {
         return [];
       }
     });
+}
+
+/** the driver of the run still runs on this host: a line saying so, else undefined */
+export function liveDriverOf(runDir: string, gone: (driver: string) => boolean): string | undefined {
+  for (const r of readRunRecords(runDir)) {
+    if (!r.driver || gone(r.driver)) continue;
+    const [host, pid] = r.driver.split(':');
+    if (host !== hostname()) continue;
+    return `the driver of run ${r.runId} (pid ${pid}) still runs on this host`;
+  }
+  return undefined;
 }

@@ -103,15 +103,10 @@ describe.skipIf(missing !== undefined && !required)(
       expectNoLeak(runDir, secret);
     });
 
-    it('a SIGKILLed driver leaves its objects; `sflow recover <run dir>` deletes them', async () => {
-      const secret = token();
-      const r = await startRun(secret);
-      r.child.kill('SIGKILL');
-      await r.exited;
-      const runDir = onlyRunDir(join(r.cwd, 'sflow_output'));
-      expect(leftovers(k.emu).length).toBeGreaterThan(0);
+    /** `sflow recover <run dir>` as its own process */
+    async function recover(runDir: string, cwd: string) {
       const rec = spawn(process.execPath, ['--import', LOADER, CLI, 'recover', runDir], {
-        cwd: r.cwd,
+        cwd,
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       children.push(rec);
@@ -119,8 +114,22 @@ describe.skipIf(missing !== undefined && !required)(
       rec.stdout.on('data', (d) => (out += String(d)));
       rec.stderr.on('data', (d) => (out += String(d)));
       const code = await new Promise<number | null>((res) => rec.once('exit', (c) => res(c)));
-      expect(code, out).toBe(0);
-      expect(out).toMatch(/kubernetes backend 'cluster': deleted the objects labelled sflow\/run=/);
+      return { code, out };
+    }
+
+    it('a SIGKILLed driver leaves its objects; `sflow recover <run dir>` deletes them (not while it lives)', async () => {
+      const secret = token();
+      const r = await startRun(secret);
+      const runDir = onlyRunDir(join(r.cwd, 'sflow_output'));
+      const alive = await recover(runDir, r.cwd);
+      expect(alive.code, alive.out).toBe(1);
+      expect(alive.out).toMatch(/the driver of run \S+ \(pid \d+\) still runs on this host; nothing touched/);
+      r.child.kill('SIGKILL');
+      await r.exited;
+      expect(leftovers(k.emu).length).toBeGreaterThan(0);
+      const rec = await recover(runDir, r.cwd);
+      expect(rec.code, rec.out).toBe(0);
+      expect(rec.out).toMatch(/kubernetes backend 'cluster': deleted the objects labelled sflow\/run=/);
       await waitFor('the namespace to be empty of the run', () => leftovers(k.emu).length === 0 || undefined);
       expectNoLeak(runDir, secret);
     });
