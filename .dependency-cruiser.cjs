@@ -1,8 +1,8 @@
 /**
  * The intended flow of src/ (docs/architecture.md), checked in CI by `npm run lint:deps`:
  *
- *   util, visualize ─► config ─► events ─► operators ─► plan ─► gpu, probes, outputs, preflight
- *     ─► monitor ─► backends ─► runtime ─► reporters, report, samples, skills ─► cli
+ *   util, visualize ─► config ─► events ─► operators ─► plan ─► gpu, probes, outputs, preflight,
+ *     uploads ─► monitor, artifacts ─► backends ─► runtime ─► reporters, report, samples, skills ─► cli
  *
  * A folder imports only folders to its left (and itself); within a layer, folders do not import
  * each other. So there is no cycle between folders, and `no-circular` forbids cycles between files.
@@ -15,8 +15,8 @@ const layers = [
   ['events'],
   ['operators'],
   ['plan'],
-  ['gpu', 'probes', 'outputs', 'preflight'],
-  ['monitor'],
+  ['gpu', 'probes', 'outputs', 'preflight', 'uploads'],
+  ['monitor', 'artifacts'],
   ['backends'],
   ['runtime'],
   ['reporters', 'report', 'samples', 'skills'],

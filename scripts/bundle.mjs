@@ -5,7 +5,7 @@
 // - ESM with code splitting: every `await import(...)` in the CLI stays its own chunk, so
 //   `sflow --help` loads only the entry (commander + the command table), never zod or yaml.
 // - External: node builtins and packages that find files next to themselves at run time
-//   (wasm, native addons, fonts), and proper-lockfile: see EXTERNAL_PACKAGES below.
+//   (wasm, native addons, fonts): see EXTERNAL_PACKAGES below.
 // - dist/ (tsc's one-file-per-module output) is left as it is; tests import from it.
 // - Concurrency-safe: the bundle is written to a scratch folder, then moved into dist/bundle/
 //   file by file (content-hashed chunks first, the fixed-name entry last, each by rename), so a
@@ -29,7 +29,6 @@ const EXTERNAL_PACKAGES = [
   '@hpcc-js/wasm-graphviz', // loads its wasm relative to itself
   '@resvg/resvg-js', // native addon
   'dejavu-fonts-ttf', // font files resolved with require.resolve
-  'proper-lockfile', // CommonJS that patches fs via graceful-fs; loaded only for GPU records
   'react-devtools-core', // ink's optional dev-only peer (loaded only with DEV=true); not installed
 ];
 // execa is bundled on purpose: it is imported by every `sflow run` and is ~130 small modules

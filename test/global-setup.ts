@@ -3,9 +3,25 @@
  * compiled driver in a child `node` (signal handling, CLI). Builds only when some file under
  * src/ is newer than the last build's stamp; concurrent test runs wait on a lock instead of
  * building twice. A type error elsewhere does not stop the emit (tsc emits anyway).
+ *
+ * It also gives the run a private temp folder (TMPDIR, inherited by the test workers and every
+ * process they start) and, at the end, fails the run loudly if anything is left in it: tests
+ * clean up after themselves (test/helpers/scratch.ts).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -69,8 +85,56 @@ function onlyInProcessTests(): boolean {
   return filters.every((f) => /^(\.\/)?test\/(unit|conformance)(\/|$)/.test(f));
 }
 
-export default async function setup(): Promise<void> {
-  if (onlyInProcessTests() || fresh()) return;
+/** total size of a folder tree in bytes (best effort) */
+function du(p: string): number {
+  try {
+    const st = statSync(p);
+    if (!st.isDirectory()) return st.size;
+    return readdirSync(p).reduce((n, e) => n + du(join(p, e)), 0);
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * A private temp folder for this test run; returns the check that runs at the end. Root-owned
+ * and sticky like /tmp, so tests acting as other users can use it too.
+ */
+function privateTmp(): () => void {
+  const dir = mkdtempSync(join(tmpdir(), 'sflow-tests-'));
+  chmodSync(dir, 0o1777);
+  process.env.TMPDIR = dir;
+  return () => {
+    let left: string[];
+    try {
+      left = readdirSync(dir);
+    } catch {
+      return;
+    }
+    if (left.length > 0) {
+      const lines = left.map((e) => `  ${e} (${Math.ceil(du(join(dir, e)) / 1024)} KiB)`);
+      process.stderr.write(
+        `\n✗ tests left ${left.length} entr${left.length === 1 ? 'y' : 'ies'} in the temp folder ${dir} ` +
+          `(every test must remove what it creates; use test/helpers/scratch.ts):\n${lines.join('\n')}\n`,
+      );
+      process.exitCode = 1;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+}
+
+export default async function setup(): Promise<() => void> {
+  const checkTmp = privateTmp();
+  try {
+    if (!onlyInProcessTests() && !fresh()) await build();
+  } catch (e) {
+    checkTmp();
+    throw e;
+  }
+  return checkTmp;
+}
+
+async function build(): Promise<void> {
   await withLock(() => {
     if (fresh()) return; // another run built it while we waited
     const started = Date.now();

@@ -1,4 +1,5 @@
 /** `sflow run`: load → plan → (dry-run: print) → allocate → execute. */
+import { SflowError } from '../config/errors.js';
 import { loadRecipe } from '../config/load.js';
 import { applyMonitorFlags } from '../config/monitor-flags.js';
 import { buildPlan } from '../plan/build.js';
@@ -16,7 +17,16 @@ import {
 } from '../backends/registry.js';
 
 export async function runCommand(positional: string[], opts: Record<string, unknown>): Promise<number> {
+  if (opts.resume !== undefined) {
+    const { resumeCommand } = await import('./run-resume.js');
+    return resumeCommand(positional, opts);
+  }
   try {
+    if (opts.force)
+      throw new SflowError('cli.force_without_resume', '--force is only meaningful with --resume', {
+        phase: 'usage',
+        hint: 'sflow run --resume <run dir> --force',
+      });
     const files = inputFiles(positional, opts, 'sflow.yaml');
     const loaded = loadRecipe(loadOptions(files, opts));
     applyMonitorFlags(loaded.recipe, {
@@ -34,8 +44,10 @@ export async function runCommand(positional: string[], opts: Record<string, unkn
       // what the backends can tell without allocating (local: this machine's GPUs)
       const topology = await discoverTopology(plan, AbortSignal.timeout(30_000));
       if (Object.keys(topology).length) plan = buildPlan(loaded, { ...base, runId: plan.runId, topology });
-      for (const w of checkArtifactPaths(plan.artifacts, Boolean(opts.skipArtifactCheck), loaded.doc))
+      for (const w of checkArtifactPaths(loaded, workspaceDir, Boolean(opts.skipArtifactCheck)))
         plan.warnings.push(w);
+      const { credentialWarnings } = await import('../uploads/credentials.js');
+      plan.warnings.push(...credentialWarnings(plan));
       plan.warnings.push(...runPreflight(plan, loaded, opts));
       const { renderDryRun } = await import('../plan/render.js');
       process.stdout.write(renderDryRun(plan, { ...loaded, warnings: [] }) + '\n');
@@ -48,16 +60,23 @@ export async function runCommand(positional: string[], opts: Record<string, unkn
     const runId = makeRunId(workflow);
     // trial plan against placeholders: every plan error fires before anything is allocated
     const trial = buildPlan(loaded, { ...common, dryRun: false, runId, catalog: backendCatalog });
-    // not-yet features (those backend types included) are refused here, located, before anything else
+    // not-yet features (those backend types and hf:// / docker:// artifacts included) are refused
+    // here, located, before anything else
     for (const w of runPreflight(trial, loaded, opts)) process.stderr.write(`⚠ ${w}\n`);
-    for (const w of checkArtifactPaths(trial.artifacts, Boolean(opts.skipArtifactCheck), loaded.doc))
+    for (const w of checkArtifactPaths(loaded, workspaceDir, Boolean(opts.skipArtifactCheck)))
       process.stderr.write(`⚠ ${w}\n`);
     const refused = unrunnableBackends(trial);
     if (refused.length) throw notRunnableError(refused[0]);
     const { executeRecipe } = await import('./run-execute.js');
+    const { buildRunRecord, composedRecipeText, runInputs } = await import('./run-record.js');
+    const inputs = runInputs(files, opts);
     return await executeRecipe(loaded, trial, {
       ...common,
       runId,
+      record: {
+        record: buildRunRecord(trial, inputs, { cwd: process.cwd(), workspaceDir }),
+        recipeText: composedRecipeText(loaded, inputs),
+      },
       logLevel: opts.verbose && opts.logLevel === 'info' ? 'debug' : String(opts.logLevel ?? 'info'),
       opts,
     });

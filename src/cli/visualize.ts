@@ -6,6 +6,7 @@ import { loadRecipe } from '../config/load.js';
 import { buildPlan } from '../plan/build.js';
 import { backendCatalog } from '../backends/registry.js';
 import { planToDagView } from '../plan/dag-view.js';
+import { folderName } from '../plan/folder-name.js';
 import { makeRunId } from '../plan/run-id.js';
 import { inputFiles, loadOptions, printWarnings } from './common.js';
 import { reportError } from './errors.js';
@@ -80,7 +81,7 @@ export async function visualizeCommand(positional: string[], opts: Record<string
     const out =
       typeof opts.output === 'string'
         ? resolve(opts.output)
-        : join(plan.paths.workspaceDir, `${workflow}.${EXT[format]}`);
+        : join(plan.paths.workspaceDir, `${folderName(workflow)}.${EXT[format]}`);
     ensureDir(dirname(out), { what: 'folder for -o', hint: 'choose another -o path' });
     writeFileSync(out, data);
     process.stdout.write(`✓ Saved to ${out}\n`);

@@ -15,17 +15,38 @@ export interface SetOverride {
   isDomain: boolean;
 }
 
+/** an integer sflow cannot hold exactly (beyond ±2^53) is refused rather than silently rounded */
+function exactInt(n: number, raw: string): number {
+  if (Number.isSafeInteger(n)) return n;
+  throw new SflowError(
+    'cli.int_range',
+    `--set value '${raw}' holds an integer beyond ±2^53 (9007199254740991), where sflow cannot keep it exact`,
+    { phase: 'usage', hint: 'pass it as text in a list or dict (JSON "…"), or use a smaller number' },
+  );
+}
+
+function checkInts(v: unknown, raw: string): void {
+  if (typeof v === 'number' && Number.isInteger(v)) exactInt(v, raw);
+  else if (v !== null && typeof v === 'object') for (const x of Object.values(v)) checkInts(x, raw);
+}
+
 export function parseSetValue(raw: string): { value: unknown; isFloat: boolean } {
   const t = raw.trim();
   if (t.startsWith('[') || t.startsWith('{')) {
+    let value: unknown;
     try {
-      return { value: JSON.parse(t) as unknown, isFloat: false };
+      value = JSON.parse(t) as unknown;
     } catch {
-      /* not JSON: fall through */
+      value = undefined; // not JSON: fall through
+    }
+    if (value !== undefined) {
+      checkInts(value, raw);
+      return { value, isFloat: false };
     }
   }
   // like Python's int(): leading zeros and digit-group underscores are fine (`007` → 7, `1_000` → 1000)
-  if (/^[-+]?\d+(_\d+)*$/.test(t)) return { value: parseInt(t.replace(/_/g, ''), 10), isFloat: false };
+  if (/^[-+]?\d+(_\d+)*$/.test(t))
+    return { value: exactInt(parseInt(t.replace(/_/g, ''), 10), raw), isFloat: false };
   if (/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(t) || /^[-+]?(inf|infinity|nan)$/i.test(t)) {
     const n = /inf/i.test(t) ? (t.startsWith('-') ? -Infinity : Infinity) : /nan/i.test(t) ? NaN : Number(t);
     return { value: n, isFloat: true };

@@ -107,8 +107,12 @@ export function resolveDeep(value: unknown, scope: Scope, where: Where): unknown
  */
 export function resolveInt(value: unknown, scope: Scope, where: Where, field: string): number {
   if (typeof value === 'number') {
-    if (Number.isInteger(value)) return value;
-    throw planError(where, 'plan.not_int', `${field} must be an integer, got ${value}`);
+    if (Number.isSafeInteger(value)) return value;
+    throw planError(
+      where,
+      'plan.not_int',
+      `${field} must be an integer${Number.isInteger(value) ? ' within ±2^53' : ''}, got ${value}`,
+    );
   }
   if (typeof value === 'boolean') {
     throw planError(where, 'plan.not_int', `${field} must resolve to int, got '${renderValue(value)}'`);
@@ -122,7 +126,10 @@ export function resolveInt(value: unknown, scope: Scope, where: Where, field: st
       'the expression must produce a whole number',
     );
   }
-  return parseInt(s, 10);
+  const n = parseInt(s, 10);
+  if (!Number.isSafeInteger(n))
+    throw planError(where, 'plan.not_int', `${field} must be an integer within ±2^53, got '${s}'`);
+  return n;
 }
 
 export function resolveOptionalInt(

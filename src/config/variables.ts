@@ -6,6 +6,9 @@
 import { DomainValue, PyFloat, hasExpression, renderValue, type Scope, type Value } from './expr/index.js';
 import { isYamlFloat } from './source.js';
 import { evaluateField, planError, type Where } from './resolve.js';
+import { compileCached } from './templates.js';
+import { refuseNulInVariable } from './nul-check.js';
+import type { RefPath } from './expr/template.js';
 import { SflowError } from './errors.js';
 
 export const VARIABLE_TYPES = ['string', 'integer', 'float', 'boolean', 'list', 'dict'] as const;
@@ -50,7 +53,11 @@ export function castVariable(v: RawVariable, value: Value, yamlFloat: boolean): 
     case 'integer':
       if (typeof raw === 'boolean') return raw;
       if (typeof raw === 'number' && Number.isInteger(raw) && !yamlFloat) return raw;
-      if (typeof raw === 'string' && /^\s*[-+]?\d+\s*$/.test(raw)) return parseInt(raw, 10);
+      if (typeof raw === 'string' && /^\s*[-+]?\d+\s*$/.test(raw)) {
+        const n = parseInt(raw, 10);
+        if (Number.isSafeInteger(n)) return n;
+        throw castError(v, 'integer within ±2^53 (9007199254740991)', raw);
+      }
       throw castError(v, 'integer', raw);
     case 'float':
       if (raw instanceof PyFloat) return raw;
@@ -94,9 +101,76 @@ export function variableScope(vars: Map<string, ResolvedVariable>, extras: Scope
   return scope;
 }
 
+/** Adds one resolved variable to a scope built by `variableScope` (bare names of `extras` win). */
+function addToScope(scope: Scope, v: ResolvedVariable, extras: Scope): void {
+  const dv = new DomainValue(v.value, v.domain);
+  (scope.variables as Record<string, Value>)[v.name] = dv;
+  if (!Object.hasOwn(extras, v.name)) scope[v.name] = dv;
+}
+
+/**
+ * The variables among `names` that the expression `source` reads by name (`X`, `variables.X`);
+ * null when it reads `variables` with a computed key (it may read any of them).
+ */
+function staticDeps(source: string, names: Set<string>): string[] | null {
+  let refs: RefPath[];
+  try {
+    refs = compileCached(source).references();
+  } catch {
+    return []; // a syntax error: evaluating it reports the error
+  }
+  const out: string[] = [];
+  for (const r of refs) {
+    const name = r[0] === 'variables' ? r[1] : r[0];
+    if (r[0] === 'variables' && r.length === 1) return null;
+    if (typeof name === 'string' && names.has(name)) out.push(name);
+  }
+  return out;
+}
+
+/**
+ * Evaluation order of expression-valued variables: each after the variables it reads (Kahn's
+ * algorithm, declaration order among equals), so a chain of N variables resolves in N
+ * evaluations. Variables in a cycle, or reading `variables[...]`, come last.
+ */
+function evaluationOrder(pending: RawVariable[]): RawVariable[] {
+  const names = new Set(pending.map((v) => v.name));
+  const waitsFor = new Map<RawVariable, number>();
+  const readers = new Map<string, RawVariable[]>();
+  const last = new Set<RawVariable>();
+  for (const v of pending) {
+    const deps = staticDeps(v.value as string, names);
+    if (deps === null) {
+      last.add(v);
+      continue;
+    }
+    const unique = new Set(deps.filter((d) => d !== v.name));
+    waitsFor.set(v, unique.size);
+    for (const d of unique) {
+      const list = readers.get(d);
+      if (list) list.push(v);
+      else readers.set(d, [v]);
+    }
+    if (deps.includes(v.name)) last.add(v); // reads itself: a cycle
+  }
+  const order: RawVariable[] = pending.filter((v) => waitsFor.get(v) === 0 && !last.has(v));
+  for (let i = 0; i < order.length; i++) {
+    for (const r of readers.get(order[i].name) ?? []) {
+      const n = (waitsFor.get(r) ?? 0) - 1;
+      waitsFor.set(r, n);
+      if (n === 0 && !last.has(r)) order.push(r);
+    }
+  }
+  const placed = new Set(order);
+  for (const v of pending) if (!placed.has(v)) order.push(v);
+  return order;
+}
+
 /**
  * Resolve `raw` on top of `already` (resolved globals, for the workflow stage). Later entries of
- * `raw` replace same-named ones of `already`.
+ * `raw` replace same-named ones of `already`. Expression values are evaluated in dependency
+ * order (linear in the number of variables); what that leaves unresolved (values computed from
+ * `variables[...]`, expressions yielding expressions) is retried until nothing changes.
  */
 export function resolveVariables(
   raw: RawVariable[],
@@ -104,55 +178,58 @@ export function resolveVariables(
   extras: Scope,
 ): Map<string, ResolvedVariable> {
   const out = new Map(already);
-  const pending: RawVariable[] = [];
+  const expressions = new Map<string, RawVariable>();
   for (const v of raw) {
     out.delete(v.name);
-    if (typeof v.value === 'string' && hasExpression(v.value)) pending.push(v);
+    expressions.delete(v.name);
+    if (typeof v.value === 'string' && hasExpression(v.value)) expressions.set(v.name, v);
     else {
       const yamlFloat = isYamlFloat(v.docItem, 'value');
-      const value = castVariable(
-        v,
-        (yamlFloat && typeof v.value === 'number' ? v.value : v.value) as Value,
-        yamlFloat,
-      );
-      out.set(v.name, resolved(v, value));
+      out.set(v.name, resolved(v, castVariable(v, v.value as Value, yamlFloat)));
     }
   }
-  const lastError = new Map<string, string>();
+  const lastError = new Map<string, SflowError>();
+  /** evaluates `v` against `scope`; true when it resolved (and is now in `out`) */
+  const tryResolve = (v: RawVariable, scope: Scope): boolean => {
+    let value: Value;
+    try {
+      value = evaluateField(v.value, scope, { doc: v.where.doc, path: [...v.where.path, 'value'] });
+    } catch (e) {
+      if (e instanceof SflowError && (e.code === 'plan.undefined' || e.code === 'plan.eval')) {
+        lastError.set(v.name, e);
+        return false;
+      }
+      throw e;
+    }
+    if (typeof value === 'string' && hasExpression(value)) return false;
+    const r = resolved(v, castVariable(v, value, false));
+    out.set(v.name, r);
+    addToScope(scope, r, extras);
+    return true;
+  };
+  const first = variableScope(out, extras);
+  let pending = evaluationOrder([...expressions.values()]).filter((v) => !tryResolve(v, first));
   for (let pass = 0; pass <= raw.length && pending.length > 0; pass++) {
     const scope = variableScope(out, extras);
-    let progress = false;
-    for (let i = 0; i < pending.length;) {
-      const v = pending[i];
-      let value: Value;
-      try {
-        value = evaluateField(v.value, scope, { doc: v.where.doc, path: [...v.where.path, 'value'] });
-      } catch (e) {
-        if (e instanceof SflowError && (e.code === 'plan.undefined' || e.code === 'plan.eval')) {
-          lastError.set(v.name, e.message);
-          i++;
-          continue;
-        }
-        throw e;
-      }
-      if (typeof value === 'string' && hasExpression(value)) {
-        i++;
-        continue;
-      }
-      out.set(v.name, resolved(v, castVariable(v, value, false)));
-      pending.splice(i, 1);
-      progress = true;
-    }
-    if (!progress) break;
+    const before = pending.length;
+    pending = pending.filter((v) => !tryResolve(v, scope));
+    if (pending.length === before) break;
   }
   if (pending.length) {
+    // spec: reported as unresolved, not individually — but pointing at the cause where there is
+    // one (a variable whose own expression fails while everything it reads resolved)
+    const stuck = new Set(pending.map((v) => v.name));
+    const cause = pending.find(
+      (v) => lastError.has(v.name) && (staticDeps(v.value as string, stuck) ?? ['?']).length === 0,
+    );
+    const at = cause ?? pending[0];
     const names = pending.map((v) => v.name).sort();
-    const first = pending[0];
+    const shown = names.length > 12 ? [...names.slice(0, 12), `… (${names.length} in all)`] : names;
     throw planError(
-      { doc: first.where.doc, path: [...first.where.path, 'value'] },
+      { doc: at.where.doc, path: [...at.where.path, 'value'] },
       'plan.unresolved_variables',
-      `Unresolved variable expressions (missing refs or cycle): ${names.join(', ')}`,
-      lastError.get(first.name) ??
+      `Unresolved variable expressions (missing refs or cycle): ${shown.join(', ')}`,
+      lastError.get(at.name)?.message ??
         'a variable may only reference variables (and, in workflow.variables, backends/artifacts/workflow); check for cycles',
     );
   }
@@ -160,6 +237,7 @@ export function resolveVariables(
 }
 
 function resolved(v: RawVariable, value: Value): ResolvedVariable {
+  refuseNulInVariable(v.name, value, v.domain, v.where);
   return {
     name: v.name,
     value,

@@ -3,11 +3,11 @@
  * (see source.ts). YAML 1.1 scalars like PyYAML (`yes`/`on` are booleans, as recipes written for
  * the original tool expect), except that `H:MM:SS` stays a string (nv-sflow 0.3.2 behaviour).
  */
-import { readFileSync } from 'node:fs';
 import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
 import { SflowError, type SourceLocation } from './errors.js';
 import { setOrigin, type EntryOrigin, type Origin } from './source.js';
 import { errorCode, errorMessage } from '../util/errors.js';
+import { ConversionBudget, precheckYaml, readBounded, YAML_LIMITS } from './yaml-limits.js';
 
 const SEXAGESIMAL = /^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?$/;
 /** integer spellings of YAML 1.1 (decimal, octal, hex, binary); any other number was read as a float */
@@ -30,8 +30,9 @@ export interface ParsedFile {
 export function readYamlFile(file: string): ParsedFile {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readBounded(file);
   } catch (e) {
+    if (e instanceof SflowError) throw e;
     const code = errorCode(e);
     throw new SflowError(
       'config.file_not_found',
@@ -44,19 +45,38 @@ export function readYamlFile(file: string): ParsedFile {
 
 export function parseYamlText(text: string, file: string): ParsedFile {
   const lc = new LineCounter();
-  const doc = parseDocument(text, {
-    lineCounter: lc,
-    version: '1.1',
-    uniqueKeys: false,
-    prettyErrors: false,
-  });
   const loc = (offset: number | undefined): SourceLocation | undefined => {
     if (offset === undefined) return undefined;
     const p = lc.linePos(offset);
     return { file, line: p.line, col: p.col };
   };
+  precheckYaml(text, file, (offset) => {
+    // the line counter fills as the parser runs; before that, count lines here
+    const before = text.slice(0, offset);
+    const nl = before.lastIndexOf('\n');
+    return { file, line: (before.match(/\n/g)?.length ?? 0) + 1, col: offset - nl };
+  });
+  let doc: ReturnType<typeof parseDocument>;
+  try {
+    doc = parseDocument(text, { lineCounter: lc, version: '1.1', uniqueKeys: false, prettyErrors: false });
+  } catch (e) {
+    // the YAML library recurses per nesting level; the lexer pass above should have stopped this
+    if (!(e instanceof RangeError)) throw e;
+    throw new SflowError('config.yaml_depth', 'YAML nesting is too deep', {
+      phase: 'load',
+      location: { file, line: 1, col: 1 },
+      hint: 'flatten the structure',
+    });
+  }
   if (doc.errors.length > 0) {
     const err = doc.errors[0];
+    if (err.message.startsWith('Maximum call stack size exceeded')) {
+      throw new SflowError('config.yaml_depth', 'YAML nesting is too deep', {
+        phase: 'load',
+        location: loc(err.pos[0]),
+        hint: 'flatten the structure',
+      });
+    }
     // an error reported at the end of the input (unclosed bracket…) points at the last written character
     if (err.pos[0] >= text.trimEnd().length) err.pos[0] = Math.max(0, text.trimEnd().length - 1);
     const first = err.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
@@ -83,13 +103,28 @@ export function parseYamlText(text: string, file: string): ParsedFile {
     return { file, line: lc.linePos(at).line, col: indent + 1 };
   };
   const warnings: ParsedFile['warnings'] = [];
+  const budget = new ConversionBudget();
+  /** where the outermost alias being expanded is (values it produces are charged to it) */
+  let viaAlias: number | undefined;
   const convert = (node: Node | null | undefined, depth: number): unknown => {
     if (node === null || node === undefined) return null;
-    if (depth > 200)
-      throw new SflowError('config.yaml_depth', 'YAML nesting is too deep', {
-        location: loc(node.range?.[0]),
-      });
-    if (isAlias(node)) return convert(node.resolve(doc), depth + 1);
+    if (depth > YAML_LIMITS.maxDepth)
+      throw new SflowError(
+        'config.yaml_depth',
+        `YAML nesting is too deep (more than ${YAML_LIMITS.maxDepth} levels)`,
+        { phase: 'load', location: loc(node.range?.[0]), hint: 'flatten the structure' },
+      );
+    budget.node(() => loc(viaAlias ?? node.range?.[0]));
+    if (isAlias(node)) {
+      budget.alias(() => loc(node.range?.[0]));
+      const outer = viaAlias === undefined;
+      if (outer) viaAlias = node.range?.[0];
+      try {
+        return convert(node.resolve(doc), depth + 1);
+      } finally {
+        if (outer) viaAlias = undefined;
+      }
+    }
     if (isScalar(node)) {
       const v = node.value;
       if (typeof v === 'number' && typeof node.source === 'string' && SEXAGESIMAL.test(node.source))
@@ -106,7 +141,17 @@ export function parseYamlText(text: string, file: string): ParsedFile {
       // PyYAML reads y/Y/n/N as strings (YAML 1.1 lists them as booleans; the original tool did not)
       if (typeof v === 'boolean' && node.type === 'PLAIN' && /^[yYnN]$/.test(String(node.source)))
         return String(node.source);
-      if (typeof v === 'bigint') return Number(v);
+      if (
+        (typeof v === 'bigint' || typeof v === 'number') &&
+        INT_SOURCE.test(String(node.source ?? '')) &&
+        !Number.isSafeInteger(Number(v))
+      ) {
+        throw new SflowError(
+          'config.int_range',
+          `integer ${String(node.source)} is beyond ±2^53 (9007199254740991), where sflow cannot keep it exact`,
+          { phase: 'load', location: loc(node.range?.[0]), hint: "quote it ('…') to keep it as text" },
+        );
+      }
       return v;
     }
     if (isMap(node)) {

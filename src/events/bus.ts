@@ -46,6 +46,17 @@ export class EventBus {
     this.emit({ type: 'sink_failed', sink: name, message });
   }
 
+  /** Every sink writes what it holds to its file now (a failure is reported like any other). */
+  checkpoint(): void {
+    for (const s of this.sinks) {
+      try {
+        s.checkpoint?.();
+      } catch (err) {
+        this.fail(s, `checkpoint: ${errorMessage(err)}`);
+      }
+    }
+  }
+
   async close(): Promise<void> {
     for (const s of this.sinks) {
       try {

@@ -21,7 +21,25 @@ interface Base {
 
 export type RunEvent = Base &
   (
-    | { type: 'run_started'; workflow: string; runId: string; runDir: string; tasks: string[] }
+    | {
+        type: 'run_started';
+        workflow: string;
+        runId: string;
+        runDir: string;
+        tasks: string[];
+        /** which session of the run this is: 1, or 2… for `sflow run --resume` (absent: 1) */
+        session?: number;
+        /** the driver process of this session (a later `--resume` checks it is gone) */
+        driver?: DriverInfo;
+        /** a resumed session: what it takes over from the earlier ones and what it runs again */
+        resume?: { reused: number; rerun: string[]; forced: boolean };
+      }
+    /**
+     * A resumed session takes the task over as it ended in an earlier session (COMPLETED, or
+     * READY for a service none of whose dependents runs again): not run again, its outputs and
+     * results stand. `attempt` is that earlier attempt's number.
+     */
+    | { type: 'task_reused'; task: string; attempt: number; status: 'COMPLETED' | 'READY' }
     /** handed to the backend (the attempt may wait in the engine's queue) */
     /** `gatedOn`: a merged-pod member that waits in its pod for these members (Kubernetes) */
     | { type: 'task_submitted'; task: string; attempt: number; gatedOn?: string[] }
@@ -115,9 +133,43 @@ export type RunEvent = Base &
       }
     /** an event sink failed (reported once per sink; the run goes on without it) */
     | { type: 'sink_failed'; sink: string; message: string }
+    /**
+     * one file of a task's `uploads:`, or the run archive of `workflow.upload_all` (no `task`):
+     * start → (progress | retry)* → done | failed. Nothing secret is ever in these fields.
+     */
+    | {
+        type: 'upload';
+        phase: 'start' | 'progress' | 'retry' | 'done' | 'failed';
+        task?: string;
+        target: string;
+        /** local file (or the run directory for upload_all, or the `from` that matched nothing) */
+        from: string;
+        /** s3://bucket/key; '' when the target could not be used */
+        dest: string;
+        /** size in bytes (start, progress, done) */
+        bytes?: number;
+        /** bytes acknowledged (progress) */
+        sent?: number;
+        /** done: 1 for a single PutObject, else the multipart part count */
+        parts?: number;
+        /** the attempt about to be made (retry) / the most any request needed (done, failed) */
+        attempt?: number;
+        delayS?: number;
+        durationMs?: number;
+        error?: string;
+        onError: 'warn' | 'fail';
+      }
     /** teardown of every live process group: start and end */
     | { type: 'teardown'; phase: 'start' | 'end'; groups: number; elapsedMs?: number }
   );
+
+/** The process that drives a session (its pid's start time guards against pid reuse). */
+export interface DriverInfo {
+  pid: number;
+  host: string;
+  /** clock ticks since boot (Linux /proc), when known */
+  startTime?: number;
+}
 
 /** One task as the plan describes it (for summaries and reports). */
 export interface PlanTaskInfo {
@@ -174,6 +226,8 @@ export interface RunEventSink {
   /** how failures of this sink are named (`events.jsonl`, `console`); default: its class name */
   readonly name?: string;
   emit(event: RunEvent): void;
+  /** write what it holds to its file now (before `workflow.upload_all` archives the run folder) */
+  checkpoint?(): void;
   /** flush and close (files); awaited at the very end of a run */
   close?(): Promise<void>;
 }

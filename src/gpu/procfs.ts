@@ -50,3 +50,19 @@ export function isProcessAlive(pid: number, startTime: number | null): boolean {
   if (stat.state === 'Z' || stat.state === 'X') return false;
   return startTime === null || stat.startTime === null || stat.startTime === startTime;
 }
+
+/**
+ * Real and effective uid of `pid` (the `Uid:` line of /proc/<pid>/status), or null where procfs is
+ * unavailable. A record may only name a process of the user who wrote it.
+ */
+export function processUids(pid: number): number[] | null {
+  if (!Number.isInteger(pid) || pid <= 0) return null;
+  let raw: string;
+  try {
+    raw = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return null;
+  }
+  const line = /^Uid:\s+(\d+)\s+(\d+)/m.exec(raw);
+  return line ? [Number(line[1]), Number(line[2])] : null;
+}

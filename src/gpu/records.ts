@@ -1,27 +1,33 @@
 /**
  * On-disk records of the GPU reservation registry: one JSON file per claim in a machine-local
- * directory, written atomically (temp file + rename), and a registry-wide lock (proper-lockfile,
- * a lock directory whose mtime is refreshed while held, so a holder killed mid-section goes stale)
- * that is only ever waited for within a bound.
+ * directory (checked by registry-dir.ts), published atomically (a fresh temp file, then a rename).
+ * Reading treats every entry as possibly hostile: no symbolic links or FIFOs are followed or
+ * opened, files and the directory listing are size-capped, and each record is validated field by
+ * field and returned with the uid that owns its file.
  */
 import {
-  chmodSync,
-  mkdirSync,
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
   readdirSync,
-  readFileSync,
+  readSync,
   renameSync,
-  statSync,
   unlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import lockfile from 'proper-lockfile';
 import { SflowError } from '../config/errors.js';
 import { errorCode } from '../util/errors.js';
 
-/** held: owned outright; lent: READY hand-back (this run may reuse, others may not); handover: owner exited, a successor of this run is expected */
-export type RecordState = 'held' | 'lent' | 'handover';
+/**
+ * claiming: written before the claim is decided (see registry.ts); held: owned outright;
+ * lent: READY hand-back (this run may reuse, others may not); handover: owner exited, a successor of
+ * this run is expected
+ */
+export type RecordState = 'claiming' | 'held' | 'lent' | 'handover';
+const STATES: readonly string[] = ['claiming', 'held', 'lent', 'handover'];
 
 export interface ReservationRecord {
   version: 1;
@@ -46,33 +52,36 @@ export interface StoredRecord {
   fileUid: number | null;
 }
 
-export const LOCK_TIMEOUT_MS = 10_000;
-const LOCK_NAME = '.registry.lock';
-const LOCK_STALE_MS = 5_000;
-
-export function ensureDir(dir: string): void {
-  mkdirSync(dir, { recursive: true });
-  try {
-    // shared by every user of the machine; sticky so users can only delete their own records
-    chmodSync(dir, 0o1777);
-  } catch {
-    // not ours to change
-  }
-}
+/** a record file larger than this is not one sflow wrote */
+const MAX_RECORD_BYTES = 64 * 1024;
+/** more entries than this: the directory is being flooded */
+export const MAX_ENTRIES = 10_000;
 
 function safe(s: string): string {
   return s.replace(/[^A-Za-z0-9_.-]/g, '-').slice(0, 80) || 'x';
 }
 
 export function recordFileName(r: Pick<ReservationRecord, 'runId' | 'task' | 'pid'>): string {
-  return `${safe(r.runId)}.${safe(r.task)}.${r.pid}.${randomBytes(4).toString('hex')}.json`;
+  return `${safe(r.runId)}.${safe(r.task)}.${r.pid}.${randomBytes(6).toString('hex')}.json`;
 }
 
-/** publish atomically: readers see the old record or the new one, never half of one */
+/**
+ * Publish atomically: readers see the old record or the new one, never half of one. The temp file
+ * is created exclusively (a name planted in advance is never followed), then renamed over `file`.
+ */
 export function writeRecord(file: string, record: ReservationRecord): void {
-  const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
-  writeFileSync(tmp, JSON.stringify(record) + '\n', { mode: 0o644 });
-  renameSync(tmp, file);
+  const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    writeFileSync(tmp, JSON.stringify(record) + '\n', { mode: 0o644, flag: 'wx' });
+    renameSync(tmp, file);
+  } catch (e) {
+    removeRecord(tmp);
+    throw new SflowError(
+      'GPU_REGISTRY_WRITE',
+      `cannot write GPU reservation record ${file}: ${errorCode(e) ?? String(e)}`,
+      { phase: 'run', hint: 'check that the registry directory is writable and the disk is not full' },
+    );
+  }
 }
 
 export function removeRecord(file: string): boolean {
@@ -84,89 +93,104 @@ export function removeRecord(file: string): boolean {
   }
 }
 
+const isInt = (v: unknown): v is number => Number.isSafeInteger(v);
+const isStr = (v: unknown, max = 1024): v is string => typeof v === 'string' && v.length <= max;
+
 function isRecord(v: unknown): v is ReservationRecord {
-  const r = v as ReservationRecord;
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const r = v as Record<string, unknown>;
   return (
-    typeof r === 'object' &&
-    r !== null &&
-    typeof r.runId === 'string' &&
-    typeof r.pid === 'number' &&
+    r.version === 1 &&
+    isStr(r.runId) &&
+    isStr(r.task) &&
+    isStr(r.host) &&
+    isInt(r.pid) &&
+    r.pid > 0 &&
+    (r.pidStartTime === null || isInt(r.pidStartTime)) &&
+    (r.uid === null || isInt(r.uid)) &&
     Array.isArray(r.uuids) &&
-    typeof r.state === 'string'
+    r.uuids.length <= 1024 &&
+    r.uuids.every((u) => isStr(u, 256)) &&
+    Array.isArray(r.indices) &&
+    r.indices.length === r.uuids.length &&
+    r.indices.every(isInt) &&
+    isStr(r.state) &&
+    STATES.includes(r.state) &&
+    isStr(r.createdAt, 64)
   );
 }
 
-/** every readable record; unreadable files are returned with `record` null for the reaper */
+/** a regular file's text, or null (not regular, too large, vanished); never follows a link or blocks */
+function readRegular(file: string): { text: string; uid: number } | null {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > MAX_RECORD_BYTES) return { text: '', uid: st.uid };
+    const buf = Buffer.alloc(st.size);
+    const n = readSync(fd, buf, 0, st.size, 0);
+    return { text: buf.toString('utf8', 0, n), uid: st.uid };
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** entry names of the registry directory; throws when it is flooded */
+export function registryEntries(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  if (names.length > MAX_ENTRIES) {
+    throw new SflowError(
+      'GPU_REGISTRY_FLOODED',
+      `GPU reservation registry ${dir} holds ${names.length} entries (more than ${MAX_ENTRIES})`,
+      { phase: 'run', hint: 'remove what does not belong there, or use another SFLOW_GPU_RESERVATION_DIR' },
+    );
+  }
+  return names.sort();
+}
+
+/** every valid record; anything else that looks like one is returned as `corrupt` for the reaper */
 export function listRecords(dir: string): {
   stored: StoredRecord[];
   corrupt: { file: string; fileUid: number | null }[];
 } {
   const stored: StoredRecord[] = [];
   const corrupt: { file: string; fileUid: number | null }[] = [];
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return { stored, corrupt };
-  }
-  for (const name of names.sort()) {
+  for (const name of registryEntries(dir)) {
     if (!name.endsWith('.json')) continue;
     const file = path.join(dir, name);
-    let fileUid: number | null = null;
+    const got = readRegular(file);
+    if (got === null) continue;
+    let record: unknown;
     try {
-      fileUid = statSync(file).uid;
-      const record: unknown = JSON.parse(readFileSync(file, 'utf8'));
-      if (isRecord(record)) stored.push({ file, record, fileUid });
-      else corrupt.push({ file, fileUid });
-    } catch (e) {
-      if (errorCode(e) !== 'ENOENT') corrupt.push({ file, fileUid });
+      record = JSON.parse(got.text);
+    } catch {
+      record = undefined;
     }
+    if (isRecord(record)) stored.push({ file, record, fileUid: got.uid });
+    else corrupt.push({ file, fileUid: got.uid });
   }
   return { stored, corrupt };
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/** run `fn` holding the registry lock; waits at most `timeoutMs` for it, then throws */
-export async function withRegistryLock<T>(
-  dir: string,
-  fn: () => T | Promise<T>,
-  timeoutMs = LOCK_TIMEOUT_MS,
-): Promise<T> {
-  ensureDir(dir);
-  const lockPath = path.join(dir, LOCK_NAME);
-  const deadline = Date.now() + timeoutMs;
-  let release: (() => Promise<void>) | undefined;
-  for (;;) {
-    try {
-      release = await lockfile.lock(dir, {
-        lockfilePath: lockPath,
-        realpath: false,
-        stale: LOCK_STALE_MS,
-        retries: 0,
-        onCompromised: () => {
-          // the section is milliseconds long; a lock lost to staleness only costs exclusivity once
-        },
-      });
-      break;
-    } catch (e) {
-      if (errorCode(e) !== 'ELOCKED') throw e;
-      if (Date.now() >= deadline) {
-        throw new SflowError(
-          'GPU_REGISTRY_LOCKED',
-          `GPU reservation registry lock ${lockPath} stayed busy for ${Math.round(timeoutMs / 1000)} s`,
-          {
-            phase: 'run',
-            hint: 'another sflow process may be stuck, or the registry directory is on a slow filesystem',
-          },
-        );
-      }
-      await sleep(15 + Math.floor(Math.random() * 20));
-    }
-  }
+/** one record by file name, if it is still there and valid */
+export function readRecord(file: string): StoredRecord | null {
+  const got = readRegular(file);
+  if (got === null) return null;
   try {
-    return await fn();
-  } finally {
-    await release().catch(() => undefined);
+    const record: unknown = JSON.parse(got.text);
+    return isRecord(record) ? { file, record, fileUid: got.uid } : null;
+  } catch {
+    return null;
   }
 }

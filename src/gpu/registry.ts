@@ -3,9 +3,12 @@
  * tasks of one run — on one machine claim disjoint physical GPUs, keyed by nvidia-smi UUID. Serves
  * the Docker backend (single local host) and the local backend.
  *
- * A claim reads the inventory (nvidia-smi, outside the lock), then under the registry lock reaps
- * records of dead owners, picks free GPUs disjoint from every live record and not busy with a
- * foreign workload, and writes its own record. Waiting (`waitSeconds`) retries that on a short poll.
+ * There is no registry-wide lock (a lock in a shared directory is one another user can hold
+ * forever). A claim is decided optimistically instead: read the records (trust.ts: dead owners
+ * reaped, unbelievable records ignored), pick free GPUs, publish a `claiming` record, read again,
+ * and keep the claim only if no other record overlaps it — otherwise withdraw and retry after a
+ * random pause. Two claims for one GPU cannot both win: each reads after publishing, so the later
+ * reader sees the earlier record. Waiting (`waitSeconds`) repeats that on a short poll.
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -17,19 +20,20 @@ import {
   type GpuProcess,
   type NvidiaSmiOptions,
 } from './nvidia-smi.js';
-import { isProcessAlive, processStartTime } from './procfs.js';
+import { processStartTime } from './procfs.js';
 import {
-  ensureDir,
   listRecords,
+  readRecord,
   recordFileName,
   removeRecord,
-  withRegistryLock,
   writeRecord,
   type ReservationRecord,
   type StoredRecord,
 } from './records.js';
+import { openRegistryDir } from './registry-dir.js';
 import { registrySettings, type RegistrySettings } from './settings.js';
-import { describeShortage, pickGpus, type Inventory } from './select.js';
+import { describeShortage, pickGpus, type Inventory, type Self } from './select.js';
+import { census, type Ignored } from './trust.js';
 
 export type { Inventory };
 
@@ -65,38 +69,22 @@ export interface Claim {
   indices: number[];
   /** records of dead owners removed while claiming */
   reaped: ReservationRecord[];
+  /** records set aside as unbelievable (forged owner, borrowed pid, …), with why */
+  ignored: Ignored[];
 }
 
 const FOREVER_WARNING_MS = 10 * 60_000;
+/** rounds lost to simultaneous claims before it counts as a shortage */
+const MAX_CONTENDED_ROUNDS = 50;
 const uid = (): number | null => (typeof process.getuid === 'function' ? process.getuid() : null);
 
 function settingsOf(over?: Partial<RegistrySettings>): RegistrySettings {
   return { ...registrySettings(), ...over };
 }
 
-/** remove records whose owner died (or whose PID was reused); never another user's or host's */
-function reapInside(dir: string): { live: StoredRecord[]; reaped: ReservationRecord[] } {
-  const me = uid();
-  const host = os.hostname();
-  const { stored, corrupt } = listRecords(dir);
-  const live: StoredRecord[] = [];
-  const reaped: ReservationRecord[] = [];
-  for (const s of stored) {
-    const owner = s.record.uid ?? s.fileUid;
-    const foreignOwner = me !== null && owner !== null && owner !== me;
-    if (s.record.host !== host || foreignOwner || isProcessAlive(s.record.pid, s.record.pidStartTime)) {
-      live.push(s);
-    } else if (removeRecord(s.file)) {
-      reaped.push(s.record);
-    }
-  }
-  for (const c of corrupt) if (me === null || c.fileUid === me) removeRecord(c.file);
-  return { live, reaped };
-}
-
 /** Reap records of dead owners now (a claim does this too). Returns the removed records. */
-export async function reapDead(dir = registrySettings().dir): Promise<ReservationRecord[]> {
-  return withRegistryLock(dir, () => reapInside(dir).reaped);
+export function reapDead(dir = registrySettings().dir): Promise<ReservationRecord[]> {
+  return Promise.resolve(census(openRegistryDir(dir)).reaped);
 }
 
 async function inventory(req: ClaimRequest): Promise<Inventory> {
@@ -122,58 +110,78 @@ async function inventory(req: ClaimRequest): Promise<Inventory> {
   return { gpus, apps };
 }
 
-type Attempt = { claim: Claim } | { shortage: string };
+type Attempt = { claim: Claim } | { shortage: string } | { contended: string };
 
-async function attempt(req: ClaimRequest, s: RegistrySettings): Promise<Attempt> {
+/** records this process may take GPUs from: its own run's lent / hand-over records */
+function takeable(r: ReservationRecord, self: Self): boolean {
+  return (
+    r.runId === self.runId &&
+    r.pid === self.pid &&
+    r.host === self.host &&
+    (r.state === 'lent' || r.state === 'handover')
+  );
+}
+
+/** GPUs taken over from this run's own hand-over records leave those records */
+function trimHandovers(live: StoredRecord[], taken: Set<string>, self: Self): void {
+  for (const h of live) {
+    const r = h.record;
+    if (r.state !== 'handover' || !takeable(r, self)) continue;
+    const keep = r.uuids.filter((u) => !taken.has(u));
+    if (keep.length === r.uuids.length) continue;
+    if (keep.length === 0) removeRecord(h.file);
+    else
+      writeRecord(h.file, { ...r, uuids: keep, indices: r.indices.filter((_, i) => !taken.has(r.uuids[i])) });
+  }
+}
+
+/** one optimistic round (synchronous after the inventory, so claims of one process never interleave) */
+async function attempt(req: ClaimRequest, s: RegistrySettings, dir: string): Promise<Attempt> {
   const inv = await inventory(req);
-  return withRegistryLock(s.dir, () => {
-    const { live, reaped } = reapInside(s.dir);
-    const self = { runId: req.runId, host: os.hostname(), pid: process.pid };
-    const picked = pickGpus(req.want, req.prefer ?? [], inv, live, self, s, req.task);
-    if (!picked.ok) return { shortage: describeShortage(req, inv, live, picked, s) };
-    const record: ReservationRecord = {
-      version: 1,
-      runId: req.runId,
-      task: req.task,
-      host: self.host,
-      pid: self.pid,
-      pidStartTime: processStartTime(self.pid),
-      uid: uid(),
-      uuids: picked.gpus.map((g) => g.uuid),
-      indices: picked.gpus.map((g) => g.index),
-      state: 'held',
-      createdAt: new Date().toISOString(),
-    };
-    const file = path.join(s.dir, recordFileName(record));
-    writeRecord(file, record);
-    // GPUs taken over from this run's own hand-over records leave those records
-    const taken = new Set(record.uuids);
-    for (const h of live) {
-      const r = h.record;
-      if (r.state !== 'handover' || r.runId !== self.runId || r.pid !== self.pid || r.host !== self.host)
-        continue;
-      const keep = r.uuids.filter((u) => !taken.has(u));
-      if (keep.length === r.uuids.length) continue;
-      if (keep.length === 0) removeRecord(h.file);
-      else
-        writeRecord(h.file, {
-          ...r,
-          uuids: keep,
-          indices: r.indices.filter((_, i) => !taken.has(r.uuids[i])),
-        });
-    }
+  const { live, reaped, ignored } = census(dir);
+  const self: Self = { runId: req.runId, host: os.hostname(), pid: process.pid };
+  const picked = pickGpus(req.want, req.prefer ?? [], inv, live, self, s, req.task);
+  if (!picked.ok) return { shortage: describeShortage(req, inv, live, picked, { ...s, dir }) };
+  const record: ReservationRecord = {
+    version: 1,
+    runId: req.runId,
+    task: req.task,
+    host: self.host,
+    pid: self.pid,
+    pidStartTime: processStartTime(self.pid),
+    uid: uid(),
+    uuids: picked.gpus.map((g) => g.uuid),
+    indices: picked.gpus.map((g) => g.index),
+    state: 'claiming',
+    createdAt: new Date().toISOString(),
+  };
+  const file = path.join(dir, recordFileName(record));
+  writeRecord(file, record);
+  const taken = new Set(record.uuids);
+  const after = census(dir);
+  const rival = after.live.find(
+    (o) => o.file !== file && !takeable(o.record, self) && o.record.uuids.some((u) => taken.has(u)),
+  );
+  if (rival) {
+    removeRecord(file);
+    const r = rival.record;
     return {
-      claim: {
-        runId: req.runId,
-        task: req.task,
-        dir: s.dir,
-        file,
-        uuids: record.uuids,
-        indices: record.indices,
-        reaped,
-      },
+      contended: `run '${r.runId}' task '${r.task}' (pid ${r.pid}) claimed the same GPU(s) at the same time`,
     };
-  });
+  }
+  writeRecord(file, { ...record, state: 'held' });
+  trimHandovers(after.live, taken, self);
+  const claim: Claim = {
+    runId: req.runId,
+    task: req.task,
+    dir,
+    file,
+    uuids: record.uuids,
+    indices: record.indices,
+    reaped: [...reaped, ...after.reaped],
+    ignored,
+  };
+  return { claim };
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -194,7 +202,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  */
 export async function claim(req: ClaimRequest): Promise<Claim> {
   const s = settingsOf(req.settings);
-  ensureDir(s.dir);
+  const dir = openRegistryDir(s.dir);
   const wait = req.waitSeconds !== undefined ? req.waitSeconds : s.waitSeconds;
   const pollMs = req.pollMs ?? 1_000;
   const progressMs = req.progressMs ?? 5_000;
@@ -202,16 +210,16 @@ export async function claim(req: ClaimRequest): Promise<Claim> {
   const deadline = wait === undefined ? started : wait === 0 ? Infinity : started + wait * 1000;
   let nextProgress = started;
   let warnedForever = false;
+  let contended = 0;
   for (;;) {
-    let result: Attempt;
-    try {
-      result = await attempt(req, s);
-    } catch (e) {
-      // a busy lock is transient while waiting; anything else (bad request, nvidia-smi) is not
-      if (!(e instanceof SflowError && e.code === 'GPU_REGISTRY_LOCKED') || Date.now() >= deadline) throw e;
-      result = { shortage: e.message };
+    const got = await attempt(req, s, dir);
+    if ('claim' in got) return got.claim;
+    // a simultaneous claim for the same GPU: both withdrew; retry soon, at a random moment
+    if ('contended' in got && ++contended <= MAX_CONTENDED_ROUNDS && !req.signal?.aborted) {
+      await sleep(5 + Math.floor(Math.random() * 45), req.signal);
+      continue;
     }
-    if ('claim' in result) return result.claim;
+    const result = { shortage: 'shortage' in got ? got.shortage : got.contended };
     const now = Date.now();
     if (req.signal?.aborted) {
       throw new SflowError('GPU_WAIT_CANCELLED', `Waiting for GPUs for task '${req.task}' was cancelled`, {
@@ -244,18 +252,17 @@ export async function claim(req: ClaimRequest): Promise<Claim> {
   }
 }
 
-async function rewrite(c: Claim, state: ReservationRecord['state']): Promise<boolean> {
-  return withRegistryLock(c.dir, () => {
-    const mine = listRecords(c.dir).stored.find((s) => s.file === c.file);
-    if (!mine) return false;
-    writeRecord(c.file, { ...mine.record, state });
-    return true;
-  });
+/** only this process writes its own record file, so a state change needs no lock */
+function rewrite(c: Claim, state: ReservationRecord['state']): Promise<boolean> {
+  const mine = readRecord(c.file);
+  if (!mine || mine.record.pid !== process.pid) return Promise.resolve(false);
+  writeRecord(c.file, { ...mine.record, state });
+  return Promise.resolve(true);
 }
 
 /**
  * `release_after: task_ready`: the task keeps running, but later tasks of the same run (same run id
- * and process) may claim its GPUs; every other run still sees them as taken. Bounded (≤ 10 s).
+ * and process) may claim its GPUs; every other run still sees them as taken.
  */
 export async function lend(c: Claim): Promise<boolean> {
   try {
@@ -266,7 +273,7 @@ export async function lend(c: Claim): Promise<boolean> {
 }
 
 /**
- * Give the GPUs back; bounded (≤ 10 s) and never throws, so it is safe in `finally`. With
+ * Give the GPUs back; never throws, so it is safe in `finally`. With
  * `handover` the record stays, claimable by this run only, until a successor claims the GPUs or
  * `releaseRun` runs — for a successor the plan packed onto them.
  */
@@ -287,6 +294,12 @@ export async function releaseRun(runId: string, dir = registrySettings().dir): P
   const mine = (s: StoredRecord) =>
     s.record.runId === runId && s.record.pid === process.pid && s.record.host === host;
   let n = 0;
-  for (const s of listRecords(dir).stored) if (mine(s) && removeRecord(s.file)) n++;
+  let stored: StoredRecord[];
+  try {
+    stored = listRecords(dir).stored;
+  } catch {
+    return 0;
+  }
+  for (const s of stored) if (mine(s) && removeRecord(s.file)) n++;
   return n;
 }

@@ -16,6 +16,8 @@ export interface ClaimedGpus {
 
 export class TaskGpuClaims {
   private readonly claims = new Map<string, Claim>();
+  /** records set aside as unbelievable, each logged once */
+  private readonly ignoredSeen = new Set<string>();
   private readonly settings: RegistrySettings;
 
   constructor(
@@ -45,6 +47,11 @@ export class TaskGpuClaims {
     this.claims.set(task.name, c);
     if (c.reaped.length)
       this.log(`${task.name}: reaped ${c.reaped.length} GPU reservation(s) of dead sflow runs`);
+    for (const i of c.ignored) {
+      if (this.ignoredSeen.has(i.file)) continue;
+      this.ignoredSeen.add(i.file);
+      this.log(`${task.name}: ignored GPU reservation record ${i.file}: ${i.why}`);
+    }
     return { indices: c.indices, uuids: c.uuids };
   }
 

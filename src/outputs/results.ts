@@ -9,6 +9,7 @@ import type { PlannedResult, PlannedResultPattern, PlannedTask } from '../plan/t
 import { castValue, truncate, type CastValue } from './cast.js';
 import { forEachLine } from './line-reader.js';
 import { compilePyRegex } from './pyregex.js';
+import { execEachLine, RegexTimeoutError } from '../util/guarded-regex.js';
 import { PatternAggregate, type MatchTrace } from './result-aggregate.js';
 import { toPlain, writeJsonAtomic } from './json-write.js';
 import { errorCode, errorMessage } from '../util/errors.js';
@@ -84,22 +85,47 @@ export async function parseLogResult(
     }
   }
   const castErrors = new Map<string, number>();
+  const take = (c: Compiled, m: RegExpExecArray, line: string, lineNo: number): void => {
+    const text = pickGroup(m, c.spec);
+    if (text === undefined) return;
+    const cast = castValue(text, c.spec.type);
+    if (cast.ok) c.agg.add(cast.value, lineNo, line);
+    else if (!castErrors.has(c.spec.name)) {
+      castErrors.set(c.spec.name, lineNo);
+      errors.push(`${c.spec.name}: line ${lineNo}: ${cast.error}`);
+    }
+  };
+  // lines are matched in batches, each pattern under a deadline (util/guarded-regex.ts)
+  let batch: string[] = [];
+  let firstNo = 1;
+  let batchChars = 0;
+  const timedOut = new Set<Compiled>();
+  const flush = (): void => {
+    const hits: [number, number, RegExpExecArray][] = [];
+    compiled.forEach((c, ci) => {
+      if (timedOut.has(c)) return;
+      try {
+        for (const [i, m] of execEachLine(c.re, batch)) hits.push([i, ci, m]);
+      } catch (e) {
+        if (!(e instanceof RegexTimeoutError)) throw e;
+        timedOut.add(c);
+        errors.push(`${c.spec.name}: ${e.message}`);
+      }
+    });
+    hits.sort((a, b) => a[0] - b[0] || a[1] - b[1]); // line order, then pattern order
+    for (const [i, ci, m] of hits) take(compiled[ci], m, batch[i], firstNo + i);
+    firstNo += batch.length;
+    batch = [];
+    batchChars = 0;
+  };
   if (compiled.length > 0) {
     try {
-      await forEachLine(logPath, (line, lineNo) => {
-        for (const c of compiled) {
-          const m = c.re.exec(line);
-          if (!m) continue;
-          const text = pickGroup(m, c.spec);
-          if (text === undefined) continue;
-          const cast = castValue(text, c.spec.type);
-          if (cast.ok) c.agg.add(cast.value, lineNo, line);
-          else if (!castErrors.has(c.spec.name)) {
-            castErrors.set(c.spec.name, lineNo);
-            errors.push(`${c.spec.name}: line ${lineNo}: ${cast.error}`);
-          }
-        }
+      await forEachLine(logPath, (line) => {
+        batch.push(line);
+        batchChars += line.length;
+        if (batch.length >= 4096 || batchChars >= 1 << 20) flush();
       });
+      flush();
     } catch (e) {
       if (errorCode(e) !== 'ENOENT') errors.push(`cannot read log: ${errorMessage(e)}`);
       return { values: {}, matches: {}, errors }; // a missing log: empty values

@@ -9,6 +9,9 @@ import type { Scope } from '../config/expr/index.js';
 import type { PlannedArtifact } from './types.js';
 import { planError, renderField, type Where } from '../config/resolve.js';
 
+/** Schemes 0.3.x registers but cannot materialise: dry-run accepts them, a real run refuses them (A2). */
+export const UNIMPLEMENTED_SCHEMES = new Set(['hf', 'huggingface', 'docker']);
+
 export function artifactScheme(uri: string): string {
   const m = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(uri);
   return m ? m[1].toLowerCase() : '';

@@ -15,6 +15,7 @@ import {
 import type { PathSeg } from '../config/source.js';
 import { artifactsNamespace, planArtifact } from './artifacts.js';
 import { backendsNamespace, planBackends } from './backends.js';
+import { folderName } from './folder-name.js';
 import type { BackendCatalog, PlanPaths, PlannedArtifact, PlannedBackend, PlannedNode } from './types.js';
 
 type Obj = Record<string, unknown>;
@@ -28,6 +29,8 @@ export interface BuildOptions {
   catalog: BackendCatalog;
   /** real nodes per backend (after allocation); placeholders when absent */
   topology?: Record<string, PlannedNode[]>;
+  /** the controller's environment, read by `env.X` in upload paths (default process.env) */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface PlanScope {
@@ -60,7 +63,10 @@ export function planScope(loaded: LoadedRecipe, opts: BuildOptions): PlanScope {
   const workflow = String(wf.name);
   const workspaceDir = resolve(opts.workspaceDir);
   const outputDir = resolve(workspaceDir, opts.outputDir ?? 'sflow_output');
-  const runDir = opts.dryRun ? join(outputDir, '_dry_run', workflow) : join(outputDir, opts.runId);
+  // the run folder's name goes through the one folder-name sanitiser (`../../x` stays inside)
+  const runDir = opts.dryRun
+    ? join(outputDir, '_dry_run', folderName(workflow))
+    : join(outputDir, folderName(opts.runId));
 
   // 1. global variables
   const globals = resolveVariables(rawVariables(recipe.variables ?? [], doc, ['variables']), new Map(), {});

@@ -10,10 +10,13 @@ import type { ResolvedVariable } from '../config/variables.js';
 import { launchSpecs, operatorOf } from '../operators/index.js';
 import type { TaskPlacement } from './placement/types.js';
 import { instanceAssertions, type AssertionDraft } from './assertions.js';
+import { refuseNulInTask } from '../config/nul-check.js';
+import { folderName } from './folder-name.js';
 import { finaliseProbe } from './probes.js';
 import { finishScript, plannedResult, type Draft } from './task-draft.js';
 import { taskNamespace, type TaskFacts } from './task-namespace.js';
-import type { PlanPaths, PlannedArtifact, PlannedNode, PlannedTask } from './types.js';
+import type { PlanPaths, PlannedArtifact, PlannedNode, PlannedTask, PlannedUpload } from './types.js';
+import { planTaskUploads, uploadScope } from './uploads.js';
 
 type Obj = Record<string, unknown>;
 
@@ -42,6 +45,46 @@ export interface FinishInput {
   paths: PlanPaths;
   /** each draft's `assert:` expressions (checked before placement) */
   asserts?: Map<Draft, AssertionDraft[]>;
+  /** the workflow's name and run id, and the controller's environment: what upload paths read */
+  workflow: string;
+  runId: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** `workflow.*` as upload paths see it (artifacts-batch.md B2). */
+export function workflowFacts(
+  s: { workflow: string; paths: PlanPaths },
+  runId: string,
+): { name: string; run_id: string; output_dir: string } {
+  return { name: s.workflow, run_id: runId, output_dir: s.paths.runDir };
+}
+
+/** A task's `uploads:` with `from`/`to` resolved against the task, the workflow and `env.*`. */
+function taskUploads(
+  f: FinishInput,
+  d: Draft,
+  inst: { name: string; replicaIndex: number },
+  outputDir: string,
+  nodes: PlannedNode[],
+  env: Record<string, string>,
+): PlannedUpload[] | null {
+  const facts = {
+    name: inst.name,
+    outputDir,
+    backend: d.backend.name,
+    operator: d.operator.name,
+    nodes,
+    replicaIndex: inst.replicaIndex,
+    replicated: d.expansion.replicated,
+    env,
+  };
+  const scope = uploadScope(
+    f.scope,
+    workflowFacts({ workflow: f.workflow, paths: f.paths }, f.runId),
+    facts,
+    f.env,
+  );
+  return planTaskUploads(d.item.uploads as Obj[] | undefined, scope, d.where, facts);
 }
 
 export function finishTasks(f: FinishInput): PlannedTask[] {
@@ -76,7 +119,7 @@ export function finishTasks(f: FinishInput): PlannedTask[] {
     const script = finishScript(d, taskScope, facts);
     for (const inst of d.expansion.instances) {
       const p = f.placements.get(inst.name)!;
-      const outputDirTask = join(f.paths.runDir, inst.name);
+      const outputDirTask = join(f.paths.runDir, folderName(inst.name));
       const env: Record<string, string> = { ...baseEnv };
       for (const [k, v] of Object.entries(inst.sweep)) env[k] = renderValue(v);
       Object.assign(env, {
@@ -107,6 +150,8 @@ export function finishTasks(f: FinishInput): PlannedTask[] {
         allocationId: d.backend.placeholder ? '0' : String(d.backend.config.job_id ?? d.backend.name),
         backendConfig: d.backend.config,
       });
+      // NUL cannot reach a process (argv and environment are C strings): a located plan error
+      for (const spec of launch) refuseNulInTask(inst.name, spec.argv, { ...env, ...spec.env }, d.where);
       const asserts = instanceAssertions(f.asserts?.get(d) ?? [], f.scope, inst.sweep);
       const probe = (role: 'readiness' | 'failure') =>
         d.probes
@@ -142,11 +187,11 @@ export function finishTasks(f: FinishInput): PlannedTask[] {
               source: String(o.source ?? 'stdout'),
             }))
           : null,
-        uploads: (d.item.uploads as unknown[] | undefined) ?? null,
+        uploads: taskUploads(f, d, inst, outputDirTask, p.nodes, env),
         monitor: d.item.monitor ?? null,
         failFast: d.failFast,
         outputDir: outputDirTask,
-        logPath: join(outputDirTask, `${inst.name}.log`),
+        logPath: join(outputDirTask, `${folderName(inst.name)}.log`),
       });
     }
   }

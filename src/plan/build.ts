@@ -7,26 +7,34 @@
  *   build-tasks   scripts reading `task.*`, environment, launch specs
  */
 import type { LoadedRecipe } from '../config/load.js';
-import { renderValue } from '../config/expr/index.js';
-import { resolveDeep } from '../config/resolve.js';
+import { renderValue, withExpressionBudget } from '../config/expr/index.js';
 import { draftAssertions } from './assertions.js';
 import { refineForBackends } from './backend-refine.js';
 import { placeTasks, taskGraph } from './build-place.js';
 import { planScope, type BuildOptions } from './build-scope.js';
-import { finishTasks } from './build-tasks.js';
+import { finishTasks, workflowFacts } from './build-tasks.js';
 import { topologicalOrder } from './dag.js';
 import { workflowTimeout } from './duration.js';
+import { InstanceBudget } from './limits.js';
 import { checkNameLimits } from './name-limits.js';
 import { checkSweepOverrides } from './sweep-overrides.js';
 import { draftTask } from './task-draft.js';
 import type { Plan } from './types.js';
+import { planStorage, planUploadAll } from './uploads.js';
 
 export type { BuildOptions } from './build-scope.js';
 
+/** The plan of a loaded recipe; every expression it evaluates shares one budget (meter.ts). */
 export function buildPlan(loaded: LoadedRecipe, opts: BuildOptions): Plan {
+  return withExpressionBudget(() => buildPlanUnmetered(loaded, opts));
+}
+
+function buildPlanUnmetered(loaded: LoadedRecipe, opts: BuildOptions): Plan {
   const { recipe, doc } = loaded;
   const wf = recipe.workflow;
   const s = planScope(loaded, opts);
+  // task instances (replicas, sweep combinations) are capped per plan, checked before they are built
+  const budget = new InstanceBudget();
   const drafts = wf.tasks.map((item, i) =>
     draftTask(
       item as Record<string, unknown>,
@@ -35,6 +43,7 @@ export function buildPlan(loaded: LoadedRecipe, opts: BuildOptions): Plan {
       (recipe.operators ?? []) as Array<Record<string, unknown>>,
       s.vars,
       s.scope,
+      budget,
     ),
   );
   const asserts = new Map(drafts.map((d) => [d, draftAssertions(d.item, d.where, s.scope)]));
@@ -51,6 +60,9 @@ export function buildPlan(loaded: LoadedRecipe, opts: BuildOptions): Plan {
     artifacts: s.artifacts,
     paths: s.paths,
     asserts,
+    workflow: s.workflow,
+    runId: opts.runId,
+    env: opts.env ?? process.env,
   });
   refineForBackends(tasks, s.backends, opts.catalog, drafts, warnings);
   checkNameLimits(s.workflow, tasks, doc, wf.tasks, s.paths.outputDir);
@@ -76,11 +88,14 @@ export function buildPlan(loaded: LoadedRecipe, opts: BuildOptions): Plan {
       deps,
     ),
     warnings,
-    // storage fields resolve once, like backends (artifacts-batch.md B1)
-    storage: ((recipe.storage ?? []) as unknown[]).map((x, i) =>
-      resolveDeep(x, s.scope, { doc, path: ['storage', i] }),
+    // storage fields resolve once, like backends; upload_all's key sees workflow.run_id (artifacts-batch.md B1, B3)
+    storage: planStorage(recipe.storage ?? [], s.scope, doc),
+    uploadAll: planUploadAll(
+      wf.upload_all,
+      { ...s.scope, workflow: workflowFacts(s, opts.runId) },
+      doc,
+      opts.runId,
     ),
-    uploadAll: wf.upload_all ?? null,
     workflowMonitor: wf.monitor ?? null,
     workflowTimeoutS: workflowTimeout(wf.timeout, s.scope, { doc, path: ['workflow', 'timeout'] }),
   };

@@ -2,10 +2,13 @@
  * Names that become file and folder names must fit the file system's limits; checked at plan
  * time (so `--dry-run` reports them, before anything is created) instead of failing the run
  * with ENAMETOOLONG. Limits: one path component ≤ 255 bytes (NAME_MAX on Linux and macOS file
- * systems), a whole path ≤ 4095 bytes (PATH_MAX − 1).
+ * systems), a whole path ≤ 4095 bytes (PATH_MAX − 1). The names are checked as written; the
+ * folders are made from them by folder-name.ts (which shortens long names with a hash suffix),
+ * and the path check measures those real folders.
  */
 import { basename } from 'node:path';
 import { planError } from '../config/resolve.js';
+import { folderName } from './folder-name.js';
 
 export const NAME_MAX_BYTES = 255;
 export const PATH_MAX_BYTES = 4095;
@@ -39,6 +42,9 @@ export function checkNameLimits(
       `use a workflow name of at most ${NAME_MAX_BYTES - RUN_ID_SUFFIX_BYTES - (jobPrefix ? jobPrefix + 1 : 0)} bytes`,
     );
   }
+  // the run folder is the run id, whose workflow part folder-name.ts keeps within 80 bytes
+  const runFolderBytes =
+    bytes(folderName(workflow, 80)) + RUN_ID_SUFFIX_BYTES + (jobPrefix ? Math.min(jobPrefix, 16) + 1 : 0);
   for (const t of tasks) {
     const where = {
       doc,
@@ -53,9 +59,8 @@ export function checkNameLimits(
       ],
     };
     const replica = t.name !== t.base ? ` (replica of '${short(t.base)}')` : '';
-    const file = basename(t.logPath);
-    const longest = Math.max(bytes(file), bytes(basename(t.outputDir)));
-    if (longest > NAME_MAX_BYTES) {
+    const file = `${t.name}.log`;
+    if (bytes(file) > NAME_MAX_BYTES) {
       throw planError(
         where,
         'plan.name_too_long',
@@ -63,7 +68,8 @@ export function checkNameLimits(
         `task names (with their replica suffix) may be at most ${NAME_MAX_BYTES - bytes('.log')} bytes`,
       );
     }
-    const total = bytes(outputDir) + 1 + runIdBytes + 2 + bytes(basename(t.outputDir)) + bytes(file);
+    const total =
+      bytes(outputDir) + 1 + runFolderBytes + 2 + bytes(basename(t.outputDir)) + bytes(basename(t.logPath));
     if (total > PATH_MAX_BYTES) {
       throw planError(
         where,

@@ -92,31 +92,6 @@ const backendRow = (type: 'docker' | 'slurm', engine: string): NotYetRow => ({
 
 export const NOT_YET: NotYetRow[] = [
   {
-    id: 'uploads',
-    feature: 'uploads to storage (`uploads:`, `upload_all:`, `storage:`)',
-    today: 'plans only',
-    action: 'refuse',
-    covers: ['workflow.tasks.*.uploads', 'workflow.upload_all', 'storage'],
-    says: 'uploading to a storage target is planned but not yet executed by this version: nothing would be sent',
-    find: (ctx) => [
-      ...taskField(ctx, 'uploads').filter(
-        ([, p]) => ((tasksOf(ctx)[p[2] as number].uploads as unknown[]) ?? []).length > 0,
-      ),
-      ...(ctx.loaded.recipe.workflow?.upload_all
-        ? [['workflow.upload_all', ['workflow', 'upload_all']] as [string, PathSeg[]]]
-        : []),
-    ],
-  },
-  {
-    id: 'artifact-http',
-    feature: '`http://` / `https://` artifacts (download)',
-    today: 'plans only',
-    action: 'refuse',
-    covers: ['http://', 'https://'],
-    says: 'downloading http(s) artifacts is planned but not yet done by this version: the task would get a path that was never downloaded; download it in a task or use fs:// / file://',
-    find: (ctx) => artifacts(ctx, ['http', 'https']),
-  },
-  {
     id: 'artifact-hf-docker',
     feature: '`hf://`, `huggingface://`, `docker://` artifacts',
     today: 'not yet',

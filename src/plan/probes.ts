@@ -2,6 +2,7 @@
  * Probes → PlannedProbe (spec config.md §1.14, §5.9). Timing fields and ports resolve at plan
  * time; the default tcp host (the task's first node) is filled in after placement.
  */
+import { checkDelay } from './limits.js';
 import { toNative, type Scope } from '../config/expr/index.js';
 import type { PlannedNode, PlannedProbe, ProbeKind } from './types.js';
 import { evaluateField, planError, renderField, resolveInt, type Where } from '../config/resolve.js';
@@ -53,7 +54,7 @@ function draftOne(
       `probe of task '${taskName}' has no type`,
       `use one of ${KINDS.join(', ')}`,
     );
-  const num = (key: string, def: number, min: number): number => {
+  const num = (key: string, def: number, min: number, delay = true): number => {
     if (p[key] === undefined || p[key] === null) return def;
     const v = resolveInt(
       p[key],
@@ -68,6 +69,11 @@ function draftOne(
         `${role} probe ${key} of task '${taskName}' must be ${min === 0 ? '>= 0' : '> 0'}, got ${v}`,
       );
     }
+    if (delay)
+      checkDelay(v, `${role} probe ${key} of task '${taskName}'`, {
+        doc: where.doc,
+        path: [...where.path, key],
+      });
     return v;
   };
   const body = p[kind] as Obj;
@@ -79,8 +85,8 @@ function draftOne(
     timeoutS: num('timeout', 1200, 0),
     eachCheckTimeoutS: num('each_check_timeout', 30, 0),
     intervalS: num('interval', 5, 0),
-    successThreshold: num('success_threshold', 1, 1),
-    failureThreshold: num('failure_threshold', 3, 1),
+    successThreshold: num('success_threshold', 1, 1, false),
+    failureThreshold: num('failure_threshold', 3, 1, false),
   };
   if (kind === 'tcp_port') {
     draft.port = resolveInt(

@@ -9,7 +9,18 @@ import { allocationMap, renderAllocationMap } from './placement/index.js';
 import { planToDagView } from './dag-view.js';
 import { renderMonitorPlan } from './monitor-plan.js';
 import { formatDuration } from './duration.js';
-import type { Plan, PlannedProbe, PlannedTask } from './types.js';
+import { basename } from 'node:path';
+import { redactUrl } from '../util/redact.js';
+import type {
+  Plan,
+  PlannedArtifact,
+  PlannedProbe,
+  PlannedStorage,
+  PlannedTask,
+  PlannedUpload,
+} from './types.js';
+import { isGlob, joinKey, uploadKey } from './uploads.js';
+import { UNIMPLEMENTED_SCHEMES } from './artifacts.js';
 
 const SHOW_LIMIT = 5;
 
@@ -83,10 +94,7 @@ function taskBlock(t: PlannedTask, i: number, out: string[]): void {
     );
   for (const a of t.asserts ?? []) out.push(`      assert: ${a.source}`);
   if (t.outputs) out.push(`      outputs: ${t.outputs.length} pattern(s) → outputs.json`);
-  if (t.uploads && t.uploads.length) {
-    for (const u of t.uploads as Record<string, unknown>[])
-      out.push(`      upload: ${String(u.from)} → ${String(u.target)}:${String(u.to ?? '(default prefix)')}`);
-  }
+  for (const u of t.uploads ?? []) out.push(`      upload: ${uploadLine(u, t.name)}`);
   const cfg = Object.entries(t.operator.config).filter(
     ([, v]) => v !== null && v !== undefined && !(Array.isArray(v) && v.length === 0),
   );
@@ -140,10 +148,7 @@ export function renderDryRun(plan: Plan, loaded: LoadedRecipe, opts: { quiet?: b
   }
   if (plan.artifacts.length) {
     out.push('Artifacts:');
-    for (const a of plan.artifacts)
-      out.push(
-        `  ${a.name}: ${a.uri} → ${a.path}${a.content !== undefined ? ' (inline content, written at run start)' : ''}`,
-      );
+    for (const a of plan.artifacts) out.push(`  ${artifactLine(a)}`);
     out.push('');
   }
   out.push(`Tasks: ${plan.tasks.length}`);
@@ -193,19 +198,17 @@ export function renderDryRun(plan: Plan, loaded: LoadedRecipe, opts: { quiet?: b
     ),
   );
   if (map.length) out.push(...map, '');
-  const storage = plan.storage as Record<string, unknown>[];
-  if (storage.length) {
+  if (plan.storage.length) {
     out.push('Storage targets:');
-    for (const s of storage)
-      out.push(
-        `  ${String(s.name)}: ${String(s.type ?? 's3')} bucket=${String(s.bucket)}${s.prefix ? ` prefix=${String(s.prefix)}` : ''} (not contacted in dry-run)`,
-      );
+    for (const s of plan.storage) out.push(`  ${storageLine(s)} (not contacted in dry-run)`);
     out.push('');
   }
   if (plan.uploadAll) {
-    const u = plan.uploadAll as Record<string, unknown>;
+    const u = plan.uploadAll;
+    const target = plan.storage.find((s) => s.name === u.target);
     out.push(
-      `Planned workflow upload: run directory (zip) → ${String(u.target)}:${String(u.to ?? `${plan.workflow}/<run_id>.zip`)}`,
+      `Planned workflow upload: run directory (zip) → ${u.target}:${u.toTemplate ?? u.to}` +
+        `${target ? ` = s3://${target.bucket}/${joinKey(target.prefix, u.to)}` : ''} (on_error=${u.onError})`,
       '',
     );
   }
@@ -230,4 +233,33 @@ export function renderDryRun(plan: Plan, loaded: LoadedRecipe, opts: { quiet?: b
   }
   out.push(`Dry-run complete: ${plan.workflow}`);
   return out.join('\n');
+}
+
+function uploadLine(u: PlannedUpload, task: string): string {
+  const name = isGlob(u.from) ? '<each match>' : basename(u.from);
+  return `${u.from} → ${u.target}:${uploadKey(u, name, task)} (on_error=${u.onError}${u.renameForReplica ? ', replica suffix' : ''})`;
+}
+
+function storageLine(s: PlannedStorage): string {
+  const extra = [
+    s.prefix ? `prefix=${s.prefix}` : '',
+    s.region ? `region=${s.region}` : '',
+    s.endpointUrl ? `endpoint=${redactUrl(s.endpointUrl)}` : '',
+    s.addressingStyle ? `addressing=${s.addressingStyle}` : '',
+    s.storageClass ? `storage_class=${s.storageClass}` : '',
+  ].filter(Boolean);
+  return `${s.name}: ${s.type} bucket=${s.bucket}${extra.length ? ` ${extra.join(' ')}` : ''}`;
+}
+
+function artifactLine(a: PlannedArtifact): string {
+  const web = a.scheme === 'http' || a.scheme === 'https';
+  const note =
+    a.content !== undefined
+      ? ' (inline content, written at run start)'
+      : web
+        ? ' (downloaded at run start unless already cached)'
+        : UNIMPLEMENTED_SCHEMES.has(a.scheme)
+          ? ` (${a.scheme}:// is not implemented yet: a real run stops before allocating anything)`
+          : '';
+  return `${a.name}: ${web ? redactUrl(a.uri) : a.uri} → ${a.path}${note}`;
 }

@@ -1,11 +1,13 @@
 /**
  * Replica expansion (spec config.md §5.7): `count` → `<base>_0…`; `variables` → one replica per
  * element of the Cartesian product of the domains (first variable outermost), named from the
- * rendered values with `.`, `-` and spaces turned into `_`.
+ * rendered values with `.`, `-` and spaces turned into `_` — and, so that replica names obey the
+ * rules of declared task names, `/`, `\`, any other whitespace and control characters too.
  */
 import { renderValue, toNative, type Scope, type Value } from '../config/expr/index.js';
 import type { ResolvedVariable } from '../config/variables.js';
 import { evaluateField, planError, resolveInt, type Where } from '../config/resolve.js';
+import { InstanceBudget } from './limits.js';
 
 export interface ReplicaInstance {
   name: string;
@@ -21,7 +23,7 @@ export interface Expansion {
 }
 
 export function sanitiseReplicaPart(v: Value): string {
-  return renderValue(v).replace(/[.\- ]/g, '_');
+  return renderValue(v).replace(/[.\-\s/\\\p{Cc}]/gu, '_');
 }
 
 export function expandReplicas(
@@ -30,9 +32,12 @@ export function expandReplicas(
   vars: Map<string, ResolvedVariable>,
   scope: Scope,
   where: Where,
+  budget: InstanceBudget = new InstanceBudget(),
 ): Expansion {
-  if (!replicas)
+  if (!replicas) {
+    budget.take(1, base, where);
     return { policy: 'parallel', replicated: false, instances: [{ name: base, replicaIndex: 0, sweep: {} }] };
+  }
   const at = (k: string): Where => ({ doc: where.doc, path: [...where.path, k] });
   let policy: 'parallel' | 'sequential' = 'parallel';
   if (replicas.policy !== undefined && replicas.policy !== null) {
@@ -61,6 +66,7 @@ export function expandReplicas(
   const sweepVars = replicas.variables ?? [];
   if (sweepVars.length === 0) {
     const n = count ?? 1;
+    budget.take(n, base, at(replicas.count !== undefined && replicas.count !== null ? 'count' : 'variables'));
     return {
       policy,
       replicated: true,
@@ -88,6 +94,12 @@ export function expandReplicas(
     }
     return { name, values: v.domain };
   });
+  // the product of the domains, checked before any combination is built
+  budget.take(
+    domains.reduce((n, d) => n * d.values.length, 1),
+    base,
+    at('variables'),
+  );
   const combos: Value[][] = [[]];
   for (const d of domains) {
     const next: Value[][] = [];
@@ -111,7 +123,7 @@ export function expandReplicas(
         where,
         'plan.replicas_name_clash',
         `sweep replicas ${prev} and ${i} of task '${base}' both get the name '${name}'`,
-        'use domain values that differ after replacing ".", "-" and spaces with "_"',
+        'use domain values that differ after replacing ".", "-", "/", "\\", whitespace and control characters with "_"',
       );
     }
     seen.set(name, i);

@@ -10,6 +10,7 @@ import type { GpuRequest, NodeRequest } from './placement/types.js';
 import { selectOperator } from './operators.js';
 import { draftProbes, type ProbeDraft } from './probes.js';
 import { expandReplicas, type Expansion } from './replicas.js';
+import { checkDelay, type InstanceBudget } from './limits.js';
 import {
   planError,
   renderField,
@@ -48,6 +49,7 @@ export function draftTask(
   operators: Obj[],
   vars: Map<string, ResolvedVariable>,
   scope: Scope,
+  budget?: InstanceBudget,
 ): Draft {
   const base = String(item.name);
   const at = (...p: (string | number)[]): Where => ({ doc: where.doc, path: [...where.path, ...p] });
@@ -75,7 +77,7 @@ export function draftTask(
     backend = b;
   } else backend = backends.find((b) => b.isDefault) ?? backends[0];
   const operator = selectOperator(base, item.operator, backend, operators, scope, where);
-  const expansion = expandReplicas(base, item.replicas as Obj, vars, scope, at('replicas'));
+  const expansion = expandReplicas(base, item.replicas as Obj, vars, scope, at('replicas'), budget);
   // resources
   const res = (item.resources ?? {}) as Obj;
   const resources: Draft['resources'] = {};
@@ -128,6 +130,13 @@ export function draftTask(
         at('retries', 'backoff'),
         'plan.retries',
         `retries.backoff of task '${base}' must be >= 1, got ${backoff}`,
+      );
+    // the longest wait is the one before the last attempt: interval × backoff^(count-1)
+    if (count > 0)
+      checkDelay(
+        intervalS * Math.pow(backoff, count - 1),
+        `the wait before the last retry of task '${base}' (retries.interval × backoff^(count-1))`,
+        at('retries', 'interval'),
       );
     retries = { count, intervalS, backoff };
   }

@@ -243,11 +243,49 @@ export interface PlannedTask {
   /** `assert:` expressions, checked after result parsing */
   asserts?: PlannedAssertion[];
   outputs: PlannedOutputSpec[] | null;
-  uploads: unknown[] | null;
+  /** `uploads:` with `from`/`to` resolved (globs are expanded when the task completes) */
+  uploads: PlannedUpload[] | null;
   monitor: unknown;
   failFast: boolean;
   outputDir: string;
   logPath: string;
+}
+
+/** A `storage:` target, fields resolved at assembly (artifacts-batch.md B1). */
+export interface PlannedStorage {
+  name: string;
+  type: 's3';
+  bucket: string;
+  region?: string;
+  /** key prefix, '' when none */
+  prefix: string;
+  endpointUrl?: string;
+  addressingStyle?: 'auto' | 'virtual' | 'path';
+  storageClass?: string;
+}
+
+/** One `uploads:` entry of a task (B1): `from` may still be a glob. */
+export interface PlannedUpload {
+  target: string;
+  /** absolute local path or glob (relative paths resolve against the task output dir) */
+  from: string;
+  /** remote key below the prefix; undefined = the file's basename; trailing '/' = a directory */
+  to?: string;
+  onError: 'warn' | 'fail';
+  /** replicas insert `_<task name>` before the extension unless `to` mentions task.name */
+  renameForReplica: boolean;
+  /** as written in the recipe (dry-run listing) */
+  fromTemplate: string;
+  toTemplate?: string;
+}
+
+/** `workflow.upload_all` (B3): the run directory zipped into one object. */
+export interface PlannedUploadAll {
+  target: string;
+  /** key below the prefix (default `<run_id>.zip`) */
+  to: string;
+  toTemplate?: string;
+  onError: 'warn' | 'fail';
 }
 
 export interface PlannedArtifact {
@@ -289,8 +327,8 @@ export interface Plan {
   /** topological order of concrete task names */
   order: string[];
   warnings: string[];
-  storage: unknown[];
-  uploadAll: unknown;
+  storage: PlannedStorage[];
+  uploadAll: PlannedUploadAll | null;
   workflowMonitor: unknown;
   /** workflow.timeout in seconds: the run is stopped when it passes (absent/null: no limit) */
   workflowTimeoutS?: number | null;

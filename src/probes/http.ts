@@ -13,6 +13,7 @@
  * of them reports so instead of passing.
  */
 
+import { RegexTimeoutError, testGuarded } from '../util/guarded-regex.js';
 import { compilePattern, type CompiledPattern } from './pattern.js';
 import type { ProbeCheck, ProbeTransport } from './types.js';
 
@@ -55,10 +56,10 @@ function multiline(p: CompiledPattern): CompiledPattern {
   return { ...p, re: new RegExp(p.re.source, p.re.flags + 'm') };
 }
 
+/** a regex runs under a deadline (util/guarded-regex.ts); RegexTimeoutError when it runs out */
 function matches(p: CompiledPattern, text: string): boolean {
   if (p.kind === 'literal') return text.includes(p.text);
-  p.re.lastIndex = 0;
-  return p.re.test(text);
+  return testGuarded(p.re, text);
 }
 
 /** `ECONNREFUSED`, `timed out after 30000 ms`, ... out of fetch's nested errors. */
@@ -86,10 +87,12 @@ export function httpCheck(opts: HttpCheckOptions): ProbeCheck {
   if (opts.method === 'POST' && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
     headers['content-type'] = 'text/plain;charset=UTF-8';
   }
+  let patternFailure: string | undefined;
   return {
     kind,
     describe: () => `${kind} ${opts.url}`,
     async check(signal, eachCheckTimeoutMs) {
+      if (patternFailure) return { ok: false, detail: patternFailure };
       if (opts.transport) {
         const r = await opts.transport.http(
           {
@@ -109,7 +112,14 @@ export function httpCheck(opts: HttpCheckOptions): ProbeCheck {
             ok: statusOk,
             detail: statusOk || !expected ? head : `${head} (expected ${expected.join('/')})`,
           };
-        const found = matches(bodyPattern, r.body.slice(0, BODY_LIMIT));
+        let found: boolean;
+        try {
+          found = matches(bodyPattern, r.body.slice(0, BODY_LIMIT));
+        } catch (e) {
+          if (!(e instanceof RegexTimeoutError)) throw e;
+          patternFailure = `body pattern ${JSON.stringify(opts.bodyMatch)}: ${e.message}`;
+          return { ok: false, detail: patternFailure };
+        }
         return {
           ok: found,
           detail: `${head}, body ${found ? 'matched' : 'did not match'} ${JSON.stringify(opts.bodyMatch)}`,
@@ -135,7 +145,14 @@ export function httpCheck(opts: HttpCheckOptions): ProbeCheck {
           };
         }
         const text = await readBodyPrefix(res, BODY_LIMIT);
-        const found = matches(bodyPattern, text);
+        let found: boolean;
+        try {
+          found = matches(bodyPattern, text);
+        } catch (e) {
+          if (!(e instanceof RegexTimeoutError)) throw e;
+          patternFailure = `body pattern ${JSON.stringify(opts.bodyMatch)}: ${e.message}`;
+          return { ok: false, detail: patternFailure };
+        }
         return {
           ok: found,
           detail: `${head}, body ${found ? 'matched' : 'did not match'} ${JSON.stringify(opts.bodyMatch)}`,

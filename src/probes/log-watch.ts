@@ -14,18 +14,21 @@
  *    checked, uncommitted, at every check); a line longer than 1 MiB is matched in 1 MiB
  *    pieces.
  * If the log shrinks (a retry truncated it), counting starts over from the beginning.
+ *
+ * Regexes run under a deadline (util/guarded-regex.ts): a pattern that backtracks
+ * catastrophically is stopped, the check reports it, and the probe fails at its own deadline.
  */
 
 import { open } from 'node:fs/promises';
 import { AnsiStripper } from '../util/ansi.js';
 import { Utf8Stream } from '../util/utf8-stream.js';
+import { countLineMatches, RegexTimeoutError } from '../util/guarded-regex.js';
 import { compilePattern, type CompiledPattern } from './pattern.js';
 import type { CheckResult, ProbeCheck } from './types.js';
 import { errorCode } from '../util/errors.js';
 
 export const LINE_CARRY_CAP = 1024 * 1024;
 const SHOWN_LINE_CHARS = 200;
-const BREAKS = /\r\n|\r|\n/g;
 
 function shorten(line: string): string {
   const l = line.replace(/\s+$/, '');
@@ -47,6 +50,8 @@ export class LogMatcher {
   /** committed matches (the carried unterminated line is not included: see current()) */
   count = 0;
   lastMatchLine: string | undefined;
+  /** set when the regex ran out of time: matching has stopped for good */
+  failure: string | undefined;
   private decoder = new Utf8Stream();
   private ansi = new AnsiStripper();
   private carry = '';
@@ -63,20 +68,21 @@ export class LogMatcher {
   }
 
   feed(chunk: Uint8Array): void {
+    if (this.failure) return;
     this.feedText(this.ansi.push(this.decoder.write(chunk)));
   }
 
   /** Matches so far, including the unterminated last line. */
   current(): { count: number; lastMatchLine: string | undefined } {
-    if (this.pattern.kind === 'regex' && this.carry) {
-      const k = this.countInLine(this.carry);
-      if (k > 0) return { count: this.count + k, lastMatchLine: shorten(this.carry) };
+    if (this.pattern.kind === 'regex' && this.carry && !this.failure) {
+      const r = this.guarded(this.carry, true);
+      if (r.count > 0) return { count: this.count + r.count, lastMatchLine: shorten(this.carry) };
     }
     return { count: this.count, lastMatchLine: this.lastMatchLine };
   }
 
   feedText(text: string): void {
-    if (text.length === 0) return;
+    if (text.length === 0 || this.failure) return;
     if (this.pattern.kind === 'literal') this.feedLiteral(this.pattern.text, text);
     else this.feedLines(text);
   }
@@ -105,45 +111,36 @@ export class LogMatcher {
     if (lastBreak >= 0) {
       const block = this.carry + text.slice(0, lastBreak + 1);
       this.carry = '';
-      this.anyLine!.lastIndex = 0;
-      if (this.anyLine!.test(block)) {
-        let pos = 0;
-        BREAKS.lastIndex = 0;
-        for (let m = BREAKS.exec(block); m; m = BREAKS.exec(block)) {
-          this.commitLine(block.slice(pos, m.index));
-          pos = m.index + m[0].length;
-        }
-      }
+      this.commit(this.guarded(block, false));
       // a \r ending the text may be half of a \r\n
       if (lastBreak === text.length - 1 && text.charCodeAt(lastBreak) === 0x0d) this.skipLF = true;
       text = text.slice(lastBreak + 1);
     }
     this.carry += text;
     if (this.carry.length > this.lineCap) {
-      this.commitLine(this.carry);
+      this.commit(this.guarded(this.carry, true));
       this.carry = '';
     }
   }
 
-  private commitLine(line: string): void {
-    const k = this.countInLine(line);
-    if (k > 0) {
-      this.count += k;
-      this.lastMatchLine = shorten(line);
+  private commit(r: { count: number; lastLine: string | undefined }): void {
+    if (r.count > 0) {
+      this.count += r.count;
+      this.lastMatchLine = shorten(r.lastLine ?? '');
     }
   }
 
-  private countInLine(line: string): number {
-    const re = (this.pattern as { re: RegExp }).re;
-    re.lastIndex = 0;
-    if (!re.test(line)) return 0;
-    re.lastIndex = 0;
-    let k = 0;
-    for (let m = re.exec(line); m; m = re.exec(line)) {
-      k++;
-      if (m[0].length === 0) re.lastIndex++; // findall semantics for empty matches
+  /** per-line matches of the regex in `text`, under a deadline; none once it ran out of time */
+  private guarded(text: string, lastIsLine: boolean): { count: number; lastLine: string | undefined } {
+    if (this.failure) return { count: 0, lastLine: undefined };
+    try {
+      return countLineMatches(this.anyLine, (this.pattern as { re: RegExp }).re, text, lastIsLine);
+    } catch (e) {
+      if (!(e instanceof RegexTimeoutError)) throw e;
+      this.failure = e.message;
+      this.carry = '';
+      return { count: 0, lastLine: undefined };
     }
-    return k;
   }
 }
 
@@ -193,6 +190,8 @@ export class LogWatchCheck implements ProbeCheck {
   }
 
   private async checkNow(signal: AbortSignal): Promise<CheckResult> {
+    if (this.matcher.failure)
+      return { ok: false, detail: `pattern ${this.o.pattern}: ${this.matcher.failure}` };
     if (this.compiled.kind === 'literal' && this.compiled.text === '')
       return { ok: true, detail: 'empty pattern' };
     let fh;
@@ -223,6 +222,8 @@ export class LogWatchCheck implements ProbeCheck {
     } finally {
       await fh.close().catch(() => undefined);
     }
+    if (this.matcher.failure)
+      return { ok: false, detail: `pattern ${this.o.pattern}: ${this.matcher.failure}` };
     const { count, lastMatchLine } = this.matcher.current();
     const seen = `${count}/${this.required} matches`;
     return {

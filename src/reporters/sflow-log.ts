@@ -6,6 +6,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { RunEvent, RunEventSink } from '../events/events.js';
 import { logTimestamp, seconds, timedelta } from './format.js';
+import { uploadLine } from './upload-lines.js';
 
 export type LogLevel = 'debug' | 'info' | 'warning' | 'error' | 'critical';
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warning: 30, error: 40, critical: 50 };
@@ -20,9 +21,16 @@ export function logLinesFor(e: RunEvent, started: number | undefined): Array<[Lo
   switch (e.type) {
     case 'run_started':
       return [
-        ['info', `Starting workflow '${e.workflow}' (run id ${e.runId}, ${e.tasks.length} task(s))`],
+        e.resume
+          ? [
+              'info',
+              `Resuming workflow '${e.workflow}' (run id ${e.runId}, session ${e.session ?? 2}${e.resume.forced ? ', --force' : ''}): ${e.resume.reused} task(s) reused, ${e.resume.rerun.length} to run`,
+            ]
+          : ['info', `Starting workflow '${e.workflow}' (run id ${e.runId}, ${e.tasks.length} task(s))`],
         ['info', `Output folder: ${e.runDir}`],
       ];
+    case 'task_reused':
+      return [['debug', `Task '${e.task}' reused: ${e.status} in an earlier session (attempt ${e.attempt})`]];
     case 'task_submitted':
       return [['info', `Submitting task: ${e.task}${e.attempt > 1 ? ` (attempt ${e.attempt})` : ''}`]];
     case 'task_started':
@@ -82,6 +90,10 @@ export function logLinesFor(e: RunEvent, started: number | undefined): Array<[Lo
       return e.phase === 'start'
         ? [['debug', `Teardown: stopping ${e.groups} process group(s)`]]
         : [['debug', `Teardown finished in ${seconds(e.elapsedMs ?? 0)}`]];
+    case 'upload': {
+      const l = uploadLine(e);
+      return [[l.level, l.text]];
+    }
     case 'run_finished': {
       const out: Array<[LogLevel, string]> = [];
       if (started !== undefined)

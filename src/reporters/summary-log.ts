@@ -46,6 +46,11 @@ export class SummaryLogSink implements RunEventSink {
     }
   }
 
+  /** the summary as it stands now (the run archive of `upload_all` carries it) */
+  checkpoint(): void {
+    if (!this.closed) this.write();
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     if (this.timer) clearTimeout(this.timer);

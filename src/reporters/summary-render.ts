@@ -3,8 +3,11 @@
  * underlined with `=` (top) or `-`; the local backend still gets the GPU/topology headers
  * with "n/a" so tools can parse the file.
  */
+import { basename } from 'node:path';
+import { folderName } from '../plan/folder-name.js';
 import type { SummaryModel, TaskRow } from './summary-model.js';
 import { clock, elapsed, isoLocal, seconds, table } from './format.js';
+import { bytesText } from './upload-lines.js';
 
 const BAR = 30;
 const MAX_HINTS = 50;
@@ -56,6 +59,21 @@ export function renderSummary(
             .join(' ') || '-',
         ],
         ...(m.message ? [['Message', ':', m.message]] : []),
+        ...(m.sessions.length > 1
+          ? [
+              [
+                'Sessions',
+                ':',
+                m.sessions
+                  .map((x) =>
+                    x.reused === undefined
+                      ? `${x.n}: ${isoLocal(x.startedAt)}`
+                      : `${x.n}: ${isoLocal(x.startedAt)} (resumed: ${x.reused} reused, ${x.rerun ?? 0} run)`,
+                  )
+                  .join('; '),
+              ],
+            ]
+          : []),
       ],
       ' ',
     ),
@@ -163,6 +181,15 @@ export function renderSummary(
     );
   }
 
+  // names that could not be folder names as they are (plan/folder-name.ts)
+  const renamed = m.plan.filter((t) => folderName(t.name) !== t.name);
+  if (renamed.length > 0) {
+    out.push(...section('Task Folders (names changed to be safe folder names)'));
+    out.push(
+      ...table([['TASK', 'FOLDER'], ...renamed.map((t) => [JSON.stringify(t.name), basename(t.outputDir)])]),
+    );
+  }
+
   out.push(...section('Node Topology'));
   const remote = m.backends.filter((b) => !b.synthetic);
   if (remote.length === 0) out.push('n/a (local backend: synthetic nodes, no topology probe)');
@@ -171,6 +198,11 @@ export function renderSummary(
       `${b.name} (${b.type}): ` +
         b.nodes.map((n) => `${n.name}/${n.ip}${n.numGpus !== null ? ` gpus=${n.numGpus}` : ''}`).join(', '),
     );
+  }
+
+  if (m.uploads.size > 0) {
+    out.push(...section('Uploads'));
+    out.push(...renderUploads(m));
   }
 
   out.push(...section('External Command Health'));
@@ -223,4 +255,27 @@ function renderExternal(m: SummaryModel): string[] {
     ]);
   }
   return table(rows);
+}
+
+function renderUploads(m: SummaryModel): string[] {
+  const rows = [...m.uploads.values()];
+  const ok = rows.filter((r) => r.status === 'OK');
+  const bytes = ok.reduce((a, r) => a + (r.bytes ?? 0), 0);
+  const out = [
+    `${ok.length}/${rows.length} object(s) uploaded, ${bytesText(bytes)}; ${rows.length - ok.length} failed or unfinished`,
+    ...table([
+      ['TASK', 'STATUS', 'SIZE', 'ATTEMPTS', 'TIME', 'DESTINATION'],
+      ...rows.map((r) => [
+        r.task,
+        r.status,
+        r.bytes !== undefined ? bytesText(r.bytes) : '-',
+        String(r.attempts),
+        r.durationMs !== undefined ? seconds(r.durationMs) : '-',
+        r.dest || r.target,
+      ]),
+    ]),
+  ];
+  for (const r of rows.filter((x) => x.status === 'FAILED'))
+    out.push(`${r.task}: ${r.from} → ${r.dest || r.target}: ${r.error ?? 'failed'} (on_error: ${r.onError})`);
+  return out;
 }

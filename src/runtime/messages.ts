@@ -9,6 +9,7 @@ const KIND_TEXT: Record<FailKind, string> = {
   not_ready_exit: 'service exited before readiness',
   readiness_timeout: 'readiness deadline exceeded',
   assertion: 'result assertion failed',
+  upload: 'upload failed',
   lost: 'lost track of the task',
 };
 
@@ -19,6 +20,7 @@ const ORDER: FailKind[] = [
   'not_ready_exit',
   'readiness_timeout',
   'assertion',
+  'upload',
   'lost',
 ];
 

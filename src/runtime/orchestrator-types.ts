@@ -3,6 +3,7 @@ import type { Backend, TaskHandle } from '../backends/backend.js';
 import type { Plan, PlannedTask } from '../plan/types.js';
 import type { RunEventInput, TaskStatus } from '../events/events.js';
 import type { ProbeDriver } from '../probes/probe-driver.js';
+import type { FinalizeFailure } from './task-state.js';
 
 export interface OrchestratorOptions {
   plan: Plan;
@@ -14,8 +15,11 @@ export interface OrchestratorOptions {
   cwd: string;
   /** inherited environment (default: process.env) */
   baseEnv?: NodeJS.ProcessEnv;
-  /** result parsing etc. after exit 0, before COMPLETED; a returned reason fails the task (a failed assertion) */
-  finalize?: (task: PlannedTask) => Promise<string | undefined | void>;
+  /**
+   * after exit 0, before COMPLETED: result parsing, assertions, uploads; a returned failure
+   * (kind and reason) makes the task FAILED instead
+   */
+  finalize?: (task: PlannedTask) => Promise<FinalizeFailure | undefined | void>;
   /** TERM → KILL grace per process group (default 5 s) */
   graceMs?: number;
   /** append a handle change to the run's handle ledger (launched / updated / ended) */
@@ -23,6 +27,16 @@ export interface OrchestratorOptions {
   /** bound of one batched status call and how many unanswered calls make a handle lost */
   pollTimeoutMs?: number;
   lostAfter?: number;
+  /** a resumed run: tasks taken over as they ended earlier, and attempts made earlier */
+  resume?: ResumeTasks;
+}
+
+/** What a resumed session starts from (see runtime/resume.ts, which computes it from the ledger). */
+export interface ResumeTasks {
+  /** pre-settled tasks: never launched, announced as `task_reused`, their dependents may start */
+  reused: Map<string, { attempt: number; status: 'COMPLETED' | 'READY' }>;
+  /** attempts every task made in earlier sessions: attempt numbers continue after them */
+  attempts: Map<string, number>;
 }
 
 export interface OrchestratorOutcome {

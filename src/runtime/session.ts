@@ -8,6 +8,8 @@
  * to create a backend instance, and the event sinks. This module imports no concrete backend and
  * no reporter. The summary and events are written on every path, failures and Ctrl-C included;
  * every allocated backend is released (bounded) whatever happened after its allocation.
+ * A resumed session (`resume`) appends to the same run directory: same run id, its tasks that an
+ * earlier session completed pre-settled, `workflow.timeout` counted from this session's start.
  */
 import { appendFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -22,12 +24,16 @@ import type { ProbeDriver } from '../probes/probe-driver.js';
 import { isNotableCall, onExternalCall, onSlowExternalCall } from '../util/bounded-exec.js';
 import { errorMessage, errorStack } from '../util/errors.js';
 import { allocateAll, preflightAll, releaseAll } from './session-backends.js';
-import { makeFinalizer } from './finalize.js';
+import { makeFinalizer, type RunUploads, type RunUploadsFactory } from './finalize.js';
 import { Orchestrator } from './orchestrator.js';
 import { planInfo } from './plan-info.js';
 import { installSignalHandlers } from './signals.js';
 import { computeVerdict, signalExitCode, type Verdict } from './verdict.js';
 import { WorkflowDeadline } from './deadline.js';
+import type { ResumeTasks } from './orchestrator-types.js';
+import { thisDriver } from './resume.js';
+import { processStartTime } from '../gpu/procfs.js';
+import type { ResultsIndexEntry } from '../outputs/results-index.js';
 
 export interface SessionOptions {
   /** the plan on placeholder topologies: every plan error already fired; run dir, backends to create */
@@ -63,6 +69,26 @@ export interface SessionOptions {
   /** bound of one batched status call, and unanswered calls before a handle counts as lost */
   pollTimeoutMs?: number;
   lostAfter?: number;
+  /**
+   * the run's uploader (the CLI's S3 one) when the plan uploads anything: tasks' `uploads:` at
+   * completion, `workflow.upload_all` after the run; Ctrl-C aborts what is in flight
+   */
+  uploads?: RunUploadsFactory;
+  /** `sflow run --resume`: the session continues an earlier run in the same run directory */
+  resume?: SessionResume;
+}
+
+/** What a resumed session takes over (decided by runtime/resume.ts from the run's ledger). */
+export interface SessionResume {
+  tasks: ResumeTasks;
+  /** this session's number (2 for the first resume) */
+  session: number;
+  /** tasks that run again, each with why */
+  rerun: Array<{ task: string; why: string }>;
+  /** resumed with --force although the recipe or its variables changed */
+  forced: boolean;
+  /** results.json entries of the reused tasks (kept in the file) */
+  results: Record<string, ResultsIndexEntry>;
 }
 
 export interface PlanSinks {
@@ -87,14 +113,29 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
     runId: trial.runId,
     runDir,
     tasks: trial.tasks.map((t) => t.name),
+    driver: thisDriver(processStartTime(process.pid)),
+    ...(o.resume
+      ? {
+          session: o.resume.session,
+          resume: {
+            reused: o.resume.tasks.reused.size,
+            rerun: o.resume.rerun.map((r) => r.task),
+            forced: o.resume.forced,
+          },
+        }
+      : {}),
   });
   for (const w of o.warnings ?? []) bus.emit({ type: 'log', level: 'warning', message: w });
   const unsubscribe = traceExternalCalls(bus, resolve(runDir, 'command_trace.jsonl'));
 
+  // storage, upload_all and the run paths do not depend on the allocation: the uploader exists
+  // from the start, so upload_all archives the run folder whatever happened (a failed allocation too)
+  const uploads: RunUploads | undefined = o.uploads?.(trial, (e) => bus.emit(e));
   const session = new AbortController();
   let orch: Orchestrator | undefined;
   let signalName: string | undefined;
   const onSignal = (s: string): void => {
+    uploads?.abort();
     if (orch) return orch.requestStop(s);
     signalName ??= s;
     bus.emit({ type: 'signal', signal: s, count: 1 });
@@ -127,7 +168,12 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
   let plan = trial;
   let statuses: Array<[string, TaskStatus]> = trial.tasks.map((t) => [t.name, 'PENDING']);
   let verdict: Verdict;
-  const finalizer = makeFinalizer(runDir, trial.runId, (e) => bus.emit(e));
+  const finalizer = makeFinalizer(
+    runDir,
+    trial.runId,
+    (e) => bus.emit(e),
+    () => uploads,
+  );
   let ledger: HandleLedger | undefined;
   try {
     const gpuTasks = new Set(
@@ -160,6 +206,11 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
       ...(late?.commandLogs ? { commandLogs: late.commandLogs } : {}),
     });
     for (const w of plan.warnings) bus.emit({ type: 'log', level: 'warning', message: w });
+    if (o.resume) {
+      await finalizer.seed(o.resume.results);
+      for (const r of o.resume.rerun)
+        bus.emit({ type: 'log', level: 'info', message: `resume: ${r.task} runs again (${r.why})` });
+    }
     const book = new HandleLedger(ledgerPath(runDir));
     ledger = book;
     let ledgerFailed = false;
@@ -174,6 +225,7 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
       graceMs: o.graceMs,
       pollTimeoutMs: o.pollTimeoutMs,
       lostAfter: o.lostAfter,
+      resume: o.resume?.tasks,
       ledger: (op, h) => {
         const err = book.write(op, h);
         if (err && !ledgerFailed) {
@@ -205,6 +257,13 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
   }
   await releaseAll(backends, (e) => bus.emit(e));
   await finalizer.flush();
+  if (uploads) {
+    bus.checkpoint(); // the archive carries the summary as it stands now
+    const failed = await uploads.uploadAll();
+    if (failed && verdict.exitCode === 0)
+      verdict = { status: 'FAILED', exitCode: 1, message: `Workflow '${plan.workflow}' failed: ${failed}` };
+    await uploads.close();
+  }
   bus.emit({
     type: 'run_finished',
     status: verdict.status,

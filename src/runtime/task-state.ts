@@ -8,7 +8,16 @@ import type { RunEvent, TaskStatus } from '../events/events.js';
 import type { ProbeLoop } from '../probes/probe-driver.js';
 
 export type FailKind =
-  'exit' | 'failure_probe' | 'not_ready_exit' | 'readiness_timeout' | 'launch' | 'assertion' | 'lost';
+  'exit' | 'failure_probe' | 'not_ready_exit' | 'readiness_timeout' | 'launch' | 'lost' | FinalizeFailKind;
+
+/** Exit 0, but finalisation fails the task: a result assertion, or an upload with `on_error: fail`. */
+export type FinalizeFailKind = 'assertion' | 'upload';
+
+/** What finalisation returns when the task must fail instead of completing. */
+export interface FinalizeFailure {
+  kind: FinalizeFailKind;
+  reason: string;
+}
 
 export interface TaskRt {
   plan: PlannedTask;
@@ -16,6 +25,8 @@ export interface TaskRt {
   status: TaskStatus;
   /** attempts launched so far (1-based number of the current/last attempt) */
   attempt: number;
+  /** attempts made by earlier sessions of a resumed run: numbers continue after them */
+  attemptBase: number;
   /** dependencies not yet COMPLETED or READY */
   unmet: number;
   dependents: TaskRt[];
@@ -48,6 +59,7 @@ export function newTaskRt(plan: PlannedTask, backend: Backend): TaskRt {
     backend,
     status: 'PENDING',
     attempt: 0,
+    attemptBase: 0,
     unmet: 0,
     dependents: [],
     satisfied: false,

@@ -42,3 +42,19 @@ export function redactArgs(args: readonly string[]): string[] {
   }
   return out;
 }
+
+/**
+ * A URL safe to print: the password of `user:password@` and every query value are hidden
+ * (presigned URLs and tokens travel there); scheme, host and path stay readable.
+ */
+export function redactUrl(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return url.replace(/\/\/([^/@:]*):[^/@]*@/, `//$1:${REDACTED}@`).replace(/\?.*$/, `?${REDACTED}`);
+  }
+  if (u.password) u.password = REDACTED;
+  for (const k of [...u.searchParams.keys()]) u.searchParams.set(k, REDACTED);
+  return u.toString().replace(/%2A%2A%2A/g, REDACTED);
+}

@@ -5,10 +5,10 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createReadStream, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createReadStream, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { scratchDir } from '../helpers/scratch.js';
 import { BIN, REPO } from '../helpers/cli.js';
 import { onlyRunDir } from '../helpers/run-dir.js';
 
@@ -19,7 +19,7 @@ function runRecipe(
   name: string,
   cmd: string,
 ): { runDir: string; rssMiB: number; code: number | null; stderr: string } {
-  const cwd = mkdtempSync(join(tmpdir(), `sflow-big-${name}-`));
+  const cwd = scratchDir(`sflow-big-${name}-`);
   const file = join(cwd, `${name}.yaml`);
   writeFileSync(
     file,

@@ -4,20 +4,12 @@
  * or older than tsc's output. SFLOW_DEBUG_ENTRY=1 makes the launcher name its entry on stderr.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  statSync,
-} from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { symlinkSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { scratchDir } from '../helpers/scratch.js';
 import { BIN, REPO } from '../helpers/cli.js';
 import { onlyRunDir, taskLog } from '../helpers/run-dir.js';
 
@@ -27,7 +19,7 @@ const COMPILED_MAIN = join(REPO, 'dist', 'cli', 'main.js');
 const HELLO = join(REPO, 'examples', 'hello.yaml');
 const VERSION = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
 
-const scratch = (prefix = 'sflow-build-') => mkdtempSync(join(tmpdir(), prefix));
+const scratch = (prefix = 'sflow-build-') => scratchDir(prefix);
 
 interface Run {
   code: number | null;

@@ -3,17 +3,17 @@
  * usage errors (exit 2, no stack), the default recipe, `--tui --dry-run`, and `sflow schema`.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
+import { scratchDir } from '../helpers/scratch.js';
 import { BIN, hasStackTrace, REPO, sflow } from '../helpers/cli.js';
 import { check } from '../unit/schema/mini-json-schema.js';
 
 const DOCS_LINE = /\nDocs: .+\n?$/;
 const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string };
-const tmp = () => mkdtempSync(join(tmpdir(), 'sflow-cli-'));
+const tmp = () => scratchDir('sflow-cli-');
 
 describe('version and help', () => {
   it('--version and -V print the version and the Node version, exit 0', () => {

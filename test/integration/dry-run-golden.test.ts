@@ -4,7 +4,8 @@
  * recorded before the run session / backend contract refactor (issue 7) so that refactors of
  * plan, operators and backends can be checked to leave the plan text unchanged.
  *
- * Paths that depend on where the test runs are replaced by <CWD>, <OUT> and <SHARED>; nvidia-smi
+ * Paths that depend on where the test runs are replaced by <CWD>, <OUT> and <SHARED>, the time and
+ * random part of a run id by <STAMP>; nvidia-smi
  * is shadowed by a stub that finds no GPU, so a GPU machine prints the same plan.
  * `SFLOW_UPDATE_GOLDEN=1 npx vitest run test/integration/dry-run-golden.test.ts` rewrites them.
  */
@@ -39,6 +40,18 @@ mkdirSync(stubBin);
 writeFileSync(join(stubBin, 'nvidia-smi'), '#!/bin/sh\necho "No devices were found"\nexit 6\n');
 chmodSync(join(stubBin, 'nvidia-smi'), 0o755);
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** the dry-run's credential warning for storage targets reads these: none, wherever the test runs */
+const NO_AWS_CREDENTIALS = {
+  AWS_ACCESS_KEY_ID: '',
+  AWS_SECRET_ACCESS_KEY: '',
+  AWS_PROFILE: '',
+  AWS_WEB_IDENTITY_TOKEN_FILE: '',
+  AWS_CONTAINER_CREDENTIALS_RELATIVE_URI: '',
+  AWS_CONTAINER_CREDENTIALS_FULL_URI: '',
+  AWS_SHARED_CREDENTIALS_FILE: join(scratch, 'no-aws-credentials'),
+  AWS_CONFIG_FILE: join(scratch, 'no-aws-config'),
+};
 
 interface Case {
   name: string;
@@ -103,7 +116,12 @@ function runCase(c: Case): string {
   const args = ['run', ...c.args, '--dry-run', ...(c.cwd === 'compat' ? ['--output-dir', out] : [])];
   const r = sflow(args, {
     cwd,
-    env: { PATH: `${stubBin}:${process.env.PATH ?? ''}`, COLUMNS: '120', SFLOW_TASK_OUTPUT: 'never' },
+    env: {
+      PATH: `${stubBin}:${process.env.PATH ?? ''}`,
+      COLUMNS: '120',
+      SFLOW_TASK_OUTPUT: 'never',
+      ...NO_AWS_CREDENTIALS,
+    },
   });
   const here = c.cwd === 'compat' ? '<COMPAT>' : '<CWD>';
   const pairs: Array<[string, string]> = [
@@ -113,7 +131,11 @@ function runCase(c: Case): string {
     [realpathSync(SHARED), '<SHARED>'],
     [SHARED, '<SHARED>'],
   ];
-  const norm = (s: string): string => pairs.reduce((acc, [from, to]) => acc.split(from).join(to), s);
+  // the run id a dry-run makes (shown where an upload key uses workflow.run_id) carries the time
+  const norm = (s: string): string =>
+    pairs
+      .reduce((acc, [from, to]) => acc.split(from).join(to), s)
+      .replace(/-\d{8}-\d{6}-[0-9a-f]{6}\b/g, '-<STAMP>');
   return `exit: ${r.code}\n--- stdout\n${norm(r.stdout)}\n--- stderr\n${norm(r.stderr)}`;
 }
 

@@ -1,63 +1,13 @@
 /**
  * Two real processes share one registry directory and one (fake) 4-GPU machine: their claims are
  * disjoint, and when one holder is SIGKILLed the other's next claim reaps its record and takes its
- * GPUs. Children run the TypeScript sources under plain Node 20 through the ts-loader fixture
- * (module hooks transpiling with the project's own `typescript`), so no build step is needed.
+ * GPUs; several processes claiming at the same moment never share a GPU.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const LOADER = path.join(ROOT, 'test/fixtures/ts-loader/register.js');
-const CHILD = path.join(ROOT, 'test/fixtures/gpu-registry/claimer.ts');
-
-interface Reply {
-  ok?: boolean;
-  ready?: boolean;
-  pid?: number;
-  indices?: number[];
-  uuids?: string[];
-  reaped?: number[];
-  error?: string;
-}
-
-class Claimer {
-  readonly proc: ChildProcessWithoutNullStreams;
-  private readonly replies: Reply[] = [];
-  private waiter: (() => void) | undefined;
-  readonly exited: Promise<void>;
-
-  constructor(runId: string, env: NodeJS.ProcessEnv) {
-    this.proc = spawn(process.execPath, ['--import', LOADER, CHILD, runId], { cwd: ROOT, env });
-    createInterface({ input: this.proc.stdout }).on('line', (l) => {
-      this.replies.push(JSON.parse(l) as Reply);
-      this.waiter?.();
-    });
-    this.exited = new Promise((r) => this.proc.once('exit', () => r()));
-  }
-
-  /** next JSON line, or throw at the deadline */
-  async next(timeoutMs = 15_000): Promise<Reply> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.replies.length === 0) {
-      if (Date.now() > deadline)
-        throw new Error(`no reply from claimer ${this.proc.pid} within ${timeoutMs} ms`);
-      await new Promise<void>((r) => {
-        this.waiter = r;
-        setTimeout(r, 100);
-      });
-    }
-    return this.replies.shift() as Reply;
-  }
-
-  send(line: string): void {
-    this.proc.stdin.write(line + '\n');
-  }
-}
+import { Claimer, ROOT } from '../helpers/claimer.js';
 
 let dir: string;
 let children: Claimer[] = [];
@@ -65,10 +15,7 @@ beforeEach(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'sflow-gpu-registry-it-'));
 });
 afterEach(async () => {
-  for (const c of children) {
-    if (c.proc.exitCode === null && c.proc.signalCode === null) c.proc.kill('SIGKILL');
-    await c.exited;
-  }
+  for (const c of children) await c.stop();
   children = [];
   rmSync(dir, { recursive: true, force: true });
 });
@@ -112,4 +59,28 @@ describe('GPU registry across processes', () => {
     expect(rb2.reaped).toEqual([a.proc.pid]);
     expect([...(rb2.uuids ?? [])].sort()).toEqual([...(ra.uuids ?? [])].sort());
   });
+
+  it('never hands one GPU to two processes claiming at the same moment (optimistic claims, no lock)', async () => {
+    const marks = mkdtempSync(path.join(os.tmpdir(), 'sflow-gpu-marks-'));
+    const env = {
+      ...process.env,
+      PATH: `${path.join(ROOT, 'assets/test-bin')}:${process.env.PATH ?? ''}`,
+      FAKE_NVIDIA_SMI_GPUS: '4',
+      SFLOW_GPU_RESERVATION_DIR: dir,
+      MARK_DIR: marks,
+    };
+    try {
+      children = ['r1', 'r2', 'r3'].map((r) => new Claimer(r, env));
+      for (const c of children) expect((await c.next()).ready).toBe(true);
+      for (const c of children) c.send('stress 25 2');
+      const replies = await Promise.all(children.map((c) => c.next(90_000)));
+      for (const r of replies) {
+        expect(r.ok, r.error).toBe(true);
+        expect(r.overlaps).toEqual([]);
+      }
+      expect(readdirSync(dir).filter((f) => f.endsWith('.json'))).toEqual([]);
+    } finally {
+      rmSync(marks, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -3,10 +3,10 @@
  * a service answering 200 "warming" is not READY until its body says "ready", and a 503 never
  * counts even when the body matches.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { scratchDir } from '../helpers/scratch.js';
 import { sflow } from '../helpers/cli.js';
 import { onlyRunDir, taskLog, taskTable } from '../helpers/run-dir.js';
 
@@ -55,7 +55,7 @@ ${probe}
 
 describe.sequential('http readiness with status and body match', () => {
   it('waits for the body to match before the dependent starts', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sflow-http-'));
+    const dir = scratchDir('sflow-http-');
     writeFileSync(
       join(dir, 'r.yaml'),
       recipe(dir, '            expected_status: 200\n            body_match: "re:state:\\\\s+ready"'),
@@ -74,7 +74,7 @@ describe.sequential('http readiness with status and body match', () => {
   });
 
   it('a status outside expected_status never counts, whatever the body', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sflow-http-'));
+    const dir = scratchDir('sflow-http-');
     writeFileSync(
       join(dir, 'r.yaml'),
       recipe(dir, '            expected_status: [200, 204]')

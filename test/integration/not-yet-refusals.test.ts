@@ -38,18 +38,6 @@ interface Case {
 
 /** One use of every row of the table: a new row needs a case here. */
 const CASES: Record<string, Case> = {
-  uploads: {
-    recipe:
-      'storage:\n  bucket:\n    type: s3\n    bucket: b\n' +
-      wf('', `${TASK}      uploads:\n        - {target: bucket, from: out.txt}\n`),
-    line: 10,
-    says: 'workflow.tasks[0].uploads: uploading to a storage target is planned',
-  },
-  'artifact-http': {
-    recipe: 'artifacts:\n  - name: DATA\n    uri: https://example.com/data.json\n' + wf(),
-    line: 3,
-    says: "artifact 'DATA' (https://): downloading http(s) artifacts is planned",
-  },
   'artifact-hf-docker': {
     recipe: 'artifacts:\n  - name: M\n    uri: hf://Qwen/Qwen3-0.6B\n' + wf(),
     line: 3,
@@ -125,18 +113,13 @@ describe('every not-yet feature, used in a recipe or on the command line', () =>
   });
 
   it('several at once are refused together, each located, before anything starts', async () => {
-    const cwd = workdir(
-      wf('  upload_all: {target: b}\n').replace(
-        'workflow:',
-        'storage:\n  - {name: b, type: s3, bucket: x}\nworkflow:',
-      ),
-    );
+    const cwd = workdir('artifacts:\n  - name: M\n    uri: docker://nvcr.io/x:1\n' + wf());
     const r = await cli(['run', '-f', 'r.yaml', '-e', '--exclusive'], { cwd });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
-      /^✗ Not supported in this version: r\.yaml:5:3: this recipe uses 2 things this version plans but does not run yet; nothing was started:\n/,
+      /^✗ Not supported in this version: r\.yaml:3:5: this recipe uses 2 things this version plans but does not run yet; nothing was started:\n/,
     );
-    expect(r.stderr).toMatch(/\n {2}- r\.yaml:5:3: workflow\.upload_all: /);
+    expect(r.stderr).toMatch(/\n {2}- r\.yaml:3:5: artifact 'M' \(docker:\/\/\): /);
     expect(r.stderr).toMatch(/\n {2}- -e\/--extra-args: /);
     expect(existsSync(join(cwd, 'sflow_output'))).toBe(false);
   });

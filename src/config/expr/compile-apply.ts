@@ -7,6 +7,7 @@ import type { Kwarg, Node } from './ast.js';
 import { ExprEvalError, ExprUndefinedError, OpError } from './errors.js';
 import { FILTERS, bindArgs, type Arg } from './filters.js';
 import { TESTS } from './istests.js';
+import { sized } from './meter.js';
 import { type Scope, type Value, Missing, isIntLike, num, typeName, unwrap } from './values.js';
 import { errorMessage } from '../../util/errors.js';
 
@@ -44,6 +45,7 @@ function range(args: Value[]): Value[] {
   if (step === 0) throw new OpError('range() arg 3 must not be zero');
   const count = Math.max(0, Math.ceil((stop - start) / step));
   if (count > MAX_RANGE) throw new OpError(`range too big: more than ${MAX_RANGE} items`);
+  sized(count);
   const out: Value[] = [];
   for (let i = 0; i < count; i++) out.push(start + i * step);
   return out;

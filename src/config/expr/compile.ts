@@ -20,6 +20,7 @@ import {
 } from './compile-apply.js';
 import { ExprEvalError, ExprSyntaxError } from './errors.js';
 import { NOT_FOUND, getAttr, getItem, getSlice, lookupName } from './lookup.js';
+import { sized } from './meter.js';
 import * as ops from './ops.js';
 import { renderValue } from './render.js';
 import { type Value, Missing, makeTuple, typeName, unwrap } from './values.js';
@@ -140,7 +141,16 @@ export class Compiler implements CompileCtx {
         if (n.op === '~') {
           const l = this.build(n.l, 'render') as Ev;
           const r = this.build(n.r, 'render') as Ev;
-          return (s) => renderValue(l(s)) + renderValue(r(s));
+          return (s) => {
+            const a = renderValue(l(s));
+            const b = renderValue(r(s));
+            try {
+              sized(a.length + b.length);
+            } catch (e) {
+              throw rethrow(e, text);
+            }
+            return a + b;
+          };
         }
         const l = this.strict(n.l);
         const r = this.strict(n.r);

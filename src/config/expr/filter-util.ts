@@ -1,5 +1,6 @@
 /** Helpers shared by the filters: Python iteration, attribute getters, conversions. */
 import { OpError } from './errors.js';
+import { tick } from './meter.js';
 import { NOT_FOUND, getItem } from './lookup.js';
 import { truthy } from './ops.js';
 import { parsePyFloat, parsePyInt } from './pyconv.js';
@@ -27,8 +28,14 @@ export const missing = (reason: string): Missing => new Missing('', '', reason);
 /** Python iteration: str → characters, list/tuple → items, dict → keys. */
 export function iterate(v: Value): Value[] {
   v = unwrap(v);
-  if (typeof v === 'string') return strChars(v);
-  if (Array.isArray(v)) return v;
+  if (typeof v === 'string') {
+    tick(v.length);
+    return strChars(v);
+  }
+  if (Array.isArray(v)) {
+    tick(v.length);
+    return v;
+  }
   if (isDict(v)) return dictKeys(v);
   throw new OpError(`'${typeName(v)}' object is not iterable`);
 }

@@ -4,6 +4,7 @@
  * sum, abs, round, replace, trim, sort, unique, tojson. Anything else is an unknown filter.
  */
 import { OpError } from './errors.js';
+import { capped, sized } from './meter.js';
 import {
   type Arg,
   attrGetter,
@@ -130,9 +131,16 @@ export const FILTERS: Record<string, FilterSpec> = Object.assign(Object.create(n
     required: 0,
     fn: (v, [d, attr]) => {
       const get = attrGetter(attr);
-      return iterate(v as Value)
-        .map((x) => toStr(get(x)))
-        .join(d === undefined ? '' : toStr(d));
+      const sep = d === undefined ? '' : toStr(d);
+      let total = 0;
+      const parts = iterate(v as Value).map((x) => {
+        const s = toStr(get(x));
+        total += s.length + sep.length;
+        capped(total);
+        return s;
+      });
+      sized(total);
+      return parts.join(sep);
     },
   },
   length: { params: [], required: 0, fn: (v) => length(v as Value) },

@@ -21,3 +21,4 @@ export {
 } from './template.js';
 export { FILTERS } from './filters.js';
 export { TESTS } from './istests.js';
+export { EXPR_LIMITS, withExpressionBudget } from './meter.js';

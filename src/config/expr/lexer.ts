@@ -189,9 +189,12 @@ export function lexRegion(src: string, start: number, open: number): Region {
       const afterDot = pos > 0 && src[pos - 1] === '.';
       const f = afterDot ? null : match(FLOAT, src, pos);
       const text = f ?? match(INT, src, pos)!;
+      const value = parseNumber(text, f !== null);
+      if (!f && !Number.isSafeInteger(value))
+        fail(`integer ${text} is beyond ±2^53 (9007199254740991), where sflow cannot compute exactly`, pos);
       tokens.push({
         type: f ? 'float' : 'int',
-        value: parseNumber(text, f !== null),
+        value,
         start: pos,
         end: pos + text.length,
       });

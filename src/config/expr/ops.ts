@@ -3,6 +3,7 @@
  * Failures throw `OpError` with Python's TypeError/ZeroDivisionError wording.
  */
 import { OpError } from './errors.js';
+import { sized, tick } from './meter.js';
 import { percentFormat } from './pyformat.js';
 import {
   PyFloat,
@@ -22,11 +23,18 @@ import {
   unwrap,
 } from './values.js';
 
-/** Largest string/list a single operation may build (guards against `'x' * 10**9`). */
-export const MAX_SIZE = 10_000_000;
-
+/**
+ * An integer result. Integers are JS numbers, exact up to 2^53; beyond, Python would still be
+ * exact and a double is not, so it is an error rather than a silently rounded value.
+ */
 function mkInt(x: number): number {
-  if (!Number.isFinite(x)) throw new OpError('integer result too large');
+  if (!Number.isSafeInteger(x)) {
+    throw new OpError(
+      Number.isFinite(x)
+        ? 'integer result beyond ±2^53 (9007199254740991) cannot be computed exactly'
+        : 'integer result too large',
+    );
+  }
   return x === 0 ? 0 : x;
 }
 
@@ -36,10 +44,6 @@ function isFloatOperand(a: Value, b: Value): boolean {
 
 function unsupported(op: string, a: Value, b: Value): OpError {
   return new OpError(`unsupported operand type(s) for ${op}: '${typeName(a)}' and '${typeName(b)}'`);
-}
-
-function checkSize(n: number): void {
-  if (n > MAX_SIZE) throw new OpError(`result too large (more than ${MAX_SIZE} items)`);
 }
 
 export function add(a: Value, b: Value): Value {
@@ -53,12 +57,12 @@ export function add(a: Value, b: Value): Value {
   const kb = kindOf(b);
   if (ka === 'str') {
     if (kb !== 'str') throw new OpError(`can only concatenate str (not "${typeName(b)}") to str`);
-    checkSize((a as string).length + (b as string).length);
+    sized((a as string).length + (b as string).length);
     return (a as string) + (b as string);
   }
   if (ka === 'list' || ka === 'tuple') {
     if (kb !== ka) throw new OpError(`can only concatenate ${ka} (not "${typeName(b)}") to ${ka}`);
-    checkSize((a as Value[]).length + (b as Value[]).length);
+    sized((a as Value[]).length + (b as Value[]).length);
     const r = (a as Value[]).concat(b as Value[]);
     return ka === 'tuple' ? makeTuple(r) : r;
   }
@@ -76,11 +80,11 @@ export function sub(a: Value, b: Value): Value {
 function repeat(seq: Value, n: number): Value {
   const count = Math.max(0, n);
   if (typeof seq === 'string') {
-    checkSize(seq.length * count);
+    sized(seq.length * count);
     return seq.repeat(count);
   }
   const items = seq as Value[];
-  checkSize(items.length * count);
+  sized(items.length * count);
   const out: Value[] = [];
   for (let i = 0; i < count; i++) for (const x of items) out.push(x);
   return isTuple(items) ? makeTuple(out) : out;
@@ -207,6 +211,7 @@ const MAX_DEPTH = 500;
 
 export function eq(a: Value, b: Value, depth = 0): boolean {
   if (depth > MAX_DEPTH) throw new OpError('comparison nested too deeply');
+  tick();
   a = unwrap(a);
   b = unwrap(b);
   if (a === b) return !(typeof a === 'number' && Number.isNaN(a));
@@ -231,6 +236,7 @@ export function eq(a: Value, b: Value, depth = 0): boolean {
 /** Python ordering: negative/zero/positive, or OpError for unorderable types. */
 export function compare(a: Value, b: Value, op: string, depth = 0): number {
   if (depth > MAX_DEPTH) throw new OpError('comparison nested too deeply');
+  tick();
   a = unwrap(a);
   b = unwrap(b);
   if (isNumeric(a) && isNumeric(b)) {

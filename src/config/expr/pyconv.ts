@@ -3,6 +3,7 @@
  * json.dumps as used by Jinja2's `tojson` (sorted keys, ASCII-only, HTML-safe).
  */
 import { OpError } from './errors.js';
+import { capped, sized, tick } from './meter.js';
 import { floatRepr, intStr } from './render.js';
 import { DomainValue, PyFloat, type Value, cleanRead, compareStr, isDict, strChars } from './values.js';
 
@@ -28,6 +29,7 @@ export function pyReplace(s: string, old: string, rep: string, count: number): s
   if (count === 0) return s;
   if (old === '') {
     const cs = strChars(s);
+    sized(s.length + (count < 0 ? cs.length + 1 : Math.min(count, cs.length + 1)) * rep.length);
     let out = '';
     let n = 0;
     for (let i = 0; i <= cs.length; i++) {
@@ -40,6 +42,8 @@ export function pyReplace(s: string, old: string, rep: string, count: number): s
     return out;
   }
   const pieces = s.split(old);
+  const hits = count < 0 ? pieces.length - 1 : Math.min(count, pieces.length - 1);
+  sized(s.length + hits * (rep.length - old.length));
   if (count < 0 || count >= pieces.length - 1) return pieces.join(rep);
   return pieces.slice(0, count + 1).join(rep) + old + pieces.slice(count + 1).join(old);
 }
@@ -73,6 +77,10 @@ export function parsePyInt(text: string, base: number): number | null {
   if (!re) throw new OpError(`int() base ${base} is not supported`);
   if (!re.test(s)) return null;
   const n = base === 10 ? Number(s.replace(/_/g, '')) : parseInt(s.replace(/_/g, ''), base);
+  if (!Number.isSafeInteger(n))
+    throw new OpError(
+      `integer ${text.trim()} is beyond ±2^53 (9007199254740991), where sflow cannot compute exactly`,
+    );
   return sign * n || 0;
 }
 
@@ -173,18 +181,24 @@ function jsonStr(s: string): string {
 }
 
 /** Jinja2 `tojson`: `json.dumps(v, sort_keys=True, indent=indent)` made HTML-safe. */
-export function toJson(v: Value, indent: number | null, level = 0): string {
+export function toJson(v: Value, indent: number | null, level = 0, acc = { n: 0 }): string {
   if (level > 500) throw new OpError('value nested too deeply for tojson');
+  tick();
   while (v instanceof DomainValue) v = v.value;
   if (v === null) return 'null';
   if (typeof v === 'boolean') return v ? 'true' : 'false';
-  if (typeof v === 'string') return jsonStr(v);
+  if (typeof v === 'string') {
+    acc.n += v.length;
+    capped(acc.n);
+    return jsonStr(v);
+  }
   if (typeof v === 'number' || v instanceof PyFloat) {
     const x = typeof v === 'number' ? v : v.value;
     if (Number.isNaN(x)) return 'NaN';
     if (!Number.isFinite(x)) return x > 0 ? 'Infinity' : '-Infinity';
     return typeof v === 'number' && Number.isInteger(v) ? intStr(v) : floatRepr(x);
   }
+  if (indent !== null) capped(indent * (level + 1));
   const nl = indent === null ? '' : '\n' + ' '.repeat(indent * (level + 1));
   const close = indent === null ? '' : '\n' + ' '.repeat(indent * level);
   const sep = indent === null ? ', ' : ',';
@@ -192,15 +206,17 @@ export function toJson(v: Value, indent: number | null, level = 0): string {
   let open: string;
   let end: string;
   if (Array.isArray(v)) {
-    items = v.map((x) => toJson(cleanRead(x) ?? null, indent, level + 1));
+    items = v.map((x) => toJson(cleanRead(x) ?? null, indent, level + 1, acc));
     [open, end] = ['[', ']'];
   } else if (isDict(v)) {
     const keys = Object.keys(v)
       .filter((k) => cleanRead(v[k]) !== undefined)
       .sort(compareStr);
-    items = keys.map((k) => `${jsonStr(k)}: ${toJson(cleanRead(v[k])!, indent, level + 1)}`);
+    items = keys.map((k) => `${jsonStr(k)}: ${toJson(cleanRead(v[k])!, indent, level + 1, acc)}`);
     [open, end] = ['{', '}'];
   } else return 'null';
   if (items.length === 0) return open + end;
+  acc.n += items.length * (sep.length + nl.length) + 2;
+  capped(acc.n);
   return open + nl + items.join(sep + nl) + close + end;
 }

@@ -4,6 +4,7 @@
  * `%(key)s` with a dict. Numbers are rounded like Python (half-even on the exact binary value).
  */
 import { OpError } from './errors.js';
+import { capped, sized } from './meter.js';
 import { exactDigits, roundDigits } from './pyconv.js';
 import { intStr, renderValue, reprValue } from './render.js';
 import { type Value, isDict, isIntLike, isNumeric, isTuple, num, typeName, unwrap } from './values.js';
@@ -94,6 +95,7 @@ export function percentFormat(fmt: string, rhs: Value): string {
     return args[argi++];
   };
   type Groups = [string | undefined, string, string?, string?, string?];
+  let built = fmt.length;
   const out = fmt.replace(SPEC, (whole: string, ...m: unknown[]) => {
     const [key, flags, width, precision, conv] = m as Groups;
     if (!conv) {
@@ -105,6 +107,9 @@ export function percentFormat(fmt: string, rhs: Value): string {
     let arg: Value;
     const w = width === '*' ? num(nextArg()) : width ? Number(width) : 0;
     const p = precision === '*' ? num(nextArg()) : precision !== undefined ? Number(precision) : undefined;
+    // `'%0999999999d' % 1`: the padding would be built in full
+    sized(Math.abs(w));
+    if (p !== undefined) sized(Math.abs(p));
     if (key !== undefined) {
       if (!isDict(mapping)) throw new OpError('format requires a mapping');
       usedMapping = true;
@@ -158,8 +163,11 @@ export function percentFormat(fmt: string, rhs: Value): string {
         text = sign + prefix + body.padStart(w - sign.length - prefix.length, '0');
       else text = text.padStart(w, ' ');
     }
+    built += text.length;
+    capped(built);
     return text;
   });
+  sized(out.length);
   if (argi < args.length && !mapping && !usedMapping) {
     throw new OpError('not all arguments converted during string formatting');
   }

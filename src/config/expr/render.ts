@@ -1,6 +1,7 @@
 /**
  * Python `str()` / `repr()` of values (spec config.md 3.6) and conversion to plain JS.
  */
+import { capped, tick } from './meter.js';
 import { DomainValue, Missing, PyFloat, cleanRead, isTuple, type Value } from './values.js';
 
 /** Python `str(int)`; integers beyond 2^53 print all their digits like Python would. */
@@ -57,8 +58,10 @@ export function strRepr(s: string): string {
   return out + quote;
 }
 
-function repr(v: Value, path: object[]): string {
+/** `acc.n`: characters built so far by this repr, checked against the size cap as it grows */
+function repr(v: Value, path: object[], acc: { n: number }): string {
   while (v instanceof DomainValue) v = v.value;
+  tick();
   if (v === null) return 'None';
   switch (typeof v) {
     case 'boolean':
@@ -66,6 +69,8 @@ function repr(v: Value, path: object[]): string {
     case 'number':
       return Number.isInteger(v) ? intStr(v) : floatRepr(v);
     case 'string':
+      acc.n += v.length;
+      capped(acc.n);
       return strRepr(v);
     case 'object':
       break;
@@ -79,13 +84,17 @@ function repr(v: Value, path: object[]): string {
   path.push(v);
   let out: string;
   if (Array.isArray(v)) {
-    const items = v.map((x) => repr(cleanRead(x) ?? null, path));
+    acc.n += 2 * v.length + 2;
+    capped(acc.n);
+    const items = v.map((x) => repr(cleanRead(x) ?? null, path, acc));
     out = isTuple(v) ? `(${items.join(', ')}${items.length === 1 ? ',' : ''})` : `[${items.join(', ')}]`;
   } else {
     const parts: string[] = [];
     for (const k of Object.keys(v)) {
       const x = cleanRead(v[k]);
-      if (x !== undefined) parts.push(`${strRepr(k)}: ${repr(x, path)}`);
+      acc.n += k.length + 6;
+      capped(acc.n);
+      if (x !== undefined) parts.push(`${strRepr(k)}: ${repr(x, path, acc)}`);
     }
     out = `{${parts.join(', ')}}`;
   }
@@ -95,13 +104,13 @@ function repr(v: Value, path: object[]): string {
 
 /** Python `repr()` of a value (strings quoted). */
 export function reprValue(v: Value): string {
-  return repr(v, []);
+  return repr(v, [], { n: 0 });
 }
 
 /** Python `str()` of a value: strings as-is, everything else as `repr`. */
 export function renderValue(v: Value): string {
   while (v instanceof DomainValue) v = v.value;
-  return typeof v === 'string' ? v : repr(v, []);
+  return typeof v === 'string' ? v : repr(v, [], { n: 0 });
 }
 
 /** Unwraps PyFloat/DomainValue recursively into plain JS data (tuples become arrays). */

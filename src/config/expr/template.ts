@@ -8,9 +8,11 @@
  */
 import type { Node } from './ast.js';
 import { children } from './ast.js';
-import { Compiler, type Ev } from './compile.js';
+import { rethrow } from './compile-apply.js';
+import { Compiler } from './compile.js';
 import { lexRegion } from './lexer.js';
 import { Parser } from './parser.js';
+import { metered, sized } from './meter.js';
 import { renderValue } from './render.js';
 import { DomainValue, type Scope, type Value, isDict } from './values.js';
 
@@ -45,7 +47,8 @@ export interface CompiledTemplate {
   references(): RefPath[];
 }
 
-type Piece = string | Ev;
+/** literal text, or an expression part rendered to its text */
+type Piece = string | ((scope: Scope) => string);
 
 class Template implements CompiledTemplate {
   private refs?: RefPath[];
@@ -131,7 +134,7 @@ function build(source: string): Template {
   if (!source.includes('${{')) return new Template(source, false, [], [source]);
   const texts: string[] = [];
   const exprs: ExpressionPart[] = [];
-  const evs: Ev[] = [];
+  const evs: ((scope: Scope) => string)[] = [];
   const strips: [boolean, boolean][] = [];
   let pos = 0;
   let open: number;
@@ -150,9 +153,17 @@ function build(source: string): Template {
       start: open,
       end: region.end,
       references: refs,
-      evaluate: (scope) => stripDomains(ev(scope)),
+      evaluate: (scope) => metered(() => stripDomains(ev(scope))),
     });
-    evs.push(ev);
+    const text = inner.trim();
+    evs.push((scope) => {
+      const v = ev(scope);
+      try {
+        return renderValue(v);
+      } catch (e) {
+        throw rethrow(e, text); // a value too large to render
+      }
+    });
     strips.push([region.stripBefore, region.stripAfter]);
     pos = region.end;
   }
@@ -198,11 +209,23 @@ export function renderTemplate(t: CompiledTemplate, scope: Scope): string {
   const pieces = piecesOf(t);
   if (pieces.length === 1) {
     const p = pieces[0];
-    return typeof p === 'string' ? p : renderValue(p(scope));
+    return typeof p === 'string' ? p : metered(() => p(scope));
   }
-  let out = '';
-  for (const p of pieces) out += typeof p === 'string' ? p : renderValue(p(scope));
-  return out;
+  return metered(() => {
+    let out = '';
+    for (const p of pieces) {
+      const text = typeof p === 'string' ? p : p(scope);
+      if (typeof p !== 'string') {
+        try {
+          sized(out.length + text.length);
+        } catch (e) {
+          throw rethrow(e, t.source);
+        }
+      }
+      out += text;
+    }
+    return out;
+  });
 }
 
 /**

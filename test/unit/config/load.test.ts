@@ -2,15 +2,15 @@
  * loadRecipe end to end on small files: warnings, located errors, and the composition cases of
  * spec/examples/11_modular (read in place) run in-process.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { scratchDir } from '../../helpers/scratch.js';
 import { formatSflowError, SflowError } from '../../../src/config/errors.js';
 import { loadRecipe, type LoadOptions } from '../../../src/config/load.js';
 import { describeWithShared, sharedPath } from '../../helpers/shared.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'sflow-load-'));
+const dir = scratchDir('sflow-load-');
 const MODULAR = sharedPath('spec', 'examples', '11_modular');
 const mod = (f: string) => join(MODULAR, f);
 

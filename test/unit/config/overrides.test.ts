@@ -166,3 +166,15 @@ describe('applyArtifactOverrides', () => {
     expect(f.message).toBe("Invalid artifact override format 'weights'. Expected NAME=URI.");
   });
 });
+
+describe('--set integers beyond 2^53', () => {
+  it('are refused instead of silently rounded', () => {
+    for (const raw of ['99999999999999999999', '[1, 9007199254740993]', '{"a": {"b": -9007199254740993}}']) {
+      const e = thrown(() => parseSetValue(raw));
+      expect(e.code, raw).toBe('cli.int_range');
+      expect(e.message).toContain('beyond ±2^53');
+    }
+    expect(parseSetValue('9007199254740991').value).toBe(9007199254740991);
+    expect(parseSetValue('["99999999999999999999"]').value).toEqual(['99999999999999999999']);
+  });
+});

@@ -1,8 +1,8 @@
 /** YAML text → plain values with positions; scalars read like PyYAML; errors located. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { scratchDir } from '../../helpers/scratch.js';
 import { SflowError } from '../../../src/config/errors.js';
 import { entryOrigin, getOrigin, isYamlFloat, locateInText } from '../../../src/config/source.js';
 import { parseYamlText, readYamlFile } from '../../../src/config/yaml-load.js';
@@ -224,7 +224,7 @@ describe('warnings and errors', () => {
   });
 
   it('reads files; a missing file is a usage-level error (exit 2)', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sflow-yaml-'));
+    const dir = scratchDir('sflow-yaml-');
     const f = join(dir, 'a.yaml');
     writeFileSync(f, 'workflow:\n  name: w\n');
     expect(readYamlFile(f).value).toEqual({ workflow: { name: 'w' } });

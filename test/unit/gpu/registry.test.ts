@@ -1,12 +1,22 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  chmodSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claim, lend, reapDead, release, releaseRun } from '../../../src/gpu/registry.js';
 import { processStartTime } from '../../../src/gpu/procfs.js';
 import {
+  MAX_ENTRIES,
   recordFileName,
-  withRegistryLock,
   writeRecord,
   type ReservationRecord,
 } from '../../../src/gpu/records.js';
@@ -120,13 +130,19 @@ describe('stale records', () => {
     expect(records()).toHaveLength(1);
   });
 
-  it('never reaps records of another user or another host', async () => {
-    const pid = deadPid();
-    plant({ pid, uid: (process.getuid?.() ?? 0) + 1 });
-    plant({ pid, host: 'some-other-host', uuids: ['GPU-test-2'] });
+  it('keeps our own records of another host (their processes cannot be checked from here)', async () => {
+    plant({ pid: deadPid(), host: 'some-other-host', uuids: ['GPU-test-2'], indices: [2] });
     expect(await reapDead(dir)).toEqual([]);
-    const e = await failure(claim(req(dir, { want: { count: 2 } })));
-    expect(e.message).toContain('only 1 of 4');
+    const e = await failure(claim(req(dir, { want: { count: 4 } })));
+    expect(e.message).toContain('only 3 of 4');
+  });
+
+  it('ignores a record that names another uid than the owner of its file', async () => {
+    plant({ uid: (process.getuid?.() ?? 0) + 1 }); // live pid, but a forged owner
+    const c = await claim(req(dir, { want: { count: 4 } }));
+    expect(c.indices).toEqual([0, 1, 2, 3]);
+    expect(c.ignored).toHaveLength(1);
+    expect(c.ignored[0].why).toMatch(/names uid \d+ but its file belongs to uid \d+/);
   });
 
   it('drops unreadable records', async () => {
@@ -236,17 +252,72 @@ describe('waiting', () => {
   });
 });
 
-describe('registry lock', () => {
-  it('bounds the wait for a busy lock', async () => {
-    let inner: Promise<unknown> | undefined;
-    await withRegistryLock(dir, async () => {
-      const t0 = Date.now();
-      inner = withRegistryLock(dir, () => 1, 200).catch((e: unknown) => e);
-      const e = await inner;
-      expect(e).toBeInstanceOf(SflowError);
-      expect((e as SflowError).code).toBe('GPU_REGISTRY_LOCKED');
-      expect(Date.now() - t0).toBeLessThan(2_000);
-    });
-    expect(await withRegistryLock(dir, () => 42)).toBe(42);
+describe('hostile directory contents', () => {
+  it('needs no lock: a planted .registry.lock (even dated in the future) changes nothing', async () => {
+    mkdirSync(path.join(dir, '.registry.lock'));
+    const future = new Date(Date.now() + 365 * 86_400_000);
+    utimesSync(path.join(dir, '.registry.lock'), future, future);
+    expect((await claim(req(dir, { want: { count: 2 } }))).indices).toEqual([0, 1]);
+  });
+
+  it('never opens a FIFO or follows a symbolic link posing as a record', async () => {
+    execFileSync('mkfifo', [path.join(dir, 'fifo.json')]);
+    const outside = path.join(dir, 'outside');
+    writeFileSync(outside, JSON.stringify({ nope: 1 }));
+    symlinkSync(outside, path.join(dir, 'link.json'));
+    const c = await claim(req(dir, { want: { count: 4 } }));
+    expect(c.indices).toEqual([0, 1, 2, 3]);
+    expect(readFileSync(outside, 'utf8')).toContain('nope'); // not removed through the link
+  });
+
+  it('refuses a flooded directory with a clear message instead of reading it all', async () => {
+    for (let i = 0; i <= MAX_ENTRIES; i++) writeFileSync(path.join(dir, `f${i}`), '');
+    const e = await failure(claim(req(dir)));
+    expect(e.code).toBe('GPU_REGISTRY_FLOODED');
+    expect(e.message).toContain(`more than ${MAX_ENTRIES}`);
+  });
+});
+
+describe('registry directory', () => {
+  const sub = () => path.join(dir, 'reg');
+
+  it('creates a missing directory private to this user', async () => {
+    await claim(req(sub()));
+    expect(statSync(sub()).mode & 0o7777).toBe(0o700);
+  });
+
+  it('refuses a symbolic link and leaves its target alone', async () => {
+    const target = path.join(dir, 'target');
+    mkdirSync(target, { mode: 0o755 });
+    symlinkSync(target, sub());
+    const e = await failure(claim(req(sub())));
+    expect(e.code).toBe('GPU_REGISTRY_UNSAFE');
+    expect(e.message).toContain('is a symbolic link');
+    expect(e.hint).toContain('SFLOW_GPU_RESERVATION_DIR');
+    expect(statSync(target).mode & 0o7777).toBe(0o755);
+    expect(readdirSync(target)).toEqual([]);
+  });
+
+  it('refuses a directory others may write without the sticky bit, and never chmods it', async () => {
+    mkdirSync(sub());
+    chmodSync(sub(), 0o777);
+    const e = await failure(claim(req(sub())));
+    expect(e.message).toMatch(/writable by other users \(mode 0777\) without the sticky bit/);
+    expect(statSync(sub()).mode & 0o7777).toBe(0o777);
+    chmodSync(sub(), 0o1777); // the shared set-up: sticky
+    expect((await claim(req(sub()))).indices).toEqual([0]);
+  });
+
+  it('refuses a registry below a directory others could swap it out of', async () => {
+    const open = path.join(dir, 'open');
+    mkdirSync(open);
+    chmodSync(open, 0o777);
+    const e = await failure(claim(req(path.join(open, 'reg'))));
+    expect(e.message).toContain(`the directory above it, ${open}, is writable by other users`);
+  });
+
+  it('refuses a path that is not a directory', async () => {
+    writeFileSync(sub(), '');
+    expect((await failure(claim(req(sub())))).message).toContain('is not a directory');
   });
 });

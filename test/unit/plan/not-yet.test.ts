@@ -44,7 +44,10 @@ const IMPLEMENTED = new Set([
   'workflow.tasks.*.fail_fast',
   'workflow.tasks.*.assert',
   'workflow.tasks.*.monitor',
+  'workflow.tasks.*.uploads',
   'workflow.monitor',
+  'workflow.upload_all',
+  'storage',
   // backend and operator types
   'backends:local',
   'backends:kubernetes',
@@ -57,6 +60,8 @@ const IMPLEMENTED = new Set([
   // artifact schemes: local paths, inline content, and other schemes passed on as the raw URI
   'fs://',
   'file://',
+  'http://',
+  'https://',
   's3://',
   // command line
   '--version',
@@ -98,6 +103,15 @@ const IMPLEMENTED = new Set([
   '--kube-skip-pvc',
   '--extra-kubectl-args',
   '--extra-kubectl-apply-args',
+  // --ssh (run, compose), watch, fetch
+  '--ssh',
+  '--ssh-remote-root',
+  '--ssh-follow',
+  '--ssh-fetch',
+  '--ssh-tty',
+  '--once',
+  '--resume', // sflow run --resume (with --force)
+  '--all',
 ]);
 
 /** Artifact schemes the spec knows (artifacts-batch.md A2); others are passed on like s3://. */

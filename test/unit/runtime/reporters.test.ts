@@ -189,6 +189,14 @@ describe('format helpers', () => {
       'Fail-fast: failure probe terminated: b; process exited with error: a, c. Cancelling remaining tasks.',
     );
   });
+  it('names the finalize kinds: a failed assertion, a failed upload', () => {
+    expect(
+      failFastMessage([
+        { name: 'up', kind: 'upload' },
+        { name: 'bench', kind: 'assertion' },
+      ]),
+    ).toBe('Fail-fast: result assertion failed: bench; upload failed: up. Cancelling remaining tasks.');
+  });
 });
 
 describe('summary from events only', () => {
@@ -297,6 +305,37 @@ describe('probe traces with several probes of one kind', () => {
     const text = renderSummary(m, { summaryPath: 'x', now: at(10) });
     expect(text).toMatch(/svc +readiness +tcp_port +\[OK\] .*127\.0\.0\.1:1 open/);
     expect(text).toMatch(/svc +readiness +tcp_port +\[FAIL\] .*127\.0\.0\.1:2 ECONNREFUSED/);
+  });
+});
+
+describe('task folders', () => {
+  it('lists the tasks whose names had to change to become folder names, and only those', () => {
+    const long = `bench_${'x'.repeat(200)}`;
+    const m = new SummaryModel();
+    m.apply(events[0]);
+    const info = (name: string, folder: string) => ({
+      name,
+      base: 'bench',
+      backend: 'local',
+      dependsOn: [],
+      service: false,
+      probes: [],
+      retries: null,
+      nodes: [],
+      gpus: null,
+      logPath: `/out/fp-1/${folder}/${folder}.log`,
+      outputDir: `/out/fp-1/${folder}`,
+    });
+    m.apply({
+      t: at(1),
+      type: 'run_plan',
+      tasks: [info('ok', 'ok'), info(long, 'bench_xxx-1234abcd')],
+      backends: [],
+    });
+    const text = renderSummary(m, { summaryPath: 'x', now: at(10) });
+    expect(text).toContain('Task Folders (names changed to be safe folder names)');
+    expect(text).toMatch(new RegExp(`"${long}" +bench_xxx-1234abcd`));
+    expect(text).not.toMatch(/"ok"/);
   });
 });
 

@@ -1,0 +1,38 @@
+/**
+ * The one sanitiser for folder and file names made from user text — workflow names (the run
+ * folder), task names and sweep values (task folders and logs):
+ *
+ * - `/`, `\`, NUL and other control characters (C0, DEL, C1, line/paragraph separators) → `_`;
+ * - leading dots → `_` (no `.`, `..` or hidden folders);
+ * - at most 120 bytes of UTF-8 (room for `<name>.log` and suffixes within the 255-byte limit).
+ *
+ * A name that had to change ends in `-` and 8 hex digits of the SHA-256 of the original, so the
+ * result is stable (the same name always maps to the same folder) and two names that sanitise
+ * alike still get different folders. A name that needs no change is used as it is.
+ */
+import { createHash } from 'node:crypto';
+
+export const MAX_FOLDER_NAME_BYTES = 120;
+
+const UNSAFE = /[\p{Cc}\u2028\u2029/\\]/gu;
+
+/** the longest prefix of `s` that fits in `bytes` bytes of UTF-8, never splitting a character */
+function fit(s: string, bytes: number): string {
+  let used = 0;
+  let out = '';
+  for (const ch of s) {
+    const n = Buffer.byteLength(ch);
+    if (used + n > bytes) break;
+    used += n;
+    out += ch;
+  }
+  return out;
+}
+
+/** `name` made safe as one folder or file name of at most `maxBytes` bytes (see above). */
+export function folderName(name: string, maxBytes = MAX_FOLDER_NAME_BYTES): string {
+  const safe = name.replace(UNSAFE, '_').replace(/^\.+/, (dots) => '_'.repeat(dots.length));
+  if (safe === name && safe !== '' && Buffer.byteLength(safe) <= maxBytes) return name;
+  const hash = createHash('sha256').update(name).digest('hex').slice(0, 8);
+  return `${fit(safe, maxBytes - 9)}-${hash}`;
+}

@@ -1,0 +1,77 @@
+/**
+ * `from` of an upload → the regular files it names: a plain path, or a glob with `*`, `?`,
+ * `[…]` inside a path segment and `**` for any number of directories. Matches are sorted; the
+ * walk is bounded (MAX_ENTRIES) so a glob over a huge tree cannot stall the run.
+ */
+import { readdirSync, statSync } from 'node:fs';
+import { isAbsolute, join, resolve, sep } from 'node:path';
+import { isGlob } from '../plan/uploads.js';
+
+const MAX_ENTRIES = 200_000;
+
+function segmentRegex(seg: string): RegExp {
+  let re = '';
+  for (let i = 0; i < seg.length; i++) {
+    const c = seg[i];
+    if (c === '*') re += '[^/]*';
+    else if (c === '?') re += '[^/]';
+    else if (c === '[') {
+      const end = seg.indexOf(']', i + 2);
+      if (end < 0) re += '\\[';
+      else {
+        let body = seg.slice(i + 1, end);
+        if (body.startsWith('!')) body = '^' + body.slice(1);
+        re += `[${body.replace(/\\/g, '\\\\')}]`;
+        i = end;
+      }
+    } else re += c.replace(/[.+^${}()|\\]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`);
+}
+
+function isFile(p: string): boolean {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Absolute paths of the regular files `pattern` names (relative patterns resolve against `base`). */
+export function expandFrom(pattern: string, base: string): string[] {
+  const abs = isAbsolute(pattern) ? pattern : resolve(base, pattern);
+  if (!isGlob(abs)) return isFile(abs) ? [abs] : [];
+  const segs = abs.split(sep);
+  const first = segs.findIndex((s) => isGlob(s));
+  const root = segs.slice(0, first).join(sep) || sep;
+  const rest = segs.slice(first);
+  const out = new Set<string>();
+  let seen = 0;
+  const walk = (dir: string, i: number): void => {
+    if (seen > MAX_ENTRIES) throw new Error(`the glob ${pattern} walks more than ${MAX_ENTRIES} entries`);
+    if (i === rest.length) {
+      if (isFile(dir)) out.add(dir);
+      return;
+    }
+    const seg = rest[i];
+    if (seg === '**') {
+      walk(dir, i + 1); // zero directories
+      for (const e of list(dir)) if (e.isDirectory()) walk(join(dir, e.name), i);
+      return;
+    }
+    if (!isGlob(seg)) return walk(join(dir, seg), i + 1);
+    const re = segmentRegex(seg);
+    for (const e of list(dir)) if (re.test(e.name)) walk(join(dir, e.name), i + 1);
+  };
+  const list = (dir: string) => {
+    try {
+      const entries = readdirSync(dir, { withFileTypes: true });
+      seen += entries.length;
+      return entries;
+    } catch {
+      return [];
+    }
+  };
+  walk(root, 0);
+  return [...out].sort();
+}

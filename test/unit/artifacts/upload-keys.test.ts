@@ -1,0 +1,94 @@
+/** Upload keys, replica suffixes, `from` globs and URL redaction (artifacts-batch.md B1–B2). */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { insertBeforeExtension, joinKey, uploadKey } from '../../../src/plan/uploads.js';
+import type { PlannedUpload } from '../../../src/plan/types.js';
+import { expandFrom } from '../../../src/uploads/glob.js';
+import { describeError, isTransient } from '../../../src/uploads/put-object.js';
+import { redactUrl } from '../../../src/util/redact.js';
+
+const spec = (over: Partial<PlannedUpload>): PlannedUpload => ({
+  target: 's',
+  from: '/x',
+  onError: 'warn',
+  renameForReplica: false,
+  fromTemplate: '/x',
+  ...over,
+});
+
+describe('keys', () => {
+  it('to omitted → basename; ending in / → directory; else the literal key', () => {
+    expect(uploadKey(spec({}), 'results.csv', 't')).toBe('results.csv');
+    expect(uploadKey(spec({ to: 'main/' }), 'results.csv', 't')).toBe('main/results.csv');
+    expect(uploadKey(spec({ to: 'main/r.csv' }), 'results.csv', 't')).toBe('main/r.csv');
+  });
+  it('replicas: _<replica name> before the extension (also for an omitted to)', () => {
+    const r = spec({ renameForReplica: true });
+    expect(uploadKey({ ...r, to: 'main/results.csv' }, 'x', 'benchmark_0')).toBe(
+      'main/results_benchmark_0.csv',
+    );
+    expect(uploadKey(r, 'results.csv', 'benchmark_0')).toBe('results_benchmark_0.csv');
+    expect(insertBeforeExtension('a.b/noext', '_r')).toBe('a.b/noext_r');
+    expect(insertBeforeExtension('.hidden', '_r')).toBe('.hidden_r');
+  });
+  it('prefix joins with exactly one slash', () => {
+    expect(joinKey('runs/1/', 'a.txt')).toBe('runs/1/a.txt');
+    expect(joinKey('runs/1', '/a.txt')).toBe('runs/1/a.txt');
+    expect(joinKey('', 'a.txt')).toBe('a.txt');
+  });
+});
+
+describe('from globs', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sflow-glob-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(join(dir, 'sub', 'deep'), { recursive: true });
+  for (const f of ['a.json', 'b.json', 'c.txt', 'sub/d.json', 'sub/deep/e.json'])
+    writeFileSync(join(dir, f), f);
+
+  it('*, ?, [..] within a segment; ** across directories; files only, sorted', () => {
+    expect(expandFrom(join(dir, '*.json'), '/')).toEqual([join(dir, 'a.json'), join(dir, 'b.json')]);
+    expect(expandFrom(join(dir, '?.txt'), '/')).toEqual([join(dir, 'c.txt')]);
+    expect(expandFrom(join(dir, '[ab].json'), '/')).toEqual([join(dir, 'a.json'), join(dir, 'b.json')]);
+    expect(expandFrom(join(dir, '**', '*.json'), '/')).toEqual(
+      ['a.json', 'b.json', 'sub/d.json', 'sub/deep/e.json'].map((f) => join(dir, f)),
+    );
+    expect(expandFrom(join(dir, '*'), '/')).not.toContain(join(dir, 'sub'));
+  });
+  it('plain paths: relative to the base, a directory or a missing file matches nothing', () => {
+    expect(expandFrom('c.txt', dir)).toEqual([join(dir, 'c.txt')]);
+    expect(expandFrom('sub', dir)).toEqual([]);
+    expect(expandFrom('nope.txt', dir)).toEqual([]);
+  });
+});
+
+describe('errors and URLs', () => {
+  it('transient: no HTTP answer, 5xx, 429, throttling; not: 4xx refusals, missing credentials', () => {
+    expect(isTransient(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).toBe(
+      true,
+    );
+    expect(isTransient({ name: 'InternalError', $metadata: { httpStatusCode: 500 } })).toBe(true);
+    expect(isTransient({ name: 'SlowDown', $metadata: { httpStatusCode: 503 } })).toBe(true);
+    expect(isTransient({ name: 'NoSuchBucket', $metadata: { httpStatusCode: 404 } })).toBe(false);
+    expect(isTransient({ name: 'AccessDenied', $metadata: { httpStatusCode: 403 } })).toBe(false);
+    expect(isTransient({ name: 'CredentialsProviderError', message: 'Could not load credentials' })).toBe(
+      false,
+    );
+  });
+  it('error text never carries the secret key or session token', () => {
+    const env = { AWS_SECRET_ACCESS_KEY: 'TOPSECRETKEY', AWS_SESSION_TOKEN: 'SESSIONTOK' };
+    const e = {
+      name: 'Weird',
+      message: 'signature for TOPSECRETKEY and SESSIONTOK',
+      $metadata: { httpStatusCode: 400 },
+    };
+    expect(describeError(e, env)).toBe('Weird: signature for *** and *** (HTTP 400)');
+  });
+  it('redactUrl hides passwords and query values', () => {
+    expect(redactUrl('https://u:p@h.example/x?token=abc&b=1')).toBe(
+      'https://u:***@h.example/x?token=***&b=***',
+    );
+    expect(redactUrl('http://127.0.0.1:9000')).toBe('http://127.0.0.1:9000/');
+  });
+});
