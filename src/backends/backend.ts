@@ -164,4 +164,6 @@ export interface BackendContext {
    * `file://` ones: Kubernetes ConfigMaps)
    */
   artifacts?: PlannedArtifact[];
+  /** TERM → KILL grace of the run (stops, and a lifeline's clean-up when the driver dies); default 5 s */
+  graceMs?: number;
 }

@@ -189,6 +189,23 @@ export function buildProgram(): Command {
       process.exitCode = await reportCommand(dirs, opts);
     });
 
+  // --kube* flags: where a Kubernetes run's objects live when its run record is not enough
+  kubeFlags(
+    program
+      .command('recover')
+      .description('stop what runs whose driver was killed left behind, and mark them as ended')
+      .argument(
+        '[run-dirs...]',
+        'run directories (default: every run of yours on this machine whose driver is gone)',
+      )
+      .option('--grace-seconds <s>', 'TERM → KILL grace for what is left', '5'),
+  )
+    .addHelpText('after', `\n${DOCS}`)
+    .action(async (dirs: string[], opts: Record<string, unknown>) => {
+      const { recoverCommand } = await import('./recover.js');
+      process.exitCode = await recoverCommand(dirs, opts);
+    });
+
   program
     .command('watch')
     .description('follow an --ssh run again: its logs every 5 s until it ends')
@@ -221,17 +238,6 @@ export function buildProgram(): Command {
       const { schemaCommand } = await import('./schema.js');
       process.exitCode = await schemaCommand(opts);
     });
-  kubeFlags(
-    program
-      .command('recover')
-      .description('stop and delete what the driver of a run left behind when it died (SIGKILL)')
-      .argument('<run-dir>', 'the run directory (sflow_output/<run id>)'),
-  )
-    .addHelpText('after', `\n${DOCS}`)
-    .action(async (dir: string, opts: Record<string, unknown>) => {
-      const { recoverCommand } = await import('./recover.js');
-      process.exitCode = await recoverCommand(dir, opts);
-    });
   registerSetupCommands(program, DOCS);
   // --ssh on run and compose (batch too, once it exists)
   sshOptions(program.commands.find((c) => c.name() === 'run')!);
@@ -253,7 +259,12 @@ export async function main(argv: string[]): Promise<void> {
     epipeHandled = true;
     process.stdout.on('error', (e: NodeJS.ErrnoException) => {
       if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      // the terminal went away (SIGHUP): a run still tears down and writes its files
+      if (e.code === 'EIO') return;
       throw e;
+    });
+    process.stderr.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EIO' && e.code !== 'EPIPE') throw e;
     });
   }
   // the remote end of --ssh (the same sflow version on both ends): an internal protocol, not a command

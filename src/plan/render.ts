@@ -103,6 +103,10 @@ function taskBlock(t: PlannedTask, i: number, out: string[]): void {
       `      operator config: ${cfg.map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', ')}`,
     );
   out.push(`      command: ${formatCommand(t.argv)}`);
+  if (t.scriptFile)
+    out.push(
+      `      script file: ${t.scriptFile} (${Buffer.byteLength(t.script)} bytes, too large for one argument; written when the run starts)`,
+    );
 }
 
 export function renderDryRun(plan: Plan, loaded: LoadedRecipe, opts: { quiet?: boolean } = {}): string {

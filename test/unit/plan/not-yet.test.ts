@@ -103,6 +103,7 @@ const IMPLEMENTED = new Set([
   '--kube-skip-pvc',
   '--extra-kubectl-args',
   '--extra-kubectl-apply-args',
+  '--grace-seconds', // sflow recover
   // --ssh (run, compose), watch, fetch
   '--ssh',
   '--ssh-remote-root',
