@@ -126,8 +126,8 @@ describe.skipIf(missing !== undefined && !required)(
       const r = await startRun(secret);
       const runDir = onlyRunDir(join(r.cwd, 'sflow_output'));
       const alive = await recover(runDir, r.cwd);
-      expect(alive.code, alive.out).toBe(1);
-      expect(alive.out).toMatch(/the driver of run \S+ \(pid \d+\) still runs on this host; nothing touched/);
+      expect(alive.code, alive.out).not.toBe(0);
+      expect(alive.out).toMatch(/driver still runs \(pid \d+/);
       r.child.kill('SIGKILL');
       await r.exited;
       expect(leftovers(k.emu).length).toBeGreaterThan(0);
