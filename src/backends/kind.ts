@@ -21,6 +21,22 @@ export interface BackendKind extends BackendTraits {
   discover?: (planned: PlannedBackend, signal: AbortSignal) => Promise<PlannedNode[] | undefined>;
   /** starts hardware monitor collectors on its nodes; absent: its nodes are not sampled yet */
   monitorCollector?: () => CollectorLauncher;
+  /**
+   * `sflow recover` (run-level, after every open handle of the ledger went to its backend's
+   * `recover`): `liveDriver` names a driver of the run that still runs (then nothing is touched);
+   * `recoverRun` gives back what this type left in the run beyond task handles (Slurm: an owned
+   * allocation; Kubernetes: reservation pods, ConfigMaps, Secrets by the run's label) and returns
+   * one line per thing done.
+   */
+  liveDriver?: (runDir: string) => string | undefined;
+  recoverRun?: (runDir: string, o: RunRecoveryOptions) => Promise<string[]>;
+}
+
+export interface RunRecoveryOptions {
+  env: NodeJS.ProcessEnv;
+  signal: AbortSignal;
+  /** the CLI options of `sflow recover` (e.g. --kubeconfig) */
+  options: Record<string, unknown>;
 }
 
 /** `<name>-node0`, `<name>-node1`, … at `0.0.0.<i+1>` (backends.md §1.4). */
