@@ -25,6 +25,8 @@ export interface Operator {
   /** the script is a shell script (`fail_fast` prepends `set -e`) */
   shell: boolean;
   argv: ArgvBuilder;
-  /** image, mounts, cwd of a containerised operator */
-  extras?: (input: OperatorInput) => Pick<NodeLaunchSpec, 'image' | 'mounts' | 'cwd'>;
+  /** image, mounts, cwd of a containerised operator (and, per node, its env and container part) */
+  extras?: (
+    input: OperatorInput,
+  ) => Pick<NodeLaunchSpec, 'image' | 'mounts' | 'cwd'> & Partial<Pick<NodeLaunchSpec, 'env' | 'container'>>;
 }

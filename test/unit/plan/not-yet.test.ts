@@ -50,6 +50,7 @@ const IMPLEMENTED = new Set([
   'storage',
   // backend and operator types
   'backends:local',
+  'backends:docker',
   'operators:bash',
   'operators:python',
   'operators:ssh',
