@@ -91,7 +91,7 @@ describeWithEngines('Docker backend GPUs (fake nvidia-smi, recorded docker argv)
     });
   /** the `--gpus` value the `docker run` of task `name` got */
   const granted = (name: string): string | undefined => {
-    let text = '';
+    let text: string;
     try {
       text = readFileSync(argvLog, 'utf8');
     } catch {
