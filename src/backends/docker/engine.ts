@@ -43,6 +43,7 @@ export class DockerEngine {
       retries: o.retries ?? 0,
       signal,
       env: this.env,
+      cwd: '/', // independent of the driver's folder (a deleted cwd would fail every call)
     });
   }
 
