@@ -6,6 +6,7 @@ import { DockerBackendSchema } from '../../config/schema/backend-docker.js';
 import type { PlaceholderInput, PlaceholderTools, PlannedNode } from '../../plan/types.js';
 import { placeholderNodes, type BackendKind } from '../kind.js';
 import { DockerBackend } from './docker-backend.js';
+import { dockerCollectorLauncher } from './monitor-collector.js';
 import { dockerLiveDriver, dockerRecoverRun } from './recover-run.js';
 
 type Host = Record<string, unknown>;
@@ -80,4 +81,5 @@ export const dockerKind: BackendKind = {
   create: (planned, ctx) => new DockerBackend(planned, ctx),
   liveDriver: dockerLiveDriver,
   recoverRun: dockerRecoverRun,
+  monitorCollector: dockerCollectorLauncher,
 };

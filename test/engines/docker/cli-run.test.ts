@@ -105,6 +105,25 @@ describeWithEngines('sflow run on the Docker backend', [docker], () => {
     expect(await leftOf(d)).toEqual([]);
   });
 
+  it('the hardware monitor samples the local engine host beside the containers', async () => {
+    const recipe = join(dir, 'mon.yaml');
+    writeFileSync(
+      recipe,
+      'version: "0.1"\nworkflow:\n  name: dkmon\n  monitor:\n    interval: 500\n  tasks:\n    - name: work\n      script: ["sleep 3; echo done"]\n',
+    );
+    const r = await run(['-f', recipe, '-f', fragment]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout + r.stderr).not.toMatch(/not sampled/);
+    const mon = join(
+      runDirs().find((x) => x.includes('dkmon'))!,
+      'sflow_monitor',
+    );
+    expect(readdirSync(join(mon, 'raw')).filter((f) => f.startsWith('cpu_'))).toHaveLength(1);
+    expect(
+      readFileSync(join(mon, 'lifecycle', 'workflow', 'timeline.csv'), 'utf8').split('\n').length,
+    ).toBeGreaterThan(2);
+  });
+
   /** starts a long run; resolves once its task printed `up` */
   async function startLong(name: string) {
     const recipe = join(dir, `${name}.yaml`);

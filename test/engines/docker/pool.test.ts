@@ -88,8 +88,14 @@ describeWithEngines('Docker pool over SSH', [docker, ssh], () => {
       'span',
       'echo "node=$SFLOW_TASK_NODE_INDEX of $SFLOW_TASK_NUM_NODES leader=$SFLOW_LEADER_ADDRESS"',
     );
-    const r = await sflowAsync(['run', '-f', f, '-f', pool], { cwd: dir, env, timeoutMs: 150_000 });
+    const r = await sflowAsync(['run', '-f', f, '-f', pool, '--enable-workflow-monitor'], {
+      cwd: dir,
+      env,
+      timeoutMs: 150_000,
+    });
     expect(r.code, r.stdout + r.stderr).toBe(0);
+    // pool hosts are not sampled yet: said, not silently skipped
+    expect(r.stdout + r.stderr).toMatch(/'a' is a Docker pool host: .* not sampled/);
     const log = readFileSync(join(runDir('span'), 'span', 'span.log'), 'utf8');
     expect(log.split('\n').filter(Boolean).sort()).toEqual([
       'node=0 of 2 leader=127.0.0.1',
