@@ -9,6 +9,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { dockerLiveDriver, dockerRecoverRun } from '../../../src/backends/docker/recover-run.js';
 import { readHandleLedger } from '../../../src/events/handle-ledger.js';
 import { BIN, REPO } from '../../helpers/cli.js';
 import { sflowAsync } from '../../helpers/cli-async.js';
@@ -169,6 +170,25 @@ describeWithEngines('sflow run on the Docker backend', [docker], () => {
     child.kill('SIGINT');
     expect(await exited).toBe(130);
     expect(await leftOf(runDir)).toEqual([]);
+  });
+
+  it('sflow recover hooks: a live driver is named; once it is dead, recoverRun removes its containers', async () => {
+    const { child, exited, runDir } = await startLong('dkrec');
+    expect(dockerLiveDriver(runDir)).toMatch(/^sflow driver pid \d+/);
+    child.kill('SIGKILL');
+    await exited;
+    expect(dockerLiveDriver(runDir)).toBeUndefined();
+    expect((await leftOf(runDir)).length).toBe(1);
+    const lines = await dockerRecoverRun(runDir, {
+      env: env(),
+      signal: AbortSignal.timeout(60_000),
+      options: {},
+    });
+    expect(lines.join('\n')).toMatch(/docker: removed 1 container\(s\): sflow-p\d+-svc-localhost/);
+    expect(await leftOf(runDir)).toEqual([]);
+    expect(
+      await dockerRecoverRun(runDir, { env: env(), signal: AbortSignal.timeout(60_000), options: {} }),
+    ).toEqual([]);
   });
 
   it("a SIGKILLed driver's containers are removed by the next run", async () => {
