@@ -11,8 +11,7 @@ import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SflowError } from '../../config/errors.js';
 import type { TaskGpuClaims } from '../../gpu/task-claims.js';
-import { containerName, dockerRunCommand, gpuDevicesArg, grantsGpus } from '../../operators/docker-run.js';
-import type { ContainerLaunch, NodeLaunchSpec } from '../../operators/launch-spec.js';
+import { grantsGpus } from '../../operators/docker-run.js';
 import type { PlannedBackend, PlannedTask } from '../../plan/types.js';
 import { raceAbort } from '../../util/abort.js';
 import { errorMessage } from '../../util/errors.js';
@@ -34,9 +33,21 @@ import {
   type TaskHandle,
 } from '../backend.js';
 import { DockerEngine, type ContainerState, type Endpoint } from './engine.js';
-import { containerDeviceIndices, hostGpuClaims, withHostGpus } from './gpus.js';
+import { spawnLabelled } from './labelled-client.js';
+import { hostGpuClaims, withHostGpus } from './gpus.js';
 import { dockerHosts, preflightHosts, reapOrphans, type DockerHostRef } from './hosts.js';
-import { byHost, isRunning, memberId, memberState, membersOf, taskStatus, type Member } from './members.js';
+import {
+  byHost,
+  inspectMembers,
+  isRunning,
+  memberId,
+  memberState,
+  membersOf,
+  taskStatus,
+  type Member,
+} from './members.js';
+import { memberCommand } from './member-command.js';
+import { recoverMembers } from './recover-handle.js';
 
 interface Live {
   handle: TaskHandle;
@@ -46,8 +57,6 @@ interface Live {
   final?: HandleStatus;
   gpus: boolean;
 }
-
-const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
 
 export class DockerBackend implements Backend {
   readonly name: string;
@@ -99,19 +108,6 @@ export class DockerBackend implements Backend {
     return { id: this.pool ? 'docker-pool' : 'docker', nodes, owned: false };
   }
 
-  /** the container of a spec; a spec of another operator runs its argv in the backend's image */
-  private containerOf(task: PlannedTask, spec: NodeLaunchSpec): ContainerLaunch {
-    if (spec.container) return spec.container;
-    const host = this.hosts.find((h) => h.node.name === spec.node?.name);
-    return {
-      ...(host?.endpoint ? { host: host.endpoint } : {}),
-      name: containerName(process.pid, task.name, spec.node?.name ?? 'node0'),
-      envKeys: Object.keys(spec.env),
-      extraArgs: strings(this.planned.config.extra_args),
-      command: spec.argv,
-    };
-  }
-
   async launch(req: LaunchRequest, signal: AbortSignal): Promise<TaskHandle> {
     signal.throwIfAborted();
     const { task } = req;
@@ -119,40 +115,32 @@ export class DockerBackend implements Backend {
     const members: Member[] = [];
     try {
       for (const spec of req.specs) {
-        const container = this.containerOf(task, spec);
+        const { container, argv, env } = memberCommand({
+          task,
+          spec,
+          config: this.planned.config,
+          hosts: this.hosts,
+          program: this.engine.program,
+          got,
+          baseEnv: req.baseEnv,
+          engineEnv: this.ctx.env,
+        });
         if (task.gpus?.length && grantsGpus(container.extraArgs) && !this.warned.has(task.name)) {
           this.warned.add(task.name);
           this.ctx.log(
             `task '${task.name}': --gpus in extra_args adds to sflow's device request; the container may get more GPUs than were reserved`,
           );
         }
-        const gpuEnv: Record<string, string> = {};
-        if (task.gpus?.length) {
-          gpuEnv.CUDA_VISIBLE_DEVICES = containerDeviceIndices(task.gpus.length);
-          if (got) gpuEnv.SFLOW_GPU_PLAN = got.indices.join(',');
-        }
-        const argv = dockerRunCommand(
-          {
-            image: spec.image ?? String(this.planned.config.image ?? '<image>'),
-            mounts: spec.container ? spec.mounts : [...strings(this.planned.config.mounts), ...spec.mounts],
-            ...((spec.cwd ?? this.planned.config.workdir)
-              ? { cwd: String(spec.cwd ?? this.planned.config.workdir) }
-              : {}),
-            container: {
-              ...container,
-              envKeys: [...new Set([...container.envKeys, ...Object.keys(gpuEnv)])],
-            },
-          },
-          { program: this.engine.program, ...(got ? { gpus: gpuDevicesArg(got.uuids) } : {}) },
-        );
-        // the CLI's endpoint settings (DOCKER_HOST, DOCKER_CONTEXT, …) are this backend's, not the task's
-        const engineEnv = Object.fromEntries(
-          Object.entries(this.ctx.env).filter(
-            (e): e is [string, string] => e[0].startsWith('DOCKER_') && e[1] !== undefined,
-          ),
-        );
-        const env = { ...req.baseEnv, ...engineEnv, ...spec.env, ...gpuEnv };
-        const group = await spawnGroup({ argv, cwd: req.cwd, env, logPath: task.logPath });
+        const group =
+          req.specs.length > 1
+            ? await spawnLabelled({
+                argv,
+                cwd: req.cwd,
+                env,
+                logPath: task.logPath,
+                label: `[${spec.node?.name ?? 'node'} #${spec.nodeIndex}] `,
+              })
+            : await spawnGroup({ argv, cwd: req.cwd, env, logPath: task.logPath });
         members.push({ name: container.name, host: container.host, group, seen: false });
       }
     } catch (e) {
@@ -183,18 +171,8 @@ export class DockerBackend implements Backend {
   }
 
   /** one inspect per endpoint for every member given */
-  private async states(
-    members: Member[],
-    signal: AbortSignal,
-  ): Promise<Map<Member, ContainerState | undefined>> {
-    const out = new Map<Member, ContainerState | undefined>();
-    await Promise.all(
-      [...byHost(members)].map(async ([host, names]) => {
-        const got = await this.engine.inspect(host, names, signal);
-        for (const m of members) if (m.host === host) out.set(m, got.get(m.name));
-      }),
-    );
-    return out;
+  private states(members: Member[], signal: AbortSignal): Promise<Map<Member, ContainerState | undefined>> {
+    return inspectMembers(this.engine, members, signal);
   }
 
   private liveOf(h: TaskHandle): Live {
@@ -317,36 +295,8 @@ export class DockerBackend implements Backend {
     };
   }
 
-  async recover(record: TaskHandle, opts: StopOptions, signal: AbortSignal): Promise<RecoverOutcome> {
-    const members = membersOf(record);
-    const states = await this.states(members, signal);
-    const existing = members.filter((m) => states.get(m));
-    const running = existing.filter((m) => isRunning(states.get(m)) || states.get(m)?.status === 'created');
-    if (existing.length === 0)
-      return { found: false, detail: `no container left (${members.map((m) => m.name).join(', ')})` };
-    let stop: StopOutcome | undefined;
-    if (running.length) {
-      const t0 = Date.now();
-      await Promise.all(
-        [...byHost(running)].map(([host, names]) =>
-          opts.force
-            ? this.engine.kill(host, names, signal)
-            : this.engine.stop(host, names, opts.graceMs, signal),
-        ),
-      );
-      const after = await this.states(running, signal);
-      stop = {
-        signals: opts.force ? ['SIGKILL'] : ['SIGTERM'],
-        gone: !running.some((m) => isRunning(after.get(m))),
-        alreadyGone: false,
-        elapsedMs: Date.now() - t0,
-      };
-    }
-    await Promise.all([...byHost(existing)].map(([host, names]) => this.engine.rm(host, names, signal)));
-    const names = existing.map((m) => m.name).join(', ');
-    return running.length
-      ? { found: true, ...(stop ? { stop } : {}), detail: `stopped and removed ${names}` }
-      : { found: false, detail: `removed ended container(s) ${names}` };
+  recover(record: TaskHandle, opts: StopOptions, signal: AbortSignal): Promise<RecoverOutcome> {
+    return recoverMembers(this.engine, membersOf(record), opts, signal);
   }
 
   async release(signal: AbortSignal, nodes?: string[]): Promise<void> {

@@ -6,14 +6,15 @@
  */
 import { constants } from 'node:os';
 import type { HandleStatus, TaskHandle } from '../backend.js';
-import type { GroupExit, GroupHandle } from '../../util/process-group.js';
-import type { ContainerState, Endpoint } from './engine.js';
+import type { GroupExit } from '../../util/process-group.js';
+import type { AttachedClient } from './labelled-client.js';
+import type { ContainerState, DockerEngine, Endpoint } from './engine.js';
 
 export interface Member {
   name: string;
   host: Endpoint;
   /** the attached `docker run` (it lands the container's output in the task log) */
-  group?: GroupHandle;
+  group?: AttachedClient;
   /** the container was seen by the engine at least once */
   seen: boolean;
   /** when the container was first seen ended (the attached CLI then has a few seconds to finish) */
@@ -104,4 +105,20 @@ export function taskStatus(states: MemberState[], stopped: boolean): HandleStatu
     };
   }
   return { state: states.some((s) => s.state === 'RUNNING') ? 'RUNNING' : 'SUBMITTED' };
+}
+
+/** one inspect per endpoint for every member given */
+export async function inspectMembers(
+  engine: DockerEngine,
+  members: Member[],
+  signal: AbortSignal,
+): Promise<Map<Member, ContainerState | undefined>> {
+  const out = new Map<Member, ContainerState | undefined>();
+  await Promise.all(
+    [...byHost(members)].map(async ([host, names]) => {
+      const got = await engine.inspect(host, names, signal);
+      for (const m of members) if (m.host === host) out.set(m, got.get(m.name));
+    }),
+  );
+  return out;
 }

@@ -83,7 +83,7 @@ describeWithEngines('Docker pool over SSH', [docker, ssh], () => {
     return join(dir, 'sflow_output', d);
   };
 
-  it('a two-host task runs one container per host with its node index and the leader address', async () => {
+  it('a two-host task runs one container per host with its node index and the leader address, lines labelled', async () => {
     const f = task(
       'span',
       'echo "node=$SFLOW_TASK_NODE_INDEX of $SFLOW_TASK_NUM_NODES leader=$SFLOW_LEADER_ADDRESS"',
@@ -98,8 +98,8 @@ describeWithEngines('Docker pool over SSH', [docker, ssh], () => {
     expect(r.stdout + r.stderr).toMatch(/'a' is a Docker pool host: .* not sampled/);
     const log = readFileSync(join(runDir('span'), 'span', 'span.log'), 'utf8');
     expect(log.split('\n').filter(Boolean).sort()).toEqual([
-      'node=0 of 2 leader=127.0.0.1',
-      'node=1 of 2 leader=127.0.0.1',
+      '[a #0] node=0 of 2 leader=127.0.0.1',
+      '[b #1] node=1 of 2 leader=127.0.0.1', // the leader is host a
     ]);
     const ids = readFileSync(join(runDir('span'), 'handles.jsonl'), 'utf8');
     expect(ids).toContain(`-span-a@ssh://${ssh.get('SFLOW_TEST_SSH_ALIAS_A')}`);
