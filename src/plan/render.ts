@@ -94,6 +94,10 @@ function taskBlock(t: PlannedTask, i: number, out: string[]): void {
       `      operator config: ${cfg.map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', ')}`,
     );
   out.push(`      command: ${formatCommand(t.argv)}`);
+  // one command per node (a container per host): the others, each as it will run
+  for (const spec of t.launch.slice(1))
+    if (spec.argv.join('\0') !== t.argv.join('\0'))
+      out.push(`      command (node ${spec.node?.name ?? spec.nodeIndex}): ${formatCommand(spec.argv)}`);
 }
 
 export function renderDryRun(plan: Plan, loaded: LoadedRecipe, opts: { quiet?: boolean } = {}): string {

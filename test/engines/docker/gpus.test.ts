@@ -156,4 +156,22 @@ describeWithEngines('Docker backend GPUs (fake nvidia-smi, recorded docker argv)
     expect(granted('cpuonly')).toBe('none');
     expect(logOf('cpuonly')).toBe('nvd=void\n');
   });
+  it('a raw --gpus in extra_args of a GPU task is warned about and passed through', async () => {
+    const f = join(dir, 'raw.yaml');
+    writeFileSync(
+      f,
+      'version: "0.1"\noperators:\n  - name: raw\n    type: docker_run\n    extra_args: [--gpus=all]\nworkflow:\n  name: rawgpus\n  tasks:\n    - name: rawgpus\n      operator: raw\n      resources:\n        gpus:\n          count: 1\n      script: ["echo ok"]\n',
+    );
+    const r = await sflowAsync(['run', '-f', f, '-f', join(dir, 'docker.yaml')], {
+      cwd: dir,
+      env,
+      timeoutMs: 120_000,
+    });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout + r.stderr).toMatch(/--gpus in extra_args adds to sflow's device request/);
+    const line = readFileSync(argvLog, 'utf8')
+      .split('\n')
+      .find((l) => l.includes('-rawgpus-localhost'))!;
+    expect(line.split('\t')).toEqual(expect.arrayContaining(['--gpus=all', '--gpus']));
+  });
 });
