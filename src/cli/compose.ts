@@ -35,7 +35,14 @@ export function composeText(doc: Obj): string {
   const parts = Object.entries(ordered).map(([k, v]) =>
     stringify(
       { [k]: v },
-      { blockQuote: 'literal', lineWidth: 0, defaultStringType: 'PLAIN', defaultKeyType: 'PLAIN' },
+      {
+        blockQuote: 'literal',
+        lineWidth: 0,
+        defaultStringType: 'PLAIN',
+        defaultKeyType: 'PLAIN',
+        // YAML 1.1 as the loader reads it: a string like "on" or "yes" stays quoted (else it reads back as a boolean)
+        version: '1.1',
+      },
     ),
   );
   return separateTasks(parts.join('\n')).replace(/version: "0\.1"/, "version: '0.1'");

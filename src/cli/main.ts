@@ -3,7 +3,8 @@
  * command runs, so `sflow --help` starts fast.
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { didYouMean } from '../config/errors.js';
+import { didYouMean, SflowError } from '../config/errors.js';
+import { reportError } from './errors.js';
 import { VERSION, versionText } from './version.js';
 import { registerSetupCommands } from './setup-commands.js';
 
@@ -33,6 +34,30 @@ function fileOptions(cmd: Command, defaultFile = true): Command {
       'tolerate references to tasks absent from the composition (name or glob)',
       collect,
     );
+}
+
+/** `--ssh` and its companions (spec cli.md §9.1, §9.8); `tty`: whether --ssh-tty applies. */
+function sshOptions(cmd: Command, tty = true): Command {
+  cmd
+    .option('--ssh <destination and ssh options>', "run on an SSH host, e.g. 'user@login -p 22 -J bastion'")
+    .option('--ssh-remote-root <path>', 'remote cache and work folder (default: ~/.sflow/remote)')
+    .addOption(
+      new Option('--ssh-follow <mode>', 'how to follow the remote run')
+        .choices(['auto', 'logs', 'status', 'none'])
+        .default('auto'),
+    )
+    .addOption(
+      new Option('--ssh-fetch <what>', 'what to copy back at the end')
+        .choices(['logs', 'all', 'none'])
+        .default('logs'),
+    );
+  if (tty)
+    cmd.addOption(
+      new Option('--ssh-tty <when>', 'remote terminal for following')
+        .choices(['auto', 'always', 'never'])
+        .default('auto'),
+    );
+  return cmd;
 }
 
 export function buildProgram(): Command {
@@ -91,8 +116,18 @@ export function buildProgram(): Command {
     )
     .option('-e, --extra-args <arg>', 'appended to every slurm backend extra_args', collect)
     .option('-v, --verbose', 'more detail in sflow.log (same as --log-level debug)')
+    .option(
+      '--resume <run-dir>',
+      'run again only what did not complete in that run (and what depends on it), in the same folder',
+    )
+    .option('--force', 'with --resume: go on although the recipe or its variables changed')
     .addHelpText('after', `\n${DOCS}`)
     .action(async (files: string[], opts: Record<string, unknown>) => {
+      if (opts.ssh !== undefined) {
+        const { sshCommand } = await import('../remote/run-remote.js');
+        process.exitCode = await sshCommand('run', files, opts);
+        return;
+      }
       const { runCommand } = await import('./run.js');
       process.exitCode = await runCommand(files, opts);
     });
@@ -105,6 +140,11 @@ export function buildProgram(): Command {
     .option('--validate', 'also dry-run each composed recipe quietly (problems are warnings)')
     .addHelpText('after', `\n${DOCS}`)
     .action(async (files: string[], opts: Record<string, unknown>) => {
+      if (opts.ssh !== undefined) {
+        const { sshCommand } = await import('../remote/run-remote.js');
+        process.exitCode = await sshCommand('compose', files, opts);
+        return;
+      }
       if (opts.bulkInput) {
         const { composeBulkCommand } = await import('./compose-bulk.js');
         process.exitCode = await composeBulkCommand(files, opts);
@@ -148,6 +188,29 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('watch')
+    .description('follow an --ssh run again: its logs every 5 s until it ends')
+    .argument('<receipt>', 'the receipt.json that run --ssh wrote')
+    .option('--once', 'print one snapshot and exit')
+    .addHelpText('after', `\n${DOCS}`)
+    .action(async (receipt: string, opts: Record<string, unknown>) => {
+      const { watchCommand } = await import('./watch.js');
+      process.exitCode = await watchCommand(receipt, opts);
+    });
+
+  program
+    .command('fetch')
+    .description("copy an --ssh run's files here (what exists so far)")
+    .argument('<receipt>', 'the receipt.json that run --ssh wrote')
+    .option('--all', 'the whole output, not only the logs')
+    .option('-o, --output-dir <dir>', "destination (default: the receipt's local folder)")
+    .addHelpText('after', `\n${DOCS}`)
+    .action(async (receipt: string, opts: Record<string, unknown>) => {
+      const { fetchCommand } = await import('./fetch.js');
+      process.exitCode = await fetchCommand(receipt, opts);
+    });
+
+  program
     .command('schema')
     .description('print the JSON Schema of recipes (for editor completion)')
     .option('-o, --output <path>', 'write to a file instead of stdout')
@@ -157,6 +220,12 @@ export function buildProgram(): Command {
       process.exitCode = await schemaCommand(opts);
     });
   registerSetupCommands(program, DOCS);
+  // --ssh on run and compose (batch too, once it exists)
+  sshOptions(program.commands.find((c) => c.name() === 'run')!);
+  sshOptions(
+    program.commands.find((c) => c.name() === 'compose')!,
+    false,
+  );
   // the program itself takes no arguments: extra words reach its action as an unknown command
   // (set last, so the subcommands created above keep rejecting excess arguments)
   program.allowExcessArguments(true);
@@ -174,7 +243,24 @@ export async function main(argv: string[]): Promise<void> {
       throw e;
     });
   }
+  // the remote end of --ssh (the same sflow version on both ends): an internal protocol, not a command
+  if (argv[2] === 'remote-agent') {
+    const { remoteAgent } = await import('../remote/agent/cli.js');
+    process.exitCode = await remoteAgent(argv[3] ?? '', argv[4] ?? '', argv.slice(5));
+    return;
+  }
   const program = buildProgram();
+  // `sflow batch` (the whole run as one Slurm job) is not in this version: refuse it, and
+  // `batch --ssh`, by name rather than as an unknown option (inert once a batch command exists)
+  if (argv[2] === 'batch' && !program.commands.some((c) => c.name() === 'batch')) {
+    process.exitCode = reportError(
+      new SflowError('cli.not_yet', "'sflow batch' (and 'batch --ssh') is not in this version", {
+        phase: 'limitation',
+        hint: 'use sflow run (add --ssh <host> to run the controller on a login node)',
+      }),
+    );
+    return;
+  }
   try {
     await program.parseAsync(argv);
   } catch (e) {

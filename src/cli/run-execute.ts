@@ -14,10 +14,12 @@ import type { Plan, PlannedBackend } from '../plan/types.js';
 import { createProbeDriver } from '../probes/probe-adapter.js';
 import type { ProbeDriver } from '../probes/probe-driver.js';
 import type { RunUploadsFactory } from '../runtime/finalize.js';
-import { runSession, type SessionResult } from '../runtime/session.js';
+import { runSession, type SessionResult, type SessionResume } from '../runtime/session.js';
 import { errorMessage } from '../util/errors.js';
 import { ensureDir } from '../outputs/ensure-dir.js';
 import { RunMonitor } from './run-monitor.js';
+import { RUN_RECORD, writeRunRecord, type RunRecord } from '../outputs/run-record.js';
+import { isSflowError } from '../config/errors.js';
 import { planSinks, runSinks } from './run-sinks.js';
 
 export interface ExecuteOptions {
@@ -48,6 +50,10 @@ export interface ExecuteOptions {
   uploads?: RunUploadsFactory;
   out?: (s: string) => void;
   err?: (s: string) => void;
+  /** `--resume`: the session continues the run in plan.paths.runDir (see runtime/resume.ts) */
+  resume?: SessionResume;
+  /** the earlier sessions' events (a resume): the summary shows every session */
+  prior?: RunEvent[];
 }
 
 export type ExecuteResult = SessionResult;
@@ -86,6 +92,7 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
     pollTimeoutMs: opts.pollTimeoutMs,
     lostAfter: opts.lostAfter,
     uploads: opts.uploads,
+    resume: opts.resume,
   });
 }
 
@@ -99,22 +106,33 @@ export async function executeRecipe(
     runId: string;
     logLevel: string;
     opts: Record<string, unknown>;
+    /** tasks' working directory (default: here; a resume: where the run started) */
+    cwd?: string;
+    /** what ran, for a later --resume: written into the run directory before anything starts */
+    record?: { record: RunRecord; recipeText: string };
+    resume?: SessionResume;
+    prior?: RunEvent[];
+    /** warnings the CLI printed (default: the load warnings): recorded, not printed again */
+    warnings?: string[];
   },
 ): Promise<number> {
   // http(s) artifacts downloaded (or found in the cache) before anything is allocated; the S3
   // uploader checked now when the plan uploads anything
   const staged = await import('./run-stage.js').then((m) => m.stageRun(loaded, trial));
+  if (o.record) saveRunRecord(trial.paths.runDir, o.record);
   const { openRunView } = await import('./run-view.js');
   const view = await openRunView(o.opts); // console or --tui, plus the event-loop stall watchdog
   // hardware monitor: collectors per the plan-time schedule on the final plan, reports after the run
   const monitor = new RunMonitor();
   const r = await executePlan(trial, {
-    cwd: process.cwd(),
+    cwd: o.cwd ?? process.cwd(),
+    resume: o.resume,
+    prior: o.prior,
     logLevel: o.logLevel,
     console: view.console,
     taskOutput: echoTaskOutput(),
     handleSignals: true,
-    warnings: loaded.warnings.map((w) => w.message),
+    warnings: o.warnings ?? loaded.warnings.map((w) => w.message),
     ...(staged.uploads ? { uploads: staged.uploads } : {}),
     onEvent: (e) => {
       monitor.emit(e);
@@ -139,6 +157,23 @@ export async function executeRecipe(
   await monitor.build();
   await writeReport(r.runDir);
   return code;
+}
+
+/** The run record (a failure only warns: the run goes on, a later --resume needs -f and --force). */
+function saveRunRecord(runDir: string, r: { record: RunRecord; recipeText: string }): void {
+  try {
+    ensureDir(runDir, {
+      what: 'run folder',
+      phase: 'run',
+      hint: 'choose another --output-dir (or --workspace-dir)',
+    });
+    writeRunRecord(runDir, r.record, r.recipeText);
+  } catch (e) {
+    if (isSflowError(e)) throw e;
+    process.stderr.write(
+      `⚠ ${RUN_RECORD} not written (a later --resume will need -f and --force): ${errorMessage(e)}\n`,
+    );
+  }
 }
 
 /** `report.html` from the run's ledger, on every path (a failure to build it only warns). */

@@ -21,16 +21,20 @@ export interface SinkOptions {
   /** load warnings the CLI already printed (not printed again) */
   warnings?: string[];
   onEvent?: (e: RunEvent) => void;
+  /** a resumed run: the earlier sessions' events, so the summary shows every session */
+  prior?: RunEvent[];
   /** console writers (tests) */
   out?: (s: string) => void;
   err?: (s: string) => void;
 }
 
 export function runSinks(layout: RunDirLayout, o: SinkOptions): RunEventSink[] {
+  const summary = new SummaryLogSink(layout.summaryLog, { runtime: runtimeInfo() });
+  for (const e of o.prior ?? []) summary.model.apply(e);
   const sinks: RunEventSink[] = [
     new EventsJsonlSink(layout.eventsJsonl),
     new SflowLogSink(layout.sflowLog, parseLogLevel(o.logLevel)),
-    new SummaryLogSink(layout.summaryLog, { runtime: runtimeInfo() }),
+    summary,
   ];
   if (o.console) {
     sinks.push(

@@ -1,4 +1,5 @@
 /** `sflow run`: load → plan → (dry-run: print) → allocate → execute. */
+import { SflowError } from '../config/errors.js';
 import { loadRecipe } from '../config/load.js';
 import { applyMonitorFlags } from '../config/monitor-flags.js';
 import { buildPlan } from '../plan/build.js';
@@ -16,7 +17,16 @@ import {
 } from '../backends/registry.js';
 
 export async function runCommand(positional: string[], opts: Record<string, unknown>): Promise<number> {
+  if (opts.resume !== undefined) {
+    const { resumeCommand } = await import('./run-resume.js');
+    return resumeCommand(positional, opts);
+  }
   try {
+    if (opts.force)
+      throw new SflowError('cli.force_without_resume', '--force is only meaningful with --resume', {
+        phase: 'usage',
+        hint: 'sflow run --resume <run dir> --force',
+      });
     const files = inputFiles(positional, opts, 'sflow.yaml');
     const loaded = loadRecipe(loadOptions(files, opts));
     applyMonitorFlags(loaded.recipe, {
@@ -58,9 +68,15 @@ export async function runCommand(positional: string[], opts: Record<string, unkn
     const refused = unrunnableBackends(trial);
     if (refused.length) throw notRunnableError(refused[0]);
     const { executeRecipe } = await import('./run-execute.js');
+    const { buildRunRecord, composedRecipeText, runInputs } = await import('./run-record.js');
+    const inputs = runInputs(files, opts);
     return await executeRecipe(loaded, trial, {
       ...common,
       runId,
+      record: {
+        record: buildRunRecord(trial, inputs, { cwd: process.cwd(), workspaceDir }),
+        recipeText: composedRecipeText(loaded, inputs),
+      },
       logLevel: opts.verbose && opts.logLevel === 'info' ? 'debug' : String(opts.logLevel ?? 'info'),
       opts,
     });

@@ -21,7 +21,25 @@ interface Base {
 
 export type RunEvent = Base &
   (
-    | { type: 'run_started'; workflow: string; runId: string; runDir: string; tasks: string[] }
+    | {
+        type: 'run_started';
+        workflow: string;
+        runId: string;
+        runDir: string;
+        tasks: string[];
+        /** which session of the run this is: 1, or 2… for `sflow run --resume` (absent: 1) */
+        session?: number;
+        /** the driver process of this session (a later `--resume` checks it is gone) */
+        driver?: DriverInfo;
+        /** a resumed session: what it takes over from the earlier ones and what it runs again */
+        resume?: { reused: number; rerun: string[]; forced: boolean };
+      }
+    /**
+     * A resumed session takes the task over as it ended in an earlier session (COMPLETED, or
+     * READY for a service none of whose dependents runs again): not run again, its outputs and
+     * results stand. `attempt` is that earlier attempt's number.
+     */
+    | { type: 'task_reused'; task: string; attempt: number; status: 'COMPLETED' | 'READY' }
     /** handed to the backend (the attempt may wait in the engine's queue) */
     | { type: 'task_submitted'; task: string; attempt: number }
     /** the backend reports the attempt running */
@@ -143,6 +161,14 @@ export type RunEvent = Base &
     /** teardown of every live process group: start and end */
     | { type: 'teardown'; phase: 'start' | 'end'; groups: number; elapsedMs?: number }
   );
+
+/** The process that drives a session (its pid's start time guards against pid reuse). */
+export interface DriverInfo {
+  pid: number;
+  host: string;
+  /** clock ticks since boot (Linux /proc), when known */
+  startTime?: number;
+}
 
 /** One task as the plan describes it (for summaries and reports). */
 export interface PlanTaskInfo {

@@ -26,6 +26,8 @@ export interface MonitorHookOptions {
 export class MonitorRun {
   private readonly events: TaskEvent[] = [];
   private readonly spans = new Map<string, { start: number; end: number }>();
+  /** `--resume`: tasks taken over from an earlier session (not run in this one) */
+  private readonly reused = new Set<string>();
   private runStart = Date.now();
   private runEnd: number | undefined;
   private readonly records: CollectorRecord[] = [];
@@ -42,6 +44,7 @@ export class MonitorRun {
   onEvent(e: RunEvent): void {
     const te = taskEventOf(e);
     if (te) this.events.push(te);
+    if (e.type === 'task_reused') this.reused.add(e.task);
     if (e.type === 'run_started') this.runStart = e.t;
     else if (e.type === 'run_finished') this.runEnd = e.t;
     else if (e.type === 'task_started') {
@@ -95,6 +98,7 @@ export class MonitorRun {
       taskSpans: this.spans,
       markerLines: (t) => ({ lines: this.tracker.lines(t), searched: this.tracker.searched(t) }),
       rasterize: this.o.rasterize,
+      reused: this.reused,
     });
     for (const w of r.warnings) this.o.warn?.(w);
     this.o.info?.(

@@ -4,9 +4,7 @@
  * node (local: a process group on this host; later Slurm: an `srun --overlap` step per node,
  * Docker pool: `ssh host sh -s -- ARGS < script`).
  */
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { assetPath } from '../config/assets.js';
 import type { CollectorPlan } from '../plan/monitor-schedule.js';
 
 export interface CollectorLaunch {
@@ -46,16 +44,7 @@ export function collectorArgs(
   return args;
 }
 
-let cached: string | undefined;
-
-/** assets/sh/monitor-collector.sh of this installation (from src/, dist/ or the bundle). */
+/** assets/sh/monitor-collector.sh of this installation (checkout, npm install or single executable). */
 export function collectorScriptPath(): string {
-  if (cached) return cached;
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 6; i++) {
-    const p = join(dir, 'assets', 'sh', 'monitor-collector.sh');
-    if (existsSync(p)) return (cached = p);
-    dir = dirname(dir);
-  }
-  throw new Error('assets/sh/monitor-collector.sh not found next to the sflow installation');
+  return assetPath('sh/monitor-collector.sh');
 }

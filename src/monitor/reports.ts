@@ -43,6 +43,8 @@ export interface BuildInput {
   markerLines: (task: string) => { lines: StampedLine[]; searched: number };
   /** undefined: @resvg/resvg-js, loaded on demand; null: no PNG renderer */
   rasterize?: Rasterizer | null;
+  /** tasks a resumed session took over from an earlier one (their reports are in that session's folder) */
+  reused?: Set<string>;
 }
 
 export interface BuildResult {
@@ -89,7 +91,9 @@ export async function buildMonitorReports(i: BuildInput): Promise<BuildResult> {
   for (const v of i.schedule.views) {
     const span = v.windowTask ? i.taskSpans.get(v.windowTask) : { start: i.runStart, end: i.runEnd };
     if (!span) {
-      warnings.push(`report ${v.path} skipped: task '${v.windowTask}' never ran`);
+      if (v.windowTask && i.reused?.has(v.windowTask))
+        windowsText.push(`${v.path}: not in this session (task reused from an earlier session)`);
+      else warnings.push(`report ${v.path} skipped: task '${v.windowTask}' never ran`);
       continue;
     }
     let t0 = span.start;

@@ -73,12 +73,14 @@ svg.timeline rect.boot{fill:#fff;opacity:.45;pointer-events:none}
 svg.timeline .mk-ready{fill:#0d47a1;stroke:#fff;stroke-width:1}
 svg.timeline .mk-retry{fill:${COLORS.RETRIED};font-weight:700}
 svg.timeline rect.bar:hover{stroke:#1c2430;stroke-width:1}
+svg.timeline .session line{stroke:#6a1b9a;stroke-width:1.5;stroke-dasharray:6 3}svg.timeline .session text{fill:#6a1b9a;font-weight:600}
+svg.timeline .lbl.reused{fill:#6a1b9a}svg.timeline .gap rect{fill:#eef0f4}svg.timeline .gap text{text-anchor:middle;fill:#68778a}
 svg.dag .edge{fill:none;stroke:#8796a8;stroke-width:1.2}svg.dag .edge.on-ready{stroke:#1e88e5;stroke-dasharray:5 3}
 svg.dag .node text{text-anchor:middle;fill:#fff;font-weight:600}
 svg.dag .node rect.s-PENDING+text{fill:#1c2430}
 svg.dag .node rect.s-SUBMITTED+text{fill:#1c2430}
 svg.strip line{stroke:#dde2e8}svg.strip .ok{fill:${COLORS.COMPLETED}}svg.strip .ko{fill:${COLORS.FAILED}}
-.chart{margin:6px 0 14px}
+.chart{margin:6px 0 14px}.note.bad{color:#c62828}
 footer{color:#68778a;font-size:12px;padding:0 24px 24px}
 ${Object.entries(COLORS)
   .map(([s, c]) => `.st.s-${s}{background:${c}}svg .s-${s}{fill:${c}}`)
@@ -110,22 +112,29 @@ Array.prototype.forEach.call(document.querySelectorAll('table.sortable'),functio
 });
 var data=document.getElementById('chart-data');
 if(!data||typeof uPlot==='undefined')return;
+var MARK={start:['#78909c',1],ready:['#1e88e5',1],done:['#2e7d32',0],fail:['#e53935',0],cancel:['#757575',0]};
 var PALETTE=['#1e88e5','#e53935','#43a047','#fb8c00','#8e24aa','#00897b','#6d4c41','#3949ab','#c0ca33','#d81b60'];
 JSON.parse(data.textContent).forEach(function(c){
   var el=document.getElementById(c.id);if(!el)return;
   var markers={id:'markers',hooks:{draw:[function(u){
-    if(!c.markers||!c.markers.length)return;var ctx=u.ctx;ctx.save();
+    if(!c.markers||!c.markers.length)return;var ctx=u.ctx,r=window.devicePixelRatio||1,lastX=-1e9;ctx.save();
     c.markers.forEach(function(m){var x=u.valToPos(m[0],'x',true);
       if(x<u.bbox.left||x>u.bbox.left+u.bbox.width)return;
-      ctx.strokeStyle=m[1]?'#e53935':'#9aa5b1';ctx.setLineDash(m[1]?[]:[2,3]);ctx.beginPath();
-      ctx.moveTo(x,u.bbox.top);ctx.lineTo(x,u.bbox.top+u.bbox.height);ctx.stroke();});
+      var st=MARK[m[1]]||MARK.start;
+      ctx.strokeStyle=st[0];ctx.lineWidth=r;ctx.setLineDash(st[1]?[2*r,3*r]:[]);ctx.beginPath();
+      ctx.moveTo(x,u.bbox.top);ctx.lineTo(x,u.bbox.top+u.bbox.height);ctx.stroke();
+      if(x-lastX<13*r)return;lastX=x;
+      ctx.save();ctx.translate(x+3*r,u.bbox.top+4*r);ctx.rotate(Math.PI/2);ctx.fillStyle=st[0];
+      ctx.textAlign='left';ctx.textBaseline='top';
+      ctx.font=(10*r)+'px sans-serif';ctx.fillText(String(m[2]).slice(0,48),0,0);ctx.restore();});
     ctx.restore();}]}};
   var width=Math.max(480,Math.min(1100,(el.parentNode.clientWidth||1000)-10));
   var opts={title:c.title,width:width,height:220,plugins:[markers],
-    scales:{x:{time:!!c.time}},
+    scales:{x:{time:!!c.time,range:c.range?function(u,lo,hi){return [Math.min(lo,c.range[0]),Math.max(hi,c.range[1])];}:undefined},
+      y:c.unit==='%'?{range:function(u,lo,hi){return [0,Math.max(100,hi)];}}:{}},
     axes:[{},{label:c.unit||''}],
     series:[{label:c.time?'time':'s'}].concat(c.series.map(function(s,i){
-      return {label:s.label,stroke:s.color||PALETTE[i%PALETTE.length],width:1.5,points:{show:!c.stepped},paths:c.stepped?uPlot.paths.stepped({align:1}):undefined};}))};
+      return {label:s.label,stroke:s.color||PALETTE[i%PALETTE.length],width:1.5,spanGaps:!!c.gaps,points:{show:!c.stepped&&c.x.length<80},paths:c.stepped?uPlot.paths.stepped({align:1}):undefined};}))};
   new uPlot(opts,[c.x].concat(c.series.map(function(s){return s.values;})),el);
 });
 })();`;

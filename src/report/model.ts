@@ -16,6 +16,8 @@ export type AttemptOutcome = TaskStatus | 'RETRIED';
 
 export interface Attempt {
   n: number;
+  /** the session that ran it: 1, or 2… after `sflow run --resume` */
+  session: number;
   submitted: number;
   started?: number;
   ready?: number;
@@ -47,6 +49,19 @@ export interface ReportTask {
   /** GPUs the last attempt got (CUDA_VISIBLE_DEVICES), when a backend claimed real ones */
   seenGpus?: string;
   seenGpuUuids?: string[];
+  /** taken over by a resumed session (not run again): that session and the earlier attempt */
+  reused?: { session: number; attempt: number };
+}
+
+/** One session of the run: the first run, then each `--resume`. */
+export interface Session {
+  n: number;
+  startedAt: number;
+  endedAt?: number;
+  status?: string;
+  reused?: number;
+  rerun?: string[];
+  forced?: boolean;
 }
 
 export interface ProbeCheck {
@@ -84,6 +99,7 @@ export interface ReportModel {
   signals: string[];
   errors: string[];
   warnings: number;
+  sessions: Session[];
 }
 
 /** Checks kept per probe for the trace strip (the count is kept exactly). */
@@ -105,6 +121,7 @@ export function buildModel(events: Iterable<RunEvent>): ReportModel {
     signals: [],
     errors: [],
     warnings: 0,
+    sessions: [],
   };
   const byName = new Map<string, ReportTask>();
   const probes = new Map<string, ProbeSeries>();
@@ -120,28 +137,43 @@ export function buildModel(events: Iterable<RunEvent>): ReportModel {
   const attempt = (r: ReportTask, n: number, t: number): Attempt => {
     let a = r.attempts.find((x) => x.n === n);
     if (!a) {
-      a = { n, submitted: t, outcome: 'PENDING', exitCode: null };
+      a = { n, session: Math.max(1, m.sessions.length), submitted: t, outcome: 'PENDING', exitCode: null };
       r.attempts.push(a);
     }
     return a;
   };
   let last = 0;
   for (const e of events) {
+    // a later session: what the earlier one left open ended with its last event
+    if (e.type === 'run_started' && m.sessions.length) closeSession(m, last);
     if (e.t > last) last = e.t;
     switch (e.type) {
       case 'run_started':
+        if (!m.sessions.length) m.startedAt = e.t; // the run started with its first session
+        m.sessions.push({
+          n: e.session ?? m.sessions.length + 1,
+          startedAt: e.t,
+          ...(e.resume ? { reused: e.resume.reused, rerun: e.resume.rerun, forced: e.resume.forced } : {}),
+        });
+        m.finished = false;
         m.workflow = e.workflow;
         m.runId = e.runId;
         m.runDir = e.runDir;
-        m.startedAt = e.t;
         for (const n of e.tasks) task(n);
         break;
+      case 'task_reused': {
+        const r = task(e.task);
+        r.status = e.status;
+        r.reused = { session: m.sessions[m.sessions.length - 1]?.n ?? 2, attempt: e.attempt };
+        break;
+      }
       case 'run_plan':
         for (const info of e.tasks) task(info.name).info = info;
         m.backends = e.backends;
         break;
       case 'task_submitted': {
         const r = task(e.task);
+        r.reused = undefined;
         r.status = 'SUBMITTED'; // handed to the backend: may wait in the engine's queue
         attempt(r, e.attempt, e.t).outcome = 'SUBMITTED';
         break;
@@ -242,13 +274,16 @@ export function buildModel(events: Iterable<RunEvent>): ReportModel {
         if (e.level === 'error' && m.errors.length < 50) m.errors.push(e.message);
         else if (e.level === 'warning') m.warnings++;
         break;
-      case 'run_finished':
+      case 'run_finished': {
         m.finished = true;
         m.status = e.status;
         m.exitCode = e.exitCode;
         m.message = e.message;
         m.endedAt = e.t;
+        const s = m.sessions[m.sessions.length - 1];
+        if (s) Object.assign(s, { endedAt: e.t, status: e.status });
         break;
+      }
       default:
         break;
     }
@@ -256,6 +291,17 @@ export function buildModel(events: Iterable<RunEvent>): ReportModel {
   if (!m.finished) m.endedAt = last;
   if (!m.startedAt) m.startedAt = firstTime(m) ?? last;
   return m;
+}
+
+/**
+ * A later session starts: what the earlier one left open (a driver killed mid-run) ended at the
+ * earlier session's last event at the latest, so no bar spans the gap between sessions.
+ */
+function closeSession(m: ReportModel, lastT: number): void {
+  const s = m.sessions[m.sessions.length - 1];
+  s.endedAt ??= lastT;
+  for (const t of m.tasks)
+    for (const a of t.attempts) if (a.ended === undefined) a.ended = Math.min(a.stopped?.t ?? lastT, lastT);
 }
 
 function firstTime(m: ReportModel): number | undefined {

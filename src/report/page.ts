@@ -6,10 +6,14 @@
 import { PAGE_CSS, PAGE_JS, STATUS_COLORS, uplotAssets } from './assets.js';
 import { dagSvg } from './dag-svg.js';
 import { chip, esc, scriptJson, stamp } from './html.js';
-import { attemptEnd, statusCounts, type ReportModel } from './model.js';
-import type { MonitorChart } from './monitor.js';
+import { statusCounts, type ReportModel } from './model.js';
+import type { MonitorView } from './monitor.js';
+import { eventMarkers } from './markers.js';
+import type { PageChart } from './page-chart.js';
+import { monitorSection } from './monitor-section.js';
 import { failuresHtml, gpuHtml, probesHtml, resultsHtml, runDuration } from './tables.js';
 import { concurrencySeries, timelineSvg } from './timeline-svg.js';
+import { sessionsHtml } from './sessions.js';
 
 export interface ReportInput {
   model: ReportModel;
@@ -17,20 +21,7 @@ export interface ReportInput {
   tails?: Map<string, string[]>;
   /** base task → metric → unit (from result.json metadata) */
   units?: Map<string, Record<string, string>>;
-  monitor?: MonitorChart[];
-}
-
-/** A chart for the page script: `x` plus one values array per series. */
-export interface PageChart {
-  id: string;
-  title: string;
-  unit?: string;
-  time?: boolean;
-  stepped?: boolean;
-  x: number[];
-  series: Array<{ label: string; values: Array<number | null>; color?: string }>;
-  /** vertical rules: [x, isEnd] */
-  markers?: Array<[number, boolean]>;
+  monitor?: MonitorView[];
 }
 
 const CSP =
@@ -67,20 +58,6 @@ export function headerHtml(m: ReportModel, extra = ''): string {
   return `<header><h1>${esc(m.workflow || 'sflow run')} ${chip(m.status)}</h1><div class="meta">run <b>${esc(m.runId)}</b> · started ${esc(stamp(m.startedAt))} · ${esc(runDuration(m))}${m.exitCode !== undefined ? ` · exit code ${m.exitCode}` : ''} · ${m.tasks.length} tasks, ${attempts} attempts${m.warnings ? ` · ${m.warnings} warnings` : ''}${extra}</div><div class="meta">${esc(m.message || (m.finished ? '' : 'the run has not finished (or its driver was killed)'))}</div><div class="chips">${counts}</div></header>`;
 }
 
-/** Task lifecycle markers for monitor charts (epoch seconds), capped so the canvas stays light. */
-function eventMarkers(m: ReportModel, max = 200): Array<[number, boolean]> {
-  const out: Array<[number, boolean]> = [];
-  for (const t of m.tasks) {
-    for (const a of t.attempts) {
-      if (a.started !== undefined) out.push([a.started / 1000, false]);
-      out.push([attemptEnd(a, m) / 1000, true]);
-    }
-  }
-  if (out.length <= max) return out;
-  const step = out.length / max;
-  return Array.from({ length: max }, (_, i) => out[Math.floor(i * step)]);
-}
-
 export function renderReport(input: ReportInput): string {
   const m = input.model;
   const timeline = timelineSvg(m);
@@ -100,18 +77,9 @@ export function renderReport(input: ReportInput): string {
       ],
     });
   }
-  const markers = eventMarkers(m);
-  (input.monitor ?? []).forEach((c, i) =>
-    charts.push({
-      id: `chart-monitor-${i}`,
-      title: c.title,
-      unit: c.unit,
-      time: true,
-      x: c.x,
-      series: c.series,
-      markers,
-    }),
-  );
+  const span: [number, number] = [m.startedAt / 1000, m.endedAt / 1000];
+  const hardware = input.monitor?.length ? monitorSection(input.monitor, eventMarkers(m), span) : undefined;
+  charts.push(...(hardware?.charts ?? []));
   const failedCount = m.tasks.filter((t) => t.status === 'FAILED').length;
   const sections: Array<[string, string, string]> = [];
   if (failedCount || m.errors.length)
@@ -125,23 +93,28 @@ export function renderReport(input: ReportInput): string {
     'Timeline',
     `${legendHtml()}<div class="wide">${timeline.svg}</div><p class="note">${timeline.attempts} attempt${timeline.attempts === 1 ? '' : 's'}; hover a bar for its times, exit code and reason.</p>`,
   ]);
+  if (m.sessions.length > 1) sections.push(['sessions', `Sessions (${m.sessions.length})`, sessionsHtml(m)]);
   sections.push(['dag', 'DAG', `<div class="wide">${dag.html}</div>`]);
   sections.push(['results', 'Results', resultsHtml(m, input.units)]);
   if (!failedCount && !m.errors.length)
     sections.push(['failures', 'Failures', failuresHtml(m, input.tails ?? new Map<string, string[]>())]);
   sections.push(['probes', 'Probe traces', probesHtml(m)]);
   sections.push(['gpus', 'GPU assignment', gpuHtml(m)]);
-  const chartDivs = charts.map((c) => `<div class="chart" id="${c.id}"></div>`).join('');
+  if (hardware) sections.push(['monitor', 'Hardware monitor', hardware.html]);
+  const chartDivs = charts
+    .filter((c) => !c.id.startsWith('chart-monitor-'))
+    .map((c) => `<div class="chart" id="${c.id}"></div>`)
+    .join('');
   sections.push([
     'charts',
     'Charts',
-    charts.length
-      ? `${chartDivs}${input.monitor?.length ? '' : '<p class="note">No monitor samples in this run (enable <code>monitor:</code> for GPU, CPU and network charts).</p>'}`
+    chartDivs
+      ? `${chartDivs}${hardware ? '' : '<p class="note">No monitor samples in this run (enable <code>monitor:</code> for GPU, CPU and network charts).</p>'}`
       : '<p class="note">Nothing ran.</p>',
   ]);
   const nav = `<nav>${sections.map(([id, title]) => `<a href="#${id}">${esc(title)}</a>`).join('')}</nav>`;
   const body = [
-    headerHtml(m),
+    headerHtml(m, m.sessions.length > 1 ? ` · ${m.sessions.length} sessions (resumed)` : ''),
     nav,
     '<main>',
     ...sections.map(([id, title, html]) => `<section id="${id}"><h2>${esc(title)}</h2>${html}</section>`),

@@ -7,6 +7,7 @@
  */
 import { attemptEnd, type Attempt, type ReportModel, type ReportTask } from './model.js';
 import { clip, dur, esc, niceStep, rel } from './html.js';
+import { timeScale } from './time-scale.js';
 
 const LABEL_W = 230;
 const PLOT_W = 900;
@@ -20,7 +21,10 @@ function rowHeight(rows: number): number {
 
 function attemptTitle(t: ReportTask, a: Attempt, m: ReportModel): string {
   const total = t.info?.retries ? t.info.retries.count + 1 : undefined;
-  const lines = [`${t.name} · attempt ${a.n}${total ? `/${total}` : ''} · ${a.outcome}`];
+  const session = m.sessions.length > 1 ? ` · session ${a.session}` : '';
+  const lines = [
+    `${t.name} · attempt ${a.n}${total && m.sessions.length < 2 ? `/${total}` : ''}${session} · ${a.outcome}`,
+  ];
   const t0 = m.startedAt;
   lines.push(`submitted ${rel(a.submitted, t0)}`);
   if (a.started !== undefined) lines.push(`started ${rel(a.started, t0)}`);
@@ -44,7 +48,8 @@ export function timelineSvg(m: ReportModel): { svg: string; attempts: number } {
   let t1 = m.endedAt;
   for (const t of tasks) for (const a of t.attempts) t1 = Math.max(t1, attemptEnd(a, m));
   const span = Math.max(1, t1 - t0);
-  const x = (t: number) => LABEL_W + ((t - t0) / span) * PLOT_W;
+  const scale = timeScale(m, t0, t1, LABEL_W, PLOT_W);
+  const x = scale.x;
   const f = (n: number) => n.toFixed(1);
   const width = LABEL_W + PLOT_W + 20;
   const height = AXIS_H + tasks.length * row + 8;
@@ -54,21 +59,33 @@ export function timelineSvg(m: ReportModel): { svg: string; attempts: number } {
   );
   // axis: seconds since the run started
   const spanS = span / 1000;
-  const step = niceStep(spanS, 8);
+  const step = niceStep(scale.shownMs / 1000, 8);
   out.push('<g class="axis">');
   for (let s = 0; s <= spanS + 1e-9; s += step) {
-    const px = f(LABEL_W + (s / spanS) * PLOT_W);
+    if (scale.hidden(t0 + s * 1000)) continue;
+    const px = f(x(t0 + s * 1000));
     out.push(
       `<line x1="${px}" y1="${AXIS_H - 4}" x2="${px}" y2="${height}"/><text x="${px}" y="${AXIS_H - 8}">${Number(s.toPrecision(6))}s</text>`,
     );
   }
+  for (const b of scale.breaks)
+    out.push(
+      `<g class="gap"><rect x="${f(b.x)}" y="${AXIS_H - 4}" width="18" height="${height - AXIS_H + 4}"/><text x="${f(b.x + 9)}" y="${AXIS_H - 8}">≈</text><title>${esc(dur(b.ms))} between sessions (not to scale)</title></g>`,
+    );
   out.push('</g>');
+  // a resumed run: where each later session began
+  for (const ses of m.sessions.slice(1)) {
+    const px = f(x(ses.startedAt));
+    out.push(
+      `<g class="session"><line x1="${px}" y1="${AXIS_H - 4}" x2="${px}" y2="${height}"/><text x="${px}" y="${height - 2}">↺ session ${ses.n}</text><title>session ${ses.n} (sflow run --resume) started ${rel(ses.startedAt, t0)}: ${ses.reused ?? 0} task(s) reused, ${ses.rerun?.length ?? 0} run again</title></g>`,
+    );
+  }
   let bars = 0;
   tasks.forEach((t, i) => {
     const y = AXIS_H + i * row;
     const by = y + (row - barH) / 2;
     out.push(
-      `<text class="lbl${t.attempts.length ? '' : ' never'}" x="${LABEL_W - 6}" y="${f(y + row / 2 + 4)}">${esc(clip(t.name, 34))}<title>${esc(t.name)} · ${t.status}</title></text>`,
+      `<text class="lbl${t.attempts.length ? '' : ' never'}${t.reused ? ' reused' : ''}" x="${LABEL_W - 6}" y="${f(y + row / 2 + 4)}">${t.reused ? '↺ ' : ''}${esc(clip(t.name, 34))}<title>${esc(t.name)} · ${t.status}${t.reused ? ` · reused by session ${t.reused.session} (attempt ${t.reused.attempt} of an earlier session)` : ''}</title></text>`,
     );
     for (const a of t.attempts) {
       const start = a.started ?? a.submitted;

@@ -34,6 +34,7 @@ export class ConsoleReporter implements RunEventSink {
   private readonly pending = new Set<Promise<void>>();
   private readonly started = new Map<string, number>();
   private readonly attemptsTotal = new Map<string, number>();
+  private readonly firstAttempt = new Map<string, number>();
   private logPaths: Map<string, string>;
   private runDir = '';
   private readonly shown: Set<string>;
@@ -135,7 +136,13 @@ export class ConsoleReporter implements RunEventSink {
     switch (e.type) {
       case 'run_started':
         this.runDir = e.runDir;
-        this.out(`▶ Workflow '${e.workflow}' (${e.tasks.length} task(s))\n  Output folder: ${e.runDir}\n`);
+        if (e.resume) {
+          const names = e.resume.rerun.slice(0, 12).join(', ') + (e.resume.rerun.length > 12 ? ', …' : '');
+          this.out(
+            `↺ Resuming workflow '${e.workflow}' (session ${e.session ?? 2}): ${e.resume.reused} completed task(s) reused, ${e.resume.rerun.length} to run: ${names}\n  Output folder: ${e.runDir}\n`,
+          );
+        } else
+          this.out(`▶ Workflow '${e.workflow}' (${e.tasks.length} task(s))\n  Output folder: ${e.runDir}\n`);
         break;
       case 'run_plan':
         for (const t of e.tasks) {
@@ -146,7 +153,9 @@ export class ConsoleReporter implements RunEventSink {
       case 'task_started': {
         this.started.set(e.task, e.t);
         this.follow(e.task);
-        const total = this.attemptsTotal.get(e.task) ?? 1;
+        // a resumed run's attempt numbers continue after the earlier sessions' attempts
+        if (!this.firstAttempt.has(e.task)) this.firstAttempt.set(e.task, e.attempt);
+        const total = (this.attemptsTotal.get(e.task) ?? 1) + (this.firstAttempt.get(e.task) ?? 1) - 1;
         this.say(`▶ ${e.task} started${e.attempt > 1 ? ` (attempt ${e.attempt}/${total})` : ''}\n`);
         break;
       }

@@ -21,9 +21,16 @@ export function logLinesFor(e: RunEvent, started: number | undefined): Array<[Lo
   switch (e.type) {
     case 'run_started':
       return [
-        ['info', `Starting workflow '${e.workflow}' (run id ${e.runId}, ${e.tasks.length} task(s))`],
+        e.resume
+          ? [
+              'info',
+              `Resuming workflow '${e.workflow}' (run id ${e.runId}, session ${e.session ?? 2}${e.resume.forced ? ', --force' : ''}): ${e.resume.reused} task(s) reused, ${e.resume.rerun.length} to run`,
+            ]
+          : ['info', `Starting workflow '${e.workflow}' (run id ${e.runId}, ${e.tasks.length} task(s))`],
         ['info', `Output folder: ${e.runDir}`],
       ];
+    case 'task_reused':
+      return [['debug', `Task '${e.task}' reused: ${e.status} in an earlier session (attempt ${e.attempt})`]];
     case 'task_submitted':
       return [['info', `Submitting task: ${e.task}${e.attempt > 1 ? ` (attempt ${e.attempt})` : ''}`]];
     case 'task_started':

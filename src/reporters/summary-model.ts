@@ -19,6 +19,8 @@ export interface TaskRow {
   /** GPUs the last attempt actually got (a backend that claims physical GPUs records them in the handle) */
   seenGpus?: string;
   seenGpuUuids?: string[];
+  /** taken over from an earlier session by a resume (not run in this one) */
+  reused?: boolean;
 }
 
 export interface TimelineRow {
@@ -80,6 +82,8 @@ export class SummaryModel {
   signals: string[] = [];
   /** one row per uploaded object (task uploads and the run archive), in start order */
   readonly uploads = new Map<string, UploadRow>();
+  /** one per session: the first run, then each `--resume` */
+  readonly sessions: Array<{ n: number; startedAt: number; reused?: number; rerun?: number }> = [];
 
   private row(name: string): TaskRow {
     let r = this.tasks.get(name);
@@ -93,12 +97,37 @@ export class SummaryModel {
   apply(e: RunEvent): void {
     switch (e.type) {
       case 'run_started':
+        // a resumed run: one more session in the same run; the run started with the first one
+        if (this.sessions.length === 0) this.startedAt = e.t;
+        this.sessions.push({
+          n: e.session ?? this.sessions.length + 1,
+          startedAt: e.t,
+          ...(e.resume ? { reused: e.resume.reused, rerun: e.resume.rerun.length } : {}),
+        });
+        if (this.sessions.length > 1) {
+          this.endedAt = undefined;
+          this.status = 'RUNNING';
+          this.message = '';
+          this.timeline.push({
+            t: e.t,
+            task: '-',
+            event: 'RESUMED',
+            summary: `session ${e.session ?? this.sessions.length}: ${e.resume?.reused ?? 0} reused, ${e.resume?.rerun.length ?? 0} to run`,
+          });
+        }
         this.workflow = e.workflow;
         this.runId = e.runId;
         this.runDir = e.runDir;
-        this.startedAt = e.t;
         for (const n of e.tasks) this.row(n);
         break;
+      case 'task_reused': {
+        const r = this.row(e.task);
+        r.status = e.status;
+        r.reused = true;
+        r.reason = `reused: ${e.status} in an earlier session (attempt ${e.attempt})`;
+        this.timeline.push({ t: e.t, task: e.task, event: 'REUSED', summary: `attempt=${e.attempt}` });
+        break;
+      }
       case 'run_plan':
         this.plan = e.tasks;
         this.backends = e.backends;
@@ -107,6 +136,7 @@ export class SummaryModel {
       case 'task_submitted': {
         const r = this.row(e.task);
         r.status = 'SUBMITTED';
+        r.reused = false;
         r.attempts = Math.max(r.attempts, e.attempt);
         this.probes.delete(e.task); // traces show the last attempt only
         this.timeline.push({

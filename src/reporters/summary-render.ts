@@ -59,6 +59,21 @@ export function renderSummary(
             .join(' ') || '-',
         ],
         ...(m.message ? [['Message', ':', m.message]] : []),
+        ...(m.sessions.length > 1
+          ? [
+              [
+                'Sessions',
+                ':',
+                m.sessions
+                  .map((x) =>
+                    x.reused === undefined
+                      ? `${x.n}: ${isoLocal(x.startedAt)}`
+                      : `${x.n}: ${isoLocal(x.startedAt)} (resumed: ${x.reused} reused, ${x.rerun ?? 0} run)`,
+                  )
+                  .join('; '),
+              ],
+            ]
+          : []),
       ],
       ' ',
     ),

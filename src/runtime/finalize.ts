@@ -7,7 +7,7 @@
  */
 import { assertionFailure, checkAssertions } from '../outputs/assertions.js';
 import { collectTaskResult } from '../outputs/results.js';
-import { ResultsIndex } from '../outputs/results-index.js';
+import { ResultsIndex, type ResultsIndexEntry } from '../outputs/results-index.js';
 import { writeLegacyOutputs } from '../outputs/legacy-outputs.js';
 import type { Plan, PlannedTask } from '../plan/types.js';
 import type { RunEventInput } from '../events/events.js';
@@ -71,6 +71,8 @@ export function makeFinalizer(
       const upload = uploader ? await uploader.forTask(task) : undefined;
       return upload ? { kind: 'upload', reason: upload } : undefined;
     },
+    /** a resumed run: the results.json entries of the tasks it reuses stay in the file */
+    seed: (entries: Record<string, ResultsIndexEntry>) => index.seed(entries),
     flush: () => index.flush(),
   };
 }

@@ -27,6 +27,16 @@ export interface OrchestratorOptions {
   /** bound of one batched status call and how many unanswered calls make a handle lost */
   pollTimeoutMs?: number;
   lostAfter?: number;
+  /** a resumed run: tasks taken over as they ended earlier, and attempts made earlier */
+  resume?: ResumeTasks;
+}
+
+/** What a resumed session starts from (see runtime/resume.ts, which computes it from the ledger). */
+export interface ResumeTasks {
+  /** pre-settled tasks: never launched, announced as `task_reused`, their dependents may start */
+  reused: Map<string, { attempt: number; status: 'COMPLETED' | 'READY' }>;
+  /** attempts every task made in earlier sessions: attempt numbers continue after them */
+  attempts: Map<string, number>;
 }
 
 export interface OrchestratorOutcome {

@@ -9,6 +9,10 @@
  *   queue (a local process is RUNNING at once). The first FAILED task triggers workflow-level fail-fast (everything not finished
  *   becomes CANCELLED, READY included); when every task is settled (READY counts) the
  *   services are stopped and their status stays READY.
+ *
+ * A resumed session (`o.resume`) starts with the tasks an earlier session completed pre-settled
+ * as COMPLETED (announced as `task_reused`, never launched, their dependents free to start) and
+ * every other task's attempt numbers continuing after the earlier ones (retries count afresh).
  */
 import { setMaxListeners } from 'node:events';
 import type { ExitStatus, HandleStatus, TaskHandle } from '../backends/backend.js';
@@ -41,6 +45,8 @@ type StopCause = 'end' | 'fail_fast' | 'signal' | 'deadline';
 
 export class Orchestrator {
   private readonly tasks = new Map<string, TaskRt>();
+  /** pre-settled by a resume: taken over from an earlier session, never launched */
+  private readonly reusedAs = new Map<TaskRt, 'COMPLETED' | 'READY'>();
   private readonly order: TaskRt[];
   private readonly launches = new Set<Promise<void>>();
   private unsettled = 0;
@@ -65,6 +71,14 @@ export class Orchestrator {
     this.baseEnv = definedEnv(o.baseEnv ?? process.env);
     this.order = buildTaskTable(o.plan.tasks, o.backends, this.tasks);
     this.unsettled = this.order.length;
+    for (const t of this.order) {
+      t.attemptBase = t.attempt = o.resume?.attempts.get(t.plan.name) ?? 0;
+      const r = o.resume?.reused.get(t.plan.name);
+      if (!r) continue;
+      t.attempt = Math.max(t.attempt, r.attempt);
+      this.reusedAs.set(t, r.status);
+      this.setStatus(t, 'COMPLETED'); // done for this session (never cancelled, never stopped)
+    }
     this.watch = new HandleWatch({
       pollTimeoutMs: o.pollTimeoutMs,
       lostAfter: o.lostAfter,
@@ -76,6 +90,9 @@ export class Orchestrator {
   /** Runs to the end (including teardown). */
   async run(): Promise<OrchestratorOutcome> {
     for (const b of new Set(this.order.map((t) => t.backend))) this.watch.attach(b);
+    for (const [t, status] of this.reusedAs)
+      this.o.emit({ type: 'task_reused', task: t.plan.name, attempt: t.attempt, status });
+    for (const t of this.reusedAs.keys()) this.satisfy(t);
     for (const t of this.order) if (t.unmet === 0) this.submit(t);
     this.maybeFinish();
     await this.done;
@@ -226,7 +243,7 @@ export class Orchestrator {
     t.satisfied = true;
     for (const d of t.dependents) {
       d.unmet--;
-      if (d.unmet === 0 && d.attempt === 0) this.submit(d);
+      if (d.unmet === 0 && d.attempt === d.attemptBase) this.submit(d);
     }
   }
 
@@ -243,7 +260,7 @@ export class Orchestrator {
       stopTaskProbes(t);
       if (ready) this.setReady(t, 'final readiness check');
       else {
-        if (failed && canRetry(t.plan.retries, attempt)) this.retry(t, attempt, st);
+        if (failed && canRetry(t.plan.retries, attempt - t.attemptBase)) this.retry(t, attempt, st);
         else this.fail(t, 'not_ready_exit', `service exited before readiness (exit=${code})`);
         this.maybeFinish();
         return;
@@ -267,7 +284,7 @@ export class Orchestrator {
       }
       if (failure) this.fail(t, failure.kind, failure.reason);
       else this.complete(t);
-    } else if (canRetry(t.plan.retries, attempt)) this.retry(t, attempt, st);
+    } else if (canRetry(t.plan.retries, attempt - t.attemptBase)) this.retry(t, attempt, st);
     else this.fail(t, 'exit', `process exited with error (exit=${code})`);
     this.maybeFinish();
   }
@@ -281,7 +298,7 @@ export class Orchestrator {
 
   private retry(t: TaskRt, attempt: number, st: ExitStatus): void {
     const retries = t.plan.retries!;
-    const delayS = retryDelayS(retries, attempt);
+    const delayS = retryDelayS(retries, attempt - t.attemptBase);
     this.setStatus(t, 'PENDING');
     t.handle = undefined;
     this.o.emit({
@@ -291,7 +308,7 @@ export class Orchestrator {
       exitCode: st.code,
       delayS,
       nextAttempt: attempt + 1,
-      total: totalAttempts(retries),
+      total: t.attemptBase + totalAttempts(retries),
     });
     t.retryTimer = setTimeout(() => {
       t.retryTimer = undefined;

@@ -8,6 +8,8 @@
  * to create a backend instance, and the event sinks. This module imports no concrete backend and
  * no reporter. The summary and events are written on every path, failures and Ctrl-C included;
  * every allocated backend is released (bounded) whatever happened after its allocation.
+ * A resumed session (`resume`) appends to the same run directory: same run id, its tasks that an
+ * earlier session completed pre-settled, `workflow.timeout` counted from this session's start.
  */
 import { appendFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -28,6 +30,10 @@ import { planInfo } from './plan-info.js';
 import { installSignalHandlers } from './signals.js';
 import { computeVerdict, signalExitCode, type Verdict } from './verdict.js';
 import { WorkflowDeadline } from './deadline.js';
+import type { ResumeTasks } from './orchestrator-types.js';
+import { thisDriver } from './resume.js';
+import { processStartTime } from '../gpu/procfs.js';
+import type { ResultsIndexEntry } from '../outputs/results-index.js';
 
 export interface SessionOptions {
   /** the plan on placeholder topologies: every plan error already fired; run dir, backends to create */
@@ -68,6 +74,21 @@ export interface SessionOptions {
    * completion, `workflow.upload_all` after the run; Ctrl-C aborts what is in flight
    */
   uploads?: RunUploadsFactory;
+  /** `sflow run --resume`: the session continues an earlier run in the same run directory */
+  resume?: SessionResume;
+}
+
+/** What a resumed session takes over (decided by runtime/resume.ts from the run's ledger). */
+export interface SessionResume {
+  tasks: ResumeTasks;
+  /** this session's number (2 for the first resume) */
+  session: number;
+  /** tasks that run again, each with why */
+  rerun: Array<{ task: string; why: string }>;
+  /** resumed with --force although the recipe or its variables changed */
+  forced: boolean;
+  /** results.json entries of the reused tasks (kept in the file) */
+  results: Record<string, ResultsIndexEntry>;
 }
 
 export interface PlanSinks {
@@ -92,6 +113,17 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
     runId: trial.runId,
     runDir,
     tasks: trial.tasks.map((t) => t.name),
+    driver: thisDriver(processStartTime(process.pid)),
+    ...(o.resume
+      ? {
+          session: o.resume.session,
+          resume: {
+            reused: o.resume.tasks.reused.size,
+            rerun: o.resume.rerun.map((r) => r.task),
+            forced: o.resume.forced,
+          },
+        }
+      : {}),
   });
   for (const w of o.warnings ?? []) bus.emit({ type: 'log', level: 'warning', message: w });
   const unsubscribe = traceExternalCalls(bus, resolve(runDir, 'command_trace.jsonl'));
@@ -173,6 +205,11 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
       ...(late?.commandLogs ? { commandLogs: late.commandLogs } : {}),
     });
     for (const w of plan.warnings) bus.emit({ type: 'log', level: 'warning', message: w });
+    if (o.resume) {
+      await finalizer.seed(o.resume.results);
+      for (const r of o.resume.rerun)
+        bus.emit({ type: 'log', level: 'info', message: `resume: ${r.task} runs again (${r.why})` });
+    }
     const book = new HandleLedger(ledgerPath(runDir));
     ledger = book;
     let ledgerFailed = false;
@@ -187,6 +224,7 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
       graceMs: o.graceMs,
       pollTimeoutMs: o.pollTimeoutMs,
       lostAfter: o.lostAfter,
+      resume: o.resume?.tasks,
       ledger: (op, h) => {
         const err = book.write(op, h);
         if (err && !ledgerFailed) {

@@ -25,6 +25,8 @@ export interface TaskRt {
   status: TaskStatus;
   /** attempts launched so far (1-based number of the current/last attempt) */
   attempt: number;
+  /** attempts made by earlier sessions of a resumed run: numbers continue after them */
+  attemptBase: number;
   /** dependencies not yet COMPLETED or READY */
   unmet: number;
   dependents: TaskRt[];
@@ -57,6 +59,7 @@ export function newTaskRt(plan: PlannedTask, backend: Backend): TaskRt {
     backend,
     status: 'PENDING',
     attempt: 0,
+    attemptBase: 0,
     unmet: 0,
     dependents: [],
     satisfied: false,

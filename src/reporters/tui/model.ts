@@ -87,6 +87,10 @@ export class TuiModel implements RunEventSink {
         this.runDir = e.runDir;
         this.startedAt = e.t;
         for (const t of e.tasks) this.row(t);
+        if (e.resume)
+          this.notice(
+            `resumed (session ${e.session ?? 2}): ${e.resume.reused} task(s) reused, ${e.resume.rerun.length} to run`,
+          );
         break;
       case 'run_plan':
         this.backends = e.backends;
@@ -102,7 +106,15 @@ export class TuiModel implements RunEventSink {
         }
         break;
       case 'task_submitted':
-        Object.assign(this.row(e.task), { state: 'SUBMITTED', attempt: e.attempt });
+        Object.assign(this.row(e.task), { state: 'SUBMITTED', attempt: e.attempt, detail: undefined });
+        break;
+      case 'task_reused':
+        // `--resume`: completed in an earlier session, not run again
+        Object.assign(this.row(e.task), {
+          state: e.status,
+          attempt: e.attempt,
+          detail: 'reused from an earlier session',
+        });
         break;
       case 'task_started':
         Object.assign(this.row(e.task), {

@@ -8,12 +8,16 @@
  *
  *   npm run test:browser
  */
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { REPO } from '../../helpers/cli.js';
+import { REPO, sflow } from '../../helpers/cli.js';
+import { onlyRunDir } from '../../helpers/run-dir.js';
+import { resumedSweep } from '../../helpers/resume-runs.js';
+import { MONITORED, MONITOR_ENV } from '../../helpers/monitored-run.js';
 import {
   EXAMPLES,
   freePorts,
@@ -66,6 +70,12 @@ interface Seen {
   resultRows: (base: string) => Promise<number>;
   dagNodes: number;
   charts: number;
+  /** titles of the hardware monitor's charts as uPlot drew them */
+  monitorCharts: string[];
+  monitorCanvases: number;
+  monitorLegend: string[];
+  sessionRules: number;
+  sessionRows: number;
   /** text of the Failures section ('' when absent) */
   failure: string;
   /** clicks a results column header `times` times; returns the first row's cell of that column */
@@ -73,7 +83,7 @@ interface Seen {
 }
 
 /** Opens the report offline, counts requests that are not the file itself, and takes a screenshot. */
-async function open(runDir: string, shot: string): Promise<Seen> {
+async function open(runDir: string, shot: string, scrollTo?: string): Promise<Seen> {
   const context = await browser!.newContext({ offline: true, viewport: { width: 1400, height: 1000 } });
   const page = await context.newPage();
   const file = pathToFileURL(join(runDir, 'report.html')).href;
@@ -99,6 +109,11 @@ async function open(runDir: string, shot: string): Promise<Seen> {
     resultRows: (base) => page.locator(`table.results[data-base="${base}"] tbody tr`).count(),
     dagNodes: await page.locator('svg.dag g.node').count(),
     charts: await page.locator('.chart canvas').count(),
+    monitorCharts: await page.locator('.chart.monitor .u-title').allTextContents(),
+    monitorCanvases: await page.locator('.chart.monitor canvas').count(),
+    monitorLegend: [...new Set(await page.locator('.chart.monitor .u-legend .u-label').allTextContents())],
+    sessionRules: await page.locator('svg.timeline g.session').count(),
+    sessionRows: await page.locator('table.sessions tbody tr').count(),
     failure: (await page.locator('section#failures').count())
       ? ((await page.locator('section#failures').innerText()) ?? '')
       : '',
@@ -112,6 +127,12 @@ async function open(runDir: string, shot: string): Promise<Seen> {
   };
   await page.screenshot({ path: join(ARTIFACTS, shot), fullPage: true });
   await page.screenshot({ path: join(ARTIFACTS, shot.replace(/\.png$/, '-top.png')) });
+  if (scrollTo) {
+    await page.locator(scrollTo).scrollIntoViewIfNeeded();
+    await page
+      .locator(scrollTo)
+      .screenshot({ path: join(ARTIFACTS, shot.replace(/\.png$/, '-section.png')) });
+  }
   return seen;
 }
 
@@ -192,6 +213,43 @@ workflow:
       expect(s.failure).toContain('${{ result.output_throughput > 0 }}');
       expect(s.failure).toContain('result.output_throughput = 0.0');
       expect(s.failure).toContain('output_throughput: 0.0');
+    });
+
+    it('a monitored run: the hardware charts (per GPU, CPU, memory, network) render offline, no errors', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'sflow-browser-mon-'));
+      cleanup.push(dir);
+      writeFileSync(join(dir, 'r.yaml'), MONITORED);
+      const r = sflow(['run', '-f', 'r.yaml'], { cwd: dir, env: MONITOR_ENV, timeoutMs: 120_000 });
+      expect(r.code, r.stderr).toBe(0);
+      const s = await open(onlyRunDir(join(dir, 'sflow_output')), 'report-monitor.png', 'section#monitor');
+      expect(s.outside).toEqual([]);
+      expect(s.errors).toEqual([]);
+      expect(s.monitorCharts).toEqual([
+        'GPU utilisation',
+        'GPU memory used',
+        'CPU utilisation',
+        'Memory used',
+        'Network',
+      ]);
+      // one canvas per chart, drawn (uPlot sizes it; a chart that threw would leave none)
+      expect(s.monitorCanvases).toBe(5);
+      expect(s.monitorLegend).toEqual(expect.arrayContaining(['GPU 0', 'GPU 1', 'received', 'sent']));
+    });
+
+    it("a resumed sweep: both sessions' attempts on the timeline, the session rule and table", async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'sflow-browser-resume-'));
+      cleanup.push(dir);
+      const r = resumedSweep(dir);
+      expect(r.first.code).toBe(1);
+      expect(r.resumed.code, r.resumed.stderr).toBe(0);
+      const s = await open(r.runDir, 'report-resumed.png');
+      expect(s.outside).toEqual([]);
+      expect(s.errors).toEqual([]);
+      // first session: prep and 8 rows; second: the 2 failed rows and collect
+      expect(s.bars).toBe(12);
+      expect(s.sessionRules).toBe(1);
+      expect(s.sessionRows).toBe(2);
+      expect(await s.resultRows('bench')).toBe(8);
     });
 
     it('a page that asks for the network is caught by the test (the check can fail)', async () => {

@@ -305,3 +305,25 @@ describe('events, errors, skew', () => {
     expect(existsSync(join(runDir, 'sflow_monitor.log'))).toBe(true);
   });
 });
+
+describe('--resume', () => {
+  const tv = () => view({ path: 'lifecycle/tasks/prep/', windowTask: 'prep' });
+
+  it("a reused task's report is named as in the earlier session, not warned about", async () => {
+    const run = rawRun(['h1']);
+    const r = await buildMonitorReports(input(run, [tv()], { reused: new Set(['prep']) }));
+    expect(r.warnings.filter((w) => w.includes('prep'))).toEqual([]);
+    expect(r.reports).toEqual([]);
+    expect(existsSync(join(run, 'sflow_monitor/lifecycle/tasks/prep'))).toBe(false);
+    expect(readFileSync(join(run, 'sflow_monitor.log'), 'utf8')).toContain(
+      'lifecycle/tasks/prep/: not in this session (task reused from an earlier session)',
+    );
+  });
+
+  it('a task that never ran and was not reused is still a warning', async () => {
+    const run = rawRun(['h1']);
+    const r = await buildMonitorReports(input(run, [tv()], { reused: new Set(['other']) }));
+    expect(r.warnings).toContain("report lifecycle/tasks/prep/ skipped: task 'prep' never ran");
+    expect(readFileSync(join(run, 'sflow_monitor.log'), 'utf8')).not.toContain('not in this session');
+  });
+});

@@ -95,6 +95,15 @@ const IMPLEMENTED = new Set([
   '--resolve',
   '--format',
   '--show-variables',
+  // --ssh (run, compose), watch, fetch
+  '--ssh',
+  '--ssh-remote-root',
+  '--ssh-follow',
+  '--ssh-fetch',
+  '--ssh-tty',
+  '--once',
+  '--resume', // sflow run --resume (with --force)
+  '--all',
 ]);
 
 /** Artifact schemes the spec knows (artifacts-batch.md A2); others are passed on like s3://. */

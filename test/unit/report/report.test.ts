@@ -9,7 +9,7 @@ import { dagSvg } from '../../../src/report/dag-svg.js';
 import { resultGroups } from '../../../src/report/tables.js';
 import { renderReport } from '../../../src/report/page.js';
 import { renderComparison } from '../../../src/report/compare.js';
-import { chartsFromTimelineCsv, monitorCharts } from '../../../src/report/monitor.js';
+import { MAX_POINTS, chartsFromTimelineCsv, monitorCharts } from '../../../src/report/monitor.js';
 import { loadRun, parseLedger, tailLines, writeRunReport } from '../../../src/report/load.js';
 import { mixedRun } from './events.js';
 
@@ -140,7 +140,7 @@ describe('report inputs', () => {
     expect(readFileSync(path, 'utf8')).toContain('tput: 0');
   });
 
-  it('monitorCharts: nothing without samples; GPU series per device from timeline.csv', () => {
+  it("monitorCharts: nothing without samples; per-GPU, CPU and network series from the monitor's timeline.csv", () => {
     const d = tmp();
     expect(monitorCharts(d)).toEqual([]);
     const head =
@@ -149,21 +149,57 @@ describe('report inputs', () => {
       '100.0,x,0,h,gpu,0,gpu_utilization_pct,10,%,,raw',
       '100.0,x,0,h,gpu,1,gpu_utilization_pct,20,%,,raw',
       '105.0,x,0,h,gpu,0,gpu_utilization_pct,30,%,,raw',
+      '105.0,x,0,h,gpu,0,gpu_memory_used_mib,2048,MiB,,raw',
       '105.0,x,0,h,cpu,,cpu_utilization_pct,55.5,%,,raw',
       '105.0,x,0,h,gpu,0,gpu_temperature_c,70,C,,raw',
+      '105.0,x,0,h,network,,rx_bytes_per_s,2000000,bytes/s,,raw',
+      '105.0,x,0,h,network,,tx_bytes_per_s,1000000,bytes/s,,raw',
+      '106.0,x,0,h,gpu,,gpu_error,,,"nvidia-smi failed: a, b",raw',
     ];
-    const charts = chartsFromTimelineCsv([head, ...rows].join('\n'));
-    expect(charts.map((c) => c.title)).toEqual(['GPU utilisation', 'CPU utilisation']);
-    expect(charts[0].x).toEqual([100, 105]);
-    expect(charts[0].series).toEqual([
-      { label: 'h gpu0', values: [10, 30] },
-      { label: 'h gpu1', values: [20, null] },
+    const v = chartsFromTimelineCsv([head, ...rows].join('\n'));
+    expect(v.charts.map((c) => c.title)).toEqual([
+      'GPU utilisation',
+      'GPU memory used',
+      'CPU utilisation',
+      'Network',
     ]);
+    expect(v.charts[0].x).toEqual([100, 105]);
+    expect(v.charts[0].series).toEqual([
+      { label: 'GPU 0', values: [10, 30] },
+      { label: 'GPU 1', values: [20, null] },
+    ]);
+    expect(v.charts[1]).toMatchObject({ unit: 'GiB', series: [{ label: 'GPU 0', values: [2] }] });
+    expect(v.charts[3]).toMatchObject({
+      unit: 'MB/s',
+      series: [
+        { label: 'received', values: [2] },
+        { label: 'sent', values: [1] },
+      ],
+    });
+    expect(v.errors).toEqual(['nvidia-smi failed: a, b']);
+    expect(v.hosts).toEqual(['h']);
+    // two hosts: labels name the host
+    const two = chartsFromTimelineCsv([head, rows[0], rows[0].replace(',h,', ',h2,')].join('\n'));
+    expect(two.charts[0].series.map((s) => s.label)).toEqual(['h · GPU 0', 'h2 · GPU 0']);
+    // a long run: at most MAX_POINTS points, means over equal bins
+    const many = [head];
+    for (let i = 0; i < 5000; i++)
+      many.push(`${1000 + i},x,0,h,cpu,,cpu_utilization_pct,${i % 2 ? 100 : 0},%,,raw`);
+    const long = chartsFromTimelineCsv(many.join('\n')).charts[0];
+    expect(long.x.length).toBe(MAX_POINTS);
+    expect(long.series[0].values.every((x) => x !== null && x > 30 && x < 70)).toBe(true);
+    // the workflow view of a run directory; without it, each monitored task's view
+    mkdirSync(join(d, 'sflow_monitor', 'lifecycle', 'bench'), { recursive: true });
+    writeFileSync(join(d, 'sflow_monitor', 'lifecycle', 'bench', 'timeline.csv'), [head, ...rows].join('\n'));
+    expect(monitorCharts(d).map((x) => x.name)).toEqual(['bench']);
     mkdirSync(join(d, 'sflow_monitor', 'lifecycle', 'workflow'), { recursive: true });
     writeFileSync(
       join(d, 'sflow_monitor', 'lifecycle', 'workflow', 'timeline.csv'),
       [head, ...rows].join('\n'),
     );
-    expect(monitorCharts(d)).toHaveLength(2);
+    const views = monitorCharts(d);
+    expect(views.map((x) => [x.name, x.file, x.charts.length])).toEqual([
+      ['workflow', 'sflow_monitor/lifecycle/workflow/timeline.csv', 4],
+    ]);
   });
 });

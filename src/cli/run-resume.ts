@@ -1,0 +1,203 @@
+/**
+ * `sflow run --resume <run dir> [-f …] [--force]`: run again what an earlier run did not complete
+ * (and what depends on it) in the same run directory, reusing what it completed.
+ *
+ *   the run's ledger (events.jsonl) and record (sflow_run.json, sflow_recipe.yaml)
+ *   → the recipe (given with -f, else the recorded one) → trial plan with the same run id
+ *   → refuse when the recipe or its resolved variables changed (a diff; --force goes on)
+ *   → refuse while the earlier run still runs (its driver, or attempts still alive)
+ *   → what runs again (runtime/resume.ts) → one more session appended to the same ledger.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { SflowError } from '../config/errors.js';
+import { loadRecipe } from '../config/load.js';
+import { applyMonitorFlags } from '../config/monitor-flags.js';
+import { readHandleLedger, ledgerPath } from '../events/handle-ledger.js';
+import { readResultsIndex } from '../outputs/results-index.js';
+import { readRunRecord, RUN_RECORD } from '../outputs/run-record.js';
+import { buildPlan } from '../plan/build.js';
+import type { Plan } from '../plan/types.js';
+import { checkArtifactPaths } from '../preflight/artifacts.js';
+import { driverState, foldEarlierRun, planResume, type EarlierRun } from '../runtime/resume.js';
+import { readLedger } from '../report/load.js';
+import { backendCatalog, createBackend, notRunnableError, unrunnableBackends } from '../backends/registry.js';
+import { errorMessage } from '../util/errors.js';
+import { inputFiles, loadOptions, printWarnings } from './common.js';
+import { reportError } from './errors.js';
+import { runPreflight } from './run-preflight.js';
+import { buildRunRecord, composedRecipeText, recordChanges, runInputs, variablesOf } from './run-record.js';
+
+const refuse = (message: string, hint?: string) =>
+  new SflowError('run.resume_refused', message, { phase: 'preflight', hint });
+
+export async function resumeCommand(positional: string[], opts: Record<string, unknown>): Promise<number> {
+  try {
+    if (opts.dryRun) throw usage('--resume cannot be combined with --dry-run');
+    if (opts.outputDir !== undefined)
+      throw usage('--output-dir cannot be combined with --resume (the run directory is given)');
+    const runDir = resolve(String(opts.resume));
+    if (!existsSync(join(runDir, 'events.jsonl')) || !statSync(runDir).isDirectory())
+      throw usage(`${runDir} is not an sflow run directory (no events.jsonl)`);
+    const events = readLedger(runDir);
+    const earlier = foldEarlierRun(events);
+    if (earlier.sessions === 0) throw usage(`${runDir}/events.jsonl records no run`);
+    const recorded = readRunRecord(runDir);
+    const force = Boolean(opts.force);
+    const given = [...positional, ...((opts.file as string[] | undefined) ?? [])].length > 0;
+    if (!recorded && !(given && force))
+      throw refuse(
+        `cannot resume ${runDir}: it does not record what it ran (${RUN_RECORD}; a run by an older sflow)`,
+        'give its recipe again with -f and add --force (it cannot be compared with the original)',
+      );
+    const files = given ? inputFiles(positional, opts) : [recorded!.recipePath];
+    const loaded = loadRecipe(loadOptions(files, opts));
+    // the recorded recipe has the original overrides and monitor flags in it; flags given now only fill gaps
+    const inputs = runInputs(files, opts);
+    applyMonitorFlags(loaded.recipe, {
+      workflow: inputs.enableWorkflowMonitor,
+      tasks: inputs.enableTaskMonitor,
+    });
+    printWarnings(loaded.warnings);
+    const workspaceDir = resolve(
+      (opts.workspaceDir as string | undefined) ?? recorded?.record.workspace_dir ?? process.cwd(),
+    );
+    const runId = basename(runDir);
+    const trial = buildPlan(loaded, {
+      workspaceDir,
+      outputDir: dirname(runDir),
+      dryRun: false,
+      runId,
+      catalog: backendCatalog,
+    });
+    if (trial.workflow !== earlier.workflow)
+      throw refuse(
+        `cannot resume ${runDir}: it ran workflow '${earlier.workflow}', the recipe is '${trial.workflow}'`,
+      );
+
+    // what changed since: refused with the diff unless --force
+    const recipeText = composedRecipeText(loaded, inputs);
+    const changes = recorded
+      ? recordChanges(
+          { recipeText: recorded.recipeText, variables: recorded.record.variables },
+          { recipeText, variables: variablesOf(trial) },
+        )
+      : [];
+    if (changes.length && !force)
+      throw refuse(
+        `cannot resume ${runDir}: the recipe or its variables changed since it ran\n${changes.join('\n')}`,
+        'run it as it was (sflow run --resume DIR without -f runs the recorded recipe), or add --force to resume with the changed recipe',
+      );
+    const warnings = loaded.warnings.map((w) => w.message);
+    if (changes.length) {
+      const w = `resumed with --force although the recipe or its variables changed:\n${changes.join('\n')}`;
+      process.stderr.write(`⚠ ${w}\n`);
+      warnings.push(w);
+    }
+
+    for (const w of runPreflight(trial, loaded, opts)) process.stderr.write(`⚠ ${w}\n`);
+    for (const w of checkArtifactPaths(loaded, workspaceDir, Boolean(opts.skipArtifactCheck)))
+      process.stderr.write(`⚠ ${w}\n`);
+    const refused = unrunnableBackends(trial);
+    if (refused.length) throw notRunnableError(refused[0]);
+    await refuseWhileRunning(runDir, earlier, trial, force);
+
+    const plan = planResume(
+      trial.tasks.map((t) => ({
+        name: t.name,
+        dependsOn: t.dependsOn,
+        service: t.probes.readiness.length > 0,
+      })),
+      earlier,
+    );
+    if (plan.rerun.length === 0) {
+      process.stdout.write(
+        `✓ Nothing to resume: every task of ${runId} completed\n  Output folder: ${runDir}\n`,
+      );
+      return 0;
+    }
+    const results = readResultsIndex(runDir);
+    for (const k of Object.keys(results)) if (!plan.reused.has(k)) delete results[k];
+    const { executeRecipe } = await import('./run-execute.js');
+    const cwd = recorded && existsSync(recorded.record.cwd) ? recorded.record.cwd : process.cwd();
+    return await executeRecipe(loaded, trial, {
+      workspaceDir,
+      outputDir: dirname(runDir),
+      runId,
+      cwd,
+      logLevel: opts.verbose && opts.logLevel === 'info' ? 'debug' : String(opts.logLevel ?? 'info'),
+      opts,
+      // a forced resume runs a changed recipe: the record says what the run runs now
+      record:
+        changes.length || !recorded
+          ? { record: buildRunRecord(trial, inputs, { cwd, workspaceDir }), recipeText }
+          : undefined,
+      resume: { tasks: plan, session: plan.session, rerun: plan.rerun, forced: changes.length > 0, results },
+      prior: events,
+      warnings,
+    });
+  } catch (e) {
+    return reportError(e);
+  }
+}
+
+const usage = (message: string) =>
+  new SflowError('cli.resume_usage', message, {
+    phase: 'usage',
+    hint: 'sflow run --resume <run dir> [-f …]',
+  });
+
+/**
+ * Refuses while the earlier run is still going: its last session has no end and its driver is
+ * alive (never overridden), or attempts it launched are still alive (--force goes on: a pid reused
+ * by someone else can look alive).
+ */
+async function refuseWhileRunning(
+  runDir: string,
+  earlier: EarlierRun,
+  trial: Plan,
+  force: boolean,
+): Promise<void> {
+  if (!earlier.finished) {
+    const d = driverState(earlier.driver);
+    if (d === 'alive')
+      throw refuse(
+        `cannot resume ${runDir}: the run is still going (its driver, pid ${earlier.driver!.pid}, is alive)`,
+        'wait for it to end, or stop it (Ctrl-C in its terminal, or kill ' +
+          String(earlier.driver!.pid) +
+          ') and resume then',
+      );
+    if (d === 'unknown' && earlier.driver && !force)
+      throw refuse(
+        `cannot resume ${runDir}: its last session has not ended and its driver ran on ${earlier.driver.host}, where this sflow cannot check it`,
+        'make sure it is gone, then add --force',
+      );
+  }
+  const alive: string[] = [];
+  const open = readHandleLedger(ledgerPath(runDir)).open;
+  const byName = new Map(trial.backends.map((b) => [b.name, b]));
+  for (const h of open) {
+    const planned = byName.get(h.backend);
+    if (!planned) continue;
+    try {
+      const b = createBackend(planned, {
+        runId: trial.runId,
+        runDir,
+        log: () => undefined,
+        options: {},
+        env: process.env,
+        gpuTasks: false,
+      });
+      const seen = await b.inspect(h, AbortSignal.timeout(10_000));
+      if (seen.alive)
+        alive.push(`${h.task} attempt ${h.attempt}${h.process ? ` (process group ${h.process.pgid})` : ''}`);
+    } catch (e) {
+      alive.push(`${h.task} attempt ${h.attempt} (cannot check: ${errorMessage(e)})`);
+    }
+  }
+  if (alive.length && !force)
+    throw refuse(
+      `cannot resume ${runDir}: attempts of the earlier run are still alive: ${alive.join(', ')}`,
+      'stop them first (a local process group: kill -TERM -- -PGID), or add --force if they are not what they seem',
+    );
+}

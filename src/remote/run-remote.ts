@@ -1,0 +1,259 @@
+/**
+ * `sflow run|compose --ssh '<host> [ssh options]'` (spec cli.md §9.8): validate and compose here,
+ * get the remote ready (remote-host.ts), upload and start the controller detached, leave a receipt,
+ * follow, fetch, and report. Progress goes to stderr in four stages. Ctrl-C here stops the remote
+ * run (remote-agent stop: SIGINT, SIGTERM, SIGKILL with grace periods), fetches what it wrote and
+ * exits 130; a second Ctrl-C stops waiting (receipt state `unknown`). A dropped connection leaves
+ * the run going: `sflow watch RECEIPT` reattaches, `sflow fetch RECEIPT` copies its files.
+ */
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { reportError } from '../cli/errors.js';
+import { SflowError } from '../config/errors.js';
+import { VERSION } from '../cli/version.js';
+import { stageInputs } from './inputs.js';
+import { parseSshTarget, type SshTarget } from './ssh-target.js';
+import { killAllSsh, sshCall } from './ssh-call.js';
+import { prepareRemote, removeUnstarted } from './remote-host.js';
+import { agentCommand, fetchOutput, uploadAndStart } from './transfer.js';
+import { followRemote, type FollowMode } from './follow-local.js';
+import { updateReceipt, writeReceipt, type Receipt } from './receipt.js';
+import { parseEndLine, sessionPaths, type RemoteState } from './session-layout.js';
+
+type Kind = 'run' | 'compose';
+
+function sessionName(now = new Date()): string {
+  const ts = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
+  return `ssh-${ts}-${randomBytes(3).toString('hex')}`;
+}
+
+/** The arguments of the remote `sflow run|compose` (inputs already composed: --set, -a, -M are in it). */
+function remoteArgs(kind: Kind, p: ReturnType<typeof sessionPaths>, opts: Record<string, unknown>): string[] {
+  if (kind === 'compose')
+    return [
+      'compose',
+      '-f',
+      p.recipe,
+      '-o',
+      join(p.output, 'composed.yaml'),
+      ...(opts.resolve ? ['--resolve'] : []),
+    ];
+  const a = ['run', '-f', p.recipe, '--workspace-dir', p.workspace, '--output-dir', p.output];
+  if (opts.dryRun) a.push('--dry-run');
+  if (opts.logLevel) a.push('--log-level', String(opts.logLevel));
+  if (opts.skipArtifactCheck) a.push('--skip-artifact-check');
+  if (opts.waitForGpus !== undefined) a.push('--wait-for-gpus', String(opts.waitForGpus));
+  if (opts.enableWorkflowMonitor) a.push('--enable-workflow-monitor');
+  for (const t of (opts.enableTaskMonitor as string[] | undefined) ?? []) a.push('--enable-task-monitor', t);
+  for (const e of (opts.extraArgs as string[] | undefined) ?? []) a.push('-e', e);
+  if (opts.verbose) a.push('--verbose');
+  return a;
+}
+
+function followChoice(kind: Kind, opts: Record<string, unknown>): { mode: FollowMode; tty: boolean } {
+  if (kind === 'compose') return { mode: 'stream', tty: false };
+  const ttyOpt = String(opts.sshTty ?? 'auto');
+  const tty = ttyOpt === 'always' || (ttyOpt === 'auto' && Boolean(process.stdout.isTTY));
+  const f = String(opts.sshFollow ?? 'auto');
+  const mode: FollowMode =
+    f === 'auto' ? (tty ? 'stream' : 'logs') : f === 'none' ? 'stream' : (f as FollowMode);
+  return { mode, tty };
+}
+
+/** Options the remote command does not get: a usage error, before anything is sent. */
+function refuseUnforwarded(kind: Kind, opts: Record<string, unknown>): void {
+  const refuse = (message: string, hint: string) =>
+    new SflowError('cli.ssh_unsupported', message, { phase: 'usage', exitCode: 2, hint });
+  if (kind === 'compose' && (opts.bulkInput || opts.row || opts.validate))
+    throw refuse(
+      'compose --ssh does not take --bulk-input, --row or --validate in this version',
+      'compose the rows locally (sflow compose --bulk-input …), then run each with --ssh',
+    );
+  if (kind === 'run' && (opts.resume !== undefined || opts.force))
+    throw refuse(
+      'run --ssh does not take --resume or --force in this version',
+      'resume on the remote host itself: sflow run --resume <its run folder> (the receipt names the session)',
+    );
+}
+
+export async function sshCommand(
+  kind: Kind,
+  positional: string[],
+  opts: Record<string, unknown>,
+): Promise<number> {
+  const say = (s: string) => process.stderr.write(`[ssh] ${s}\n`);
+  let target: SshTarget;
+  let staged: ReturnType<typeof stageInputs>;
+  try {
+    refuseUnforwarded(kind, opts);
+    target = parseSshTarget(String(opts.ssh));
+    staged = stageInputs(kind, positional, opts);
+  } catch (e) {
+    return reportError(e);
+  }
+  if (opts.tui) say('--tui is ignored with --ssh (the remote run is followed per --ssh-follow)');
+  const name = sessionName();
+  const workspace = resolve((opts.workspaceDir as string | undefined) ?? process.cwd());
+  const localDir = resolve(workspace, (opts.outputDir as string | undefined) ?? 'sflow_output', name);
+  const receiptPath = join(localDir, 'receipt.json');
+  let phase: 'preparing' | 'starting' | 'following' | 'stopping' = 'preparing';
+  let interrupts = 0;
+  let receipt: Receipt | undefined;
+  const onSignal = () => {
+    interrupts++;
+    if (interrupts === 1) {
+      if (phase === 'starting') say('Ctrl-C: stopping the remote run as soon as it has started');
+      else if (phase === 'following') say('Ctrl-C: stopping the remote run (Ctrl-C again to stop waiting)');
+      if (phase !== 'starting') killAllSsh();
+      return;
+    }
+    killAllSsh('SIGKILL');
+    if (receipt) updateReceipt(receiptPath, receipt, 'unknown');
+    say(
+      `stopped waiting; the remote run's state is unknown${receipt ? `; check it with: sflow watch ${receiptPath}` : ''}`,
+    );
+    process.exit(130);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  let session: string | undefined;
+  let started = false;
+  try {
+    mkdirSync(localDir, { recursive: true });
+    const recipeCopy = join(localDir, 'recipe.yaml');
+    writeFileSync(recipeCopy, staged.recipeText);
+    say(`1/4 connect: ${target.destination}`);
+    const host = await prepareRemote(target, opts.sshRemoteRoot as string | undefined, (s) =>
+      say(`    ${s}`),
+    );
+    if (interrupts) throw new Interrupted();
+    say(
+      `2/4 sflow: ${host.sflow} (${host.how === 'path' ? 'found on the remote PATH' : host.how === 'cache' ? 'cached copy of this build' : 'copied'})`,
+    );
+    session = `${host.root}/runs/${name}`;
+    const p = sessionPaths(session);
+    say(
+      `3/4 inputs: recipe.yaml${staged.files.length ? ` + ${staged.files.length} file(s)` : ''} → ${p.inputs}`,
+    );
+    phase = 'starting';
+    await uploadAndStart(
+      target,
+      host.sflow,
+      session,
+      [{ name: 'recipe.yaml', file: recipeCopy }, ...staged.files],
+      remoteArgs(kind, p, opts),
+    );
+    started = true;
+    receipt = {
+      command: kind,
+      connection: target.text,
+      remote_session: session,
+      remote_sflow: host.sflow,
+      local_output: localDir,
+      state: 'running',
+      sflow_version: VERSION,
+      created: new Date().toISOString(),
+      updated: '',
+    };
+    writeReceipt(receiptPath, receipt);
+    say(`4/4 run: started in ${session}`);
+    say(`    receipt: ${receiptPath}`);
+    phase = 'following';
+    const { mode, tty } = followChoice(kind, opts);
+    const follow = interrupts
+      ? undefined
+      : await followRemote(target, host.sflow, session, mode, tty, (s) =>
+          // compose: stdout is for the composed YAML only
+          kind === 'compose' ? process.stderr.write(s) : process.stdout.write(s),
+        );
+    if (interrupts) return await stopRun(target, host.sflow, session, receiptPath, receipt, localDir, say);
+    if (!follow?.end) {
+      const why = follow?.ssh.stderr.trim().split('\n').pop();
+      say(`lost the connection to ${target.destination}${why ? ` (${why})` : ''}; the remote run goes on`);
+      say(`    follow it again: sflow watch ${receiptPath}`);
+      say(`    copy its files:  sflow fetch ${receiptPath}`);
+      return 1;
+    }
+    receipt = updateReceipt(receiptPath, receipt, follow.end.state, follow.end.code);
+    await fetchBack(kind, target, host.sflow, session, localDir, opts, say);
+    if (kind === 'compose' && follow.end.code === 0) deliverComposed(localDir, opts);
+    say(`remote run ${follow.end.state} (exit ${follow.end.code}); local copy: ${localDir}`);
+    return follow.end.code;
+  } catch (e) {
+    if (session && !started) await removeUnstarted(target, session);
+    if (!started) rmSync(localDir, { recursive: true, force: true });
+    if (e instanceof Interrupted || (interrupts && !started)) {
+      say('cancelled before the remote run started; nothing was left running remotely');
+      return 130;
+    }
+    return reportError(e, 'SSH error');
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+class Interrupted extends Error {}
+
+async function fetchBack(
+  kind: Kind,
+  t: SshTarget,
+  sflow: string,
+  session: string,
+  localDir: string,
+  opts: Record<string, unknown>,
+  say: (s: string) => void,
+): Promise<void> {
+  const what = kind === 'compose' ? 'all' : String(opts.sshFetch ?? 'logs');
+  if (what === 'none') return;
+  say(`fetching ${what === 'all' ? 'the whole output' : 'the logs'} → ${localDir}`);
+  try {
+    await fetchOutput(t, sflow, session, what as 'logs' | 'all', localDir);
+  } catch (e) {
+    reportError(e, 'SSH error');
+    say(`the run's files stay in ${session}; try again with: sflow fetch ${join(localDir, 'receipt.json')}`);
+  }
+}
+
+function deliverComposed(localDir: string, opts: Record<string, unknown>): void {
+  const composed = join(localDir, 'composed.yaml');
+  if (typeof opts.output === 'string') {
+    const out = resolve(opts.output);
+    copyFileSync(composed, out);
+    process.stdout.write(`Composed configuration copied to ${out}\n`);
+  } else process.stdout.write(readFileSync(composed, 'utf8'));
+}
+
+async function stopRun(
+  t: SshTarget,
+  sflow: string,
+  session: string,
+  receiptPath: string,
+  receipt: Receipt,
+  localDir: string,
+  say: (s: string) => void,
+): Promise<number> {
+  say(`stopping the remote run in ${session}`);
+  const r = await sshCall(t, agentCommand(sflow, 'stop', session), {
+    timeoutMs: 60_000,
+    what: 'stopping the run',
+    onStderr: (s) => process.stderr.write(s.replace(/^(?=.)/gm, '[ssh]     ')),
+  });
+  const end = r.stdout.split('\n').map(parseEndLine).find(Boolean);
+  const state: RemoteState = end && end.state !== 'unknown' ? end.state : 'unknown';
+  updateReceipt(receiptPath, receipt, state, end?.code);
+  if (state === 'unknown')
+    say(`could not confirm that the remote run stopped; check with: sflow watch ${receiptPath}`);
+  else say(`remote run ${state}${end ? ` (exit ${end.code})` : ''}`);
+  try {
+    await fetchOutput(t, sflow, session, 'logs', localDir);
+    say(`partial logs fetched → ${localDir}`);
+  } catch (e) {
+    reportError(e, 'SSH error');
+  }
+  return 130;
+}

@@ -1,0 +1,85 @@
+/**
+ * Entry of the single executable (`npm run build:exe` → dist/sflow-linux-<arch>): Node's
+ * single-executable-application support runs this file, bundled with the whole CLI into one
+ * CommonJS script by scripts/build-exe.mjs.
+ *
+ * On the first start it unpacks the files it carries (assets/, uPlot, a font, resvg's native
+ * addon: see payload.ts) into a cache folder laid out like an npm install of sflow
+ * (`package.json`, `assets/`, `node_modules/…`), once per build. The bundle's `import.meta.url`
+ * is rewritten at build time to `globalThis.__sflowSeaUrl`, a file inside that folder, so every
+ * lookup the CLI makes relative to itself (version, assets, fonts, uPlot, resvg) finds the
+ * unpacked copy, exactly as in a checkout or an npm install.
+ *
+ * Cache folder: $SFLOW_CACHE_DIR, else $XDG_CACHE_HOME/sflow, else ~/.cache/sflow, else
+ * $TMPDIR/sflow-<uid>; inside it `exe/<version>-<payload id>/`.
+ */
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import * as sea from 'node:sea';
+import { unpackPayload } from './payload.js';
+
+declare global {
+  var __sflowSeaUrl: string | undefined;
+}
+
+function cacheBases(env: NodeJS.ProcessEnv): string[] {
+  const bases: string[] = [];
+  if (env.SFLOW_CACHE_DIR) bases.push(env.SFLOW_CACHE_DIR);
+  else {
+    if (env.XDG_CACHE_HOME) bases.push(join(env.XDG_CACHE_HOME, 'sflow'));
+    try {
+      bases.push(join(homedir(), '.cache', 'sflow'));
+    } catch {
+      /* no home */
+    }
+  }
+  bases.push(join(tmpdir(), `sflow-${process.getuid?.() ?? 'user'}`));
+  return bases;
+}
+
+/** The unpacked install folder, unpacking it first when this build has not been unpacked yet. */
+function installRoot(): string {
+  const id = sea.getAsset('payload-id', 'utf8').trim();
+  const errors: string[] = [];
+  for (const base of cacheBases(process.env)) {
+    const root = join(base, 'exe', id);
+    if (existsSync(join(root, 'package.json'))) return root;
+    let scratch: string | undefined;
+    try {
+      mkdirSync(join(base, 'exe'), { recursive: true, mode: 0o700 });
+      scratch = mkdtempSync(join(base, 'exe', `.unpack-${id}-`));
+      unpackPayload(new Uint8Array(sea.getAsset('payload')), scratch);
+      try {
+        renameSync(scratch, root);
+      } catch (e) {
+        // another sflow unpacked the same build meanwhile: use theirs
+        if (!existsSync(join(root, 'package.json'))) throw e;
+        rmSync(scratch, { recursive: true, force: true });
+      }
+      return root;
+    } catch (e) {
+      if (scratch) rmSync(scratch, { recursive: true, force: true });
+      errors.push(`${base}: ${(e as Error).message}`);
+    }
+  }
+  process.stderr.write(
+    `✗ sflow could not unpack its files: ${errors.join('; ')}\n  hint: set SFLOW_CACHE_DIR to a writable folder with ~30 MB free\n`,
+  );
+  process.exit(1);
+}
+
+async function start(): Promise<void> {
+  const root = sea.isSea() ? installRoot() : process.env.SFLOW_SEA_ROOT;
+  if (!root) throw new Error('the single-executable entry runs only inside the executable');
+  globalThis.__sflowSeaUrl = pathToFileURL(join(root, 'dist', 'sea', 'sflow.cjs')).href;
+  // in the executable process.argv is [exe, exe, ...args] like [node, script, ...args]
+  const { main } = await import('../cli/main.js');
+  await main(process.argv);
+}
+
+start().catch((e: unknown) => {
+  process.stderr.write(`${(e as Error)?.stack ?? String(e)}\n`);
+  process.exit(1);
+});
