@@ -77,6 +77,7 @@ function containerFor(input: OperatorInput, node: OperatorNode | undefined, env:
     ),
     extraArgs,
     command: ['bash', '-lc', input.script],
+    ...(backendConfig.type !== undefined && backendConfig.type !== 'docker' ? { rm: true } : {}),
   };
 }
 
@@ -137,7 +138,7 @@ export function dockerRunCommand(
   if (!c) throw new Error('dockerRunCommand: the launch spec has no container part');
   const argv = [o.program ?? 'docker'];
   if (c.host) argv.push('-H', c.host);
-  argv.push('run', '--init', '--name', c.name);
+  argv.push('run', ...(c.rm ? ['--rm'] : []), '--init', '--name', c.name);
   const gpus = o.gpus ?? c.gpus;
   if (gpus !== undefined) argv.push('--gpus', gpus);
   if (spec.cwd) argv.push('-w', spec.cwd);

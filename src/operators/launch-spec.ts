@@ -46,4 +46,6 @@ export interface ContainerLaunch {
   extraArgs: string[];
   /** the command inside the container (`bash -lc <script>`) */
   command: string[];
+  /** `--rm`: on a backend other than docker nobody removes the ended container, so it removes itself */
+  rm?: boolean;
 }

@@ -125,6 +125,29 @@ describeWithEngines('sflow run on the Docker backend', [docker], () => {
     ).toBeGreaterThan(2);
   });
 
+  it('offload_task_logs: true is warned about; the log still lands through the client', async () => {
+    const frag = join(dir, 'offload.yaml');
+    writeFileSync(frag, readFileSync(fragment, 'utf8') + '    offload_task_logs: true\n');
+    const recipe = join(dir, 'off.yaml');
+    writeFileSync(
+      recipe,
+      'version: "0.1"\nworkflow:\n  name: dkoff\n  tasks:\n    - name: t\n      script: ["echo landed"]\n',
+    );
+    const r = await run(['-f', recipe, '-f', frag]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/offload_task_logs: the Docker backend streams each container's output/);
+    expect(
+      readFileSync(
+        join(
+          runDirs().find((x) => x.includes('dkoff'))!,
+          't',
+          't.log',
+        ),
+        'utf8',
+      ),
+    ).toBe('landed\n');
+  });
+
   /** starts a long run; resolves once its task printed `up` */
   async function startLong(name: string) {
     const recipe = join(dir, `${name}.yaml`);

@@ -97,4 +97,12 @@ describe('docker_run operator', () => {
     expect(s.argv.filter((a) => a === '-e')).toHaveLength(1);
     expect(s.argv).toContain('NVIDIA_VISIBLE_DEVICES=void');
   });
+  it('on another backend (local) the container removes itself: --rm', () => {
+    expect(specs({ backendConfig: { type: 'local' } })[0].argv.slice(0, 3)).toEqual([
+      'docker',
+      'run',
+      '--rm',
+    ]);
+    expect(specs({ backendConfig: { type: 'docker' } })[0].argv).not.toContain('--rm');
+  });
 });
