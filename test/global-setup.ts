@@ -6,7 +6,7 @@
  *
  * It also gives the run a private temp folder (TMPDIR, inherited by the test workers and every
  * process they start) and, at the end, fails the run loudly if anything is left in it: tests
- * clean up after themselves (test/helpers/scratch.ts).
+ * clean up after themselves (test/helpers/scratch.ts). The index of live runs lives there too.
  */
 import { execFileSync } from 'node:child_process';
 import {
@@ -104,7 +104,12 @@ function privateTmp(): () => void {
   const dir = mkdtempSync(join(tmpdir(), 'sflow-tests-'));
   chmodSync(dir, 0o1777);
   process.env.TMPDIR = dir;
+  // the index of live runs (runtime/live-runs.ts) of every sflow the tests start: this run's own,
+  // so a run never recovers (stops, marks) another test run's killed drivers, nor the user's
+  const runIndex = join(dir, 'sflow-run-index');
+  process.env.SFLOW_RUN_INDEX_DIR = runIndex;
   return () => {
+    rmSync(runIndex, { recursive: true, force: true });
     let left: string[];
     try {
       left = readdirSync(dir);

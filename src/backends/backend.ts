@@ -147,4 +147,6 @@ export interface BackendContext {
   env: NodeJS.ProcessEnv;
   /** some task of this run on this backend requests GPUs (a backend may skip GPU discovery otherwise) */
   gpuTasks: boolean;
+  /** TERM → KILL grace of the run (stops, and a lifeline's clean-up when the driver dies); default 5 s */
+  graceMs?: number;
 }

@@ -188,6 +188,20 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('recover')
+    .description('stop what runs whose driver was killed left behind, and mark them as ended')
+    .argument(
+      '[run-dirs...]',
+      'run directories (default: every run of yours on this machine whose driver is gone)',
+    )
+    .option('--grace-seconds <s>', 'TERM → KILL grace for what is left', '5')
+    .addHelpText('after', `\n${DOCS}`)
+    .action(async (dirs: string[], opts: Record<string, unknown>) => {
+      const { recoverCommand } = await import('./recover.js');
+      process.exitCode = await recoverCommand(dirs, opts);
+    });
+
+  program
     .command('watch')
     .description('follow an --ssh run again: its logs every 5 s until it ends')
     .argument('<receipt>', 'the receipt.json that run --ssh wrote')
@@ -240,7 +254,12 @@ export async function main(argv: string[]): Promise<void> {
     epipeHandled = true;
     process.stdout.on('error', (e: NodeJS.ErrnoException) => {
       if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      // the terminal went away (SIGHUP): a run still tears down and writes its files
+      if (e.code === 'EIO') return;
       throw e;
+    });
+    process.stderr.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EIO' && e.code !== 'EPIPE') throw e;
     });
   }
   // the remote end of --ssh (the same sflow version on both ends): an internal protocol, not a command

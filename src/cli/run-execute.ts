@@ -13,6 +13,7 @@ import { buildPlan } from '../plan/build.js';
 import type { Plan, PlannedBackend } from '../plan/types.js';
 import { createProbeDriver } from '../probes/probe-adapter.js';
 import type { ProbeDriver } from '../probes/probe-driver.js';
+import { lostRuns } from '../runtime/live-runs.js';
 import type { RunUploadsFactory } from '../runtime/finalize.js';
 import { runSession, type SessionResult, type SessionResume } from '../runtime/session.js';
 import { errorMessage } from '../util/errors.js';
@@ -116,6 +117,8 @@ export async function executeRecipe(
     warnings?: string[];
   },
 ): Promise<number> {
+  // runs of this user whose driver was killed: stop their leftovers first, say so, mark them
+  const lost = await recoverLostRunsBeforeRun(o.opts);
   // http(s) artifacts downloaded (or found in the cache) before anything is allocated; the S3
   // uploader checked now when the plan uploads anything
   const staged = await import('./run-stage.js').then((m) => m.stageRun(loaded, trial));
@@ -132,7 +135,7 @@ export async function executeRecipe(
     console: view.console,
     taskOutput: echoTaskOutput(),
     handleSignals: true,
-    warnings: o.warnings ?? loaded.warnings.map((w) => w.message),
+    warnings: [...(o.warnings ?? loaded.warnings.map((w) => w.message)), ...lost],
     ...(staged.uploads ? { uploads: staged.uploads } : {}),
     onEvent: (e) => {
       monitor.emit(e);
@@ -157,6 +160,21 @@ export async function executeRecipe(
   await monitor.build();
   await writeReport(r.runDir);
   return code;
+}
+
+/** Recovers lost runs (never fails the new run); the lines it printed, for the run's own ledgers. */
+async function recoverLostRunsBeforeRun(options: Record<string, unknown>): Promise<string[]> {
+  try {
+    if (lostRuns().length === 0) return [];
+    const { describeRecovery, recoverLostRuns } = await import('./recover-runs.js');
+    const lines = (await recoverLostRuns({ options })).flatMap(describeRecovery);
+    for (const l of lines) process.stderr.write(`⚠ ${l}\n`);
+    return lines;
+  } catch (e) {
+    const msg = `could not look for runs that lost their driver: ${errorMessage(e)}`;
+    process.stderr.write(`⚠ ${msg}\n`);
+    return [msg];
+  }
 }
 
 /** The run record (a failure only warns: the run goes on, a later --resume needs -f and --force). */

@@ -58,9 +58,11 @@ export async function openRunView(opts: Record<string, unknown>): Promise<RunVie
       const shown = [...new Set(warnings)];
       for (const w of shown.slice(0, 10)) process.stderr.write(`⚠ ${w}\n`);
       if (shown.length > 10) process.stderr.write(`⚠ … ${shown.length - 10} more warning(s) in sflow.log\n`);
-      if (r.status === 'COMPLETED')
+      if (r.status === 'COMPLETED' && r.exitCode === 0)
         process.stdout.write(`✓ Workflow completed\n  Output folder: ${r.runDir}\n`);
-      else if (r.exitCode === 130 || r.exitCode === 143)
+      else if (r.status === 'COMPLETED')
+        process.stderr.write(`✗ ${r.message}\n  Output folder: ${r.runDir}\n`);
+      else if ([129, 130, 131, 143].includes(r.exitCode))
         process.stderr.write(`⚠ Workflow cancelled\n  ${r.message}\n  Output folder: ${r.runDir}\n`);
       else process.stderr.write(`✗ Workflow failed: ${r.message}\n  Output folder: ${r.runDir}\n`);
       return r.exitCode;

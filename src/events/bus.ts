@@ -42,8 +42,9 @@ export class EventBus {
     this.failed.set(sink, n);
     if (n > 1) return;
     const name = sinkName(sink);
-    this.errors.push(`${name}: ${message}`);
-    this.emit({ type: 'sink_failed', sink: name, message });
+    const path = typeof sink.path === 'string' ? sink.path : undefined;
+    this.errors.push(`${path ?? name}: ${message}`);
+    this.emit({ type: 'sink_failed', sink: name, message, ...(path ? { path } : {}) });
   }
 
   /** Every sink writes what it holds to its file now (a failure is reported like any other). */

@@ -131,7 +131,7 @@ export type RunEvent = Base &
         waitedMs?: number;
       }
     /** an event sink failed (reported once per sink; the run goes on without it) */
-    | { type: 'sink_failed'; sink: string; message: string }
+    | { type: 'sink_failed'; sink: string; message: string; path?: string }
     /**
      * one file of a task's `uploads:`, or the run archive of `workflow.upload_all` (no `task`):
      * start → (progress | retry)* → done | failed. Nothing secret is ever in these fields.
@@ -224,6 +224,8 @@ export interface RuntimeInfo {
 export interface RunEventSink {
   /** how failures of this sink are named (`events.jsonl`, `console`); default: its class name */
   readonly name?: string;
+  /** the file it writes, named when a write fails */
+  readonly path?: string;
   emit(event: RunEvent): void;
   /** write what it holds to its file now (before `workflow.upload_all` archives the run folder) */
   checkpoint?(): void;

@@ -20,6 +20,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { SflowError } from '../config/errors.js';
 import { errorCode } from '../util/errors.js';
+import { isKeeper, type Keeper } from './keeper.js';
 
 /**
  * claiming: written before the claim is decided (see registry.ts); held: owned outright;
@@ -43,6 +44,8 @@ export interface ReservationRecord {
   indices: number[];
   state: RecordState;
   createdAt: string;
+  /** the driver's task launcher: the record stays while it lives (gpu/keeper.ts) */
+  keeper?: Keeper;
 }
 
 export interface StoredRecord {
@@ -116,7 +119,8 @@ function isRecord(v: unknown): v is ReservationRecord {
     r.indices.every(isInt) &&
     isStr(r.state) &&
     STATES.includes(r.state) &&
-    isStr(r.createdAt, 64)
+    isStr(r.createdAt, 64) &&
+    (r.keeper === undefined || isKeeper(r.keeper))
   );
 }
 

@@ -20,6 +20,7 @@ import {
   type GpuProcess,
   type NvidiaSmiOptions,
 } from './nvidia-smi.js';
+import type { Keeper } from './keeper.js';
 import { processStartTime } from './procfs.js';
 import {
   listRecords,
@@ -57,6 +58,8 @@ export interface ClaimRequest {
   progressMs?: number;
   signal?: AbortSignal;
   nvidiaSmi?: NvidiaSmiOptions;
+  /** the driver's task launcher, which outlives it until every task group is gone */
+  keeper?: Keeper;
 }
 
 export interface Claim {
@@ -154,6 +157,7 @@ async function attempt(req: ClaimRequest, s: RegistrySettings, dir: string): Pro
     indices: picked.gpus.map((g) => g.index),
     state: 'claiming',
     createdAt: new Date().toISOString(),
+    ...(req.keeper ? { keeper: req.keeper } : {}),
   };
   const file = path.join(dir, recordFileName(record));
   writeRecord(file, record);

@@ -6,6 +6,7 @@
  * those cards. The task then sees the claimed indices in CUDA_VISIBLE_DEVICES.
  */
 import type { PlannedTask } from '../plan/types.js';
+import { keeperOf } from './keeper.js';
 import { claim, lend, release, releaseRun, type Claim } from './registry.js';
 import { registrySettings, type RegistrySettings } from './settings.js';
 
@@ -24,6 +25,8 @@ export class TaskGpuClaims {
     private readonly runId: string,
     private readonly log: (message: string) => void = () => {},
     env: NodeJS.ProcessEnv = process.env,
+    /** pid of the process that stops this run's tasks if the driver dies (the task launcher) */
+    private readonly keeperPid: () => number | undefined = () => undefined,
   ) {
     this.settings = registrySettings(env);
   }
@@ -45,6 +48,7 @@ export class TaskGpuClaims {
       signal,
       // the settings this instance was made with (--wait-for-gpus reaches the claim through them)
       settings: this.settings,
+      keeper: keeperOf(this.keeperPid()),
     });
     this.claims.set(task.name, c);
     if (c.reaped.length)

@@ -8,12 +8,15 @@
  * - its pid must be alive and, where the start time was recorded, be the same process (PID-reuse
  *   guard); a dead owner's record is reaped whoever wrote it (removed where the directory lets us,
  *   ignored otherwise);
- * - the live pid must belong to the record's uid (a record cannot borrow someone else's process).
+ * - the live pid must belong to the record's uid (a record cannot borrow someone else's process);
+ * - a record naming a keeper (the driver's task launcher) stays while the keeper lives after its
+ *   driver died, under the same checks (keeper.ts).
  */
 import { lstatSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { isProcessAlive, processUids } from './procfs.js';
+import { liveHolder } from './keeper.js';
+import { processUids } from './procfs.js';
 import {
   listRecords,
   registryEntries,
@@ -54,12 +57,14 @@ export function judge(s: StoredRecord, me = myUid(), host = os.hostname()): Verd
   }
   if (r.host !== host)
     return mine ? { kind: 'live' } : { kind: 'untrusted', why: `it names another host (${r.host})` };
-  if (!isProcessAlive(r.pid, r.pidStartTime)) return { kind: 'dead' };
-  const uids = processUids(r.pid);
+  // the driver, or once it is gone its task launcher until every task group is stopped (keeper.ts)
+  const holder = liveHolder(r);
+  if (holder === undefined) return { kind: 'dead' };
+  const uids = processUids(holder);
   if (uids !== null && r.uid !== null && !uids.includes(r.uid)) {
     return {
       kind: 'untrusted',
-      why: `its pid ${r.pid} belongs to uid ${uids[1]}, not to the record's uid ${r.uid}`,
+      why: `its ${holder === r.pid ? 'pid' : 'keeper pid'} ${holder} belongs to uid ${uids[1]}, not to the record's uid ${r.uid}`,
     };
   }
   return { kind: 'live' };

@@ -1,4 +1,5 @@
 import type { ArgvBuilder } from './types.js';
 
-/** `bash -c <script>` (backends.md §6.2). */
-export const bashArgv: ArgvBuilder = ({ script }) => ['bash', '-c', script];
+/** `bash -c <script>` (backends.md §6.2); `bash <file>` for a script too large for one argument. */
+export const bashArgv: ArgvBuilder = ({ script, scriptFile }) =>
+  scriptFile ? ['bash', scriptFile] : ['bash', '-c', script];

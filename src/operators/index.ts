@@ -14,11 +14,11 @@ import type { Operator, OperatorInput } from './types.js';
 const op = (type: string, o: Omit<Operator, 'type'>): Operator => ({ type, ...o });
 
 export const OPERATORS: Readonly<Record<string, Operator>> = {
-  bash: op('bash', { perNode: false, shell: true, argv: bashArgv }),
+  bash: op('bash', { perNode: false, shell: true, scriptFromFile: true, argv: bashArgv }),
   srun: op('srun', { perNode: false, shell: true, argv: srunArgv }),
   docker_run: op('docker_run', { perNode: true, shell: true, argv: dockerRunArgv, extras: dockerRunExtras }),
   docker: op('docker', { perNode: true, shell: true, argv: dockerRunArgv, extras: dockerRunExtras }),
-  python: op('python', { perNode: false, shell: false, argv: pythonArgv }),
+  python: op('python', { perNode: false, shell: false, scriptFromFile: true, argv: pythonArgv }),
   ssh: op('ssh', { perNode: false, shell: true, argv: sshArgv }),
   k8s: op('k8s', { perNode: true, shell: true, argv: k8sArgv, extras: k8sExtras }),
   k8s_mpi: op('k8s_mpi', { perNode: false, shell: true, argv: k8sArgv, extras: k8sExtras }),
@@ -49,4 +49,5 @@ export function launchSpecs(operator: Operator, input: OperatorInput): NodeLaunc
 }
 
 export type { ArgvBuilder, Operator, OperatorInput, OperatorNode } from './types.js';
+export { KERNEL_ARG_LIMIT, SCRIPT_ARG_LIMIT, scriptTooLargeForArgv } from './script-file.js';
 export type { NodeLaunchSpec } from './launch-spec.js';

@@ -1,9 +1,11 @@
 import type { ArgvBuilder } from './types.js';
 
-/** `<python_exec> <extra_args…> -c <script>` (backends.md §6.5). */
-export const pythonArgv: ArgvBuilder = ({ config, script }) => [
+/**
+ * `<python_exec> <extra_args…> -c <script>` (backends.md §6.5); `<python_exec> <extra_args…> <file>`
+ * for a script too large for one argument.
+ */
+export const pythonArgv: ArgvBuilder = ({ config, script, scriptFile }) => [
   String(config.python_exec ?? 'python'),
   ...((config.extra_args as string[] | undefined) ?? []).map(String),
-  '-c',
-  script,
+  ...(scriptFile ? [scriptFile] : ['-c', script]),
 ];

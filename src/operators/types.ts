@@ -14,6 +14,11 @@ export interface OperatorInput {
   /** allocation id of the backend (Slurm job id; '0' for placeholders) */
   allocationId: string;
   backendConfig: Record<string, unknown>;
+  /**
+   * Set when the script is too large for one argument (script-file.ts) and the operator can run it
+   * from a file: the file the run writes the script to before any task starts.
+   */
+  scriptFile?: string;
 }
 
 export type ArgvBuilder = (input: OperatorInput) => string[];
@@ -24,6 +29,8 @@ export interface Operator {
   perNode: boolean;
   /** the script is a shell script (`fail_fast` prepends `set -e`) */
   shell: boolean;
+  /** runs a script too large for one argument from a file (`OperatorInput.scriptFile`) */
+  scriptFromFile?: boolean;
   argv: ArgvBuilder;
   /** image, mounts, cwd of a containerised operator (and, per node, its env and container part) */
   extras?: (

@@ -44,6 +44,8 @@ export function prepareRunDir(plan: Plan): RunDirLayout {
       ensureDir(t.outputDir, { what: `output folder of task '${t.name}'`, phase: 'run' });
       ensureDir(dirname(t.logPath), { what: `log folder of task '${t.name}'`, phase: 'run' });
       closeSync(openSync(t.logPath, 'a')); // never truncate: a log is append-only
+      // a script too large for one argument: its command runs this file
+      if (t.scriptFile) writeFileSync(t.scriptFile, t.script, { mode: 0o644 });
     }
     materializeArtifacts(plan);
   } catch (e) {

@@ -36,12 +36,20 @@ export interface LogTailerOptions {
   chunkBytes?: number;
   /** use fs.watch as a hint (default true); the poll timer runs regardless */
   watch?: boolean;
+  /**
+   * Asked before each chunk: true while the console cannot keep up. The chunk's lines are then
+   * counted (onSkipped) instead of split, and the line in progress is dropped, not shown torn.
+   */
+  skipLines?: () => boolean;
+  onSkipped?: (lines: number) => void;
   /** read errors other than "file does not exist yet"; default: ignored */
   onError?: (err: Error) => void;
 }
 
 export class LogTailer {
-  private readonly splitter: ConsoleLineSplitter | undefined;
+  private splitter: ConsoleLineSplitter | undefined;
+  private skipping = false;
+  private emittedBefore = 0;
   private readonly listeners = new Set<ChunkListener>();
   private readonly chunkBytes: number;
   private readonly readBytes: number;
@@ -80,7 +88,7 @@ export class LogTailer {
 
   /** console lines emitted so far */
   get lines(): number {
-    return this.splitter?.emitted ?? 0;
+    return this.emittedBefore + (this.splitter?.emitted ?? 0);
   }
 
   /** Raw chunks from the current offset on. Returns an unsubscribe function. */
@@ -119,7 +127,7 @@ export class LogTailer {
       this.watcher?.close();
       await this.pumping;
       await this.guard(() => this.readToEnd());
-      this.splitter?.flush();
+      if (!this.skipping) this.splitter?.flush();
       await this.fh?.close().catch(() => undefined);
       this.fh = undefined;
     })();
@@ -163,6 +171,35 @@ export class LogTailer {
     return this.fh;
   }
 
+  private toConsole(chunk: Buffer): void {
+    if (!this.splitter) return;
+    if (this.opts.skipLines?.()) {
+      let n = 0;
+      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) n++;
+      this.opts.onSkipped?.(n);
+      this.skipping = true;
+      return;
+    }
+    if (this.skipping) {
+      // resume on a fresh line: the rest of the skipped line is dropped too
+      this.skipping = false;
+      const nl = chunk.indexOf(10);
+      if (nl === -1) {
+        this.skipping = true;
+        return;
+      }
+      this.opts.onSkipped?.(1);
+      this.emittedBefore += this.splitter.emitted;
+      this.splitter = new ConsoleLineSplitter(
+        this.opts.task,
+        this.opts.onLine ?? (() => undefined),
+        this.opts.console,
+      );
+      chunk = chunk.subarray(nl + 1);
+    }
+    this.splitter.pushBytes(chunk);
+  }
+
   private async readToEnd(): Promise<void> {
     if (!this.splitter && this.listeners.size === 0) return;
     const fh = await this.ensureOpen();
@@ -176,7 +213,7 @@ export class LogTailer {
         const chunk = target.subarray(off, Math.min(bytesRead, off + this.chunkBytes));
         const at = this.pos;
         this.pos += chunk.length;
-        this.splitter?.pushBytes(chunk);
+        this.toConsole(chunk);
         for (const l of this.listeners) l(chunk, at);
       }
       if (bytesRead < this.readBytes) break; // caught up for now

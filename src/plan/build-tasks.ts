@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { renderValue, type Scope } from '../config/expr/index.js';
 import { planError } from '../config/resolve.js';
 import type { ResolvedVariable } from '../config/variables.js';
-import { launchSpecs, operatorOf } from '../operators/index.js';
+import { KERNEL_ARG_LIMIT, launchSpecs, operatorOf, scriptTooLargeForArgv } from '../operators/index.js';
 import type { TaskPlacement } from './placement/types.js';
 import { instanceAssertions, type AssertionDraft } from './assertions.js';
 import { refuseNulInTask } from '../config/nul-check.js';
@@ -45,6 +45,8 @@ export interface FinishInput {
   paths: PlanPaths;
   /** each draft's `assert:` expressions (checked before placement) */
   asserts?: Map<Draft, AssertionDraft[]>;
+  /** plan warnings (a script too large for its operator) */
+  warnings?: string[];
   /** the workflow's name and run id, and the controller's environment: what upload paths read */
   workflow: string;
   runId: string;
@@ -117,9 +119,18 @@ export function finishTasks(f: FinishInput): PlannedTask[] {
       );
     }
     const script = finishScript(d, taskScope, facts);
+    const bigScript = scriptTooLargeForArgv(script);
+    if (bigScript && !operator.scriptFromFile && scriptTooLargeForArgv(script, KERNEL_ARG_LIMIT))
+      f.warnings?.push(
+        `${d.base}: its script is ${Buffer.byteLength(script)} bytes, more than one command-line argument may hold (128 KiB); operator '${d.operator.type}' passes it as one, so its launch will fail with E2BIG (use the bash operator, or keep the script in a file the task runs)`,
+      );
     for (const inst of d.expansion.instances) {
       const p = f.placements.get(inst.name)!;
       const outputDirTask = join(f.paths.runDir, folderName(inst.name));
+      const scriptFile =
+        bigScript && operator.scriptFromFile
+          ? join(outputDirTask, `${folderName(inst.name)}${operator.shell ? '.sh' : '.script'}`)
+          : undefined;
       const env: Record<string, string> = { ...baseEnv };
       for (const [k, v] of Object.entries(inst.sweep)) env[k] = renderValue(v);
       Object.assign(env, {
@@ -149,6 +160,7 @@ export function finishTasks(f: FinishInput): PlannedTask[] {
         env,
         allocationId: d.backend.placeholder ? '0' : String(d.backend.config.job_id ?? d.backend.name),
         backendConfig: d.backend.config,
+        ...(scriptFile ? { scriptFile } : {}),
       });
       // NUL cannot reach a process (argv and environment are C strings): a located plan error
       for (const spec of launch) refuseNulInTask(inst.name, spec.argv, { ...env, ...spec.env }, d.where);
@@ -169,6 +181,7 @@ export function finishTasks(f: FinishInput): PlannedTask[] {
         operator: d.operator,
         dependsOn: f.deps.get(inst.name) ?? [],
         script,
+        ...(scriptFile ? { scriptFile } : {}),
         argv: launch[0].argv,
         env,
         launch,

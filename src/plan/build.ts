@@ -59,6 +59,7 @@ function buildPlanUnmetered(loaded: LoadedRecipe, opts: BuildOptions): Plan {
     artifacts: s.artifacts,
     paths: s.paths,
     asserts,
+    warnings,
     workflow: s.workflow,
     runId: opts.runId,
     env: opts.env ?? process.env,

@@ -98,6 +98,10 @@ function taskBlock(t: PlannedTask, i: number, out: string[]): void {
   for (const spec of t.launch.slice(1))
     if (spec.argv.join('\0') !== t.argv.join('\0'))
       out.push(`      command (node ${spec.node?.name ?? spec.nodeIndex}): ${formatCommand(spec.argv)}`);
+  if (t.scriptFile)
+    out.push(
+      `      script file: ${t.scriptFile} (${Buffer.byteLength(t.script)} bytes, too large for one argument; written when the run starts)`,
+    );
 }
 
 export function renderDryRun(plan: Plan, loaded: LoadedRecipe, opts: { quiet?: boolean } = {}): string {

@@ -185,6 +185,11 @@ export interface PlannedTask {
   dependsOn: string[];
   /** resolved script lines joined with \n (what the operator runs) */
   script: string;
+  /**
+   * the file the script is written to when it is too large for one argument (the run writes it
+   * before any task starts; the command runs it); absent otherwise
+   */
+  scriptFile?: string;
   /** exact argv the backend launches (e.g. ['bash', '-c', script]): the first launch spec's */
   argv: string[];
   /** environment entries sflow adds (the inherited environment is not included); node 0's */

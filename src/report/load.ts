@@ -11,6 +11,7 @@ import {
   readFileSync,
   readSync,
   fstatSync,
+  rmSync,
   writeFileSync,
   renameSync,
 } from 'node:fs';
@@ -157,7 +158,12 @@ export function writeRunReport(runDir: string, out?: string): string {
   const html = renderReport(loadRun(runDir));
   const path = resolve(out ?? join(runDir, REPORT_FILE));
   const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, html);
-  renameSync(tmp, path);
+  try {
+    writeFileSync(tmp, html);
+    renameSync(tmp, path);
+  } catch (e) {
+    rmSync(tmp, { force: true }); // a full disk leaves no half-written temp file behind
+    throw e;
+  }
   return path;
 }

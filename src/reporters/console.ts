@@ -45,8 +45,25 @@ export class ConsoleReporter implements RunEventSink {
   constructor(private readonly opts: ConsoleOptions = {}) {
     const rawOut = opts.out ?? ((s: string) => void process.stdout.write(s));
     const rawErr = opts.err ?? ((s: string) => void process.stderr.write(s));
+    // A terminal's (or pipe's) writes block until it has read them. Writing may take a quarter of
+    // the wall time, with a 50 ms allowance for bursts and scheduling hiccups; beyond that the echo
+    // of task lines pauses until the share is back (skipped lines are counted).
+    let pauseUntil = 0;
+    let credit = CONSOLE_WRITE_BURST_MS;
+    let lastWrite = performance.now();
+    const timedOut = opts.out
+      ? rawOut
+      : (s: string) => {
+          const t0 = performance.now();
+          rawOut(s);
+          const t1 = performance.now();
+          credit = Math.min(CONSOLE_WRITE_BURST_MS, credit + (t1 - lastWrite) * CONSOLE_WRITE_SHARE);
+          credit -= t1 - t0;
+          lastWrite = t1;
+          if (credit < 0) pauseUntil = t1 - credit / CONSOLE_WRITE_SHARE;
+        };
     // task output can be millions of lines: batch stdout writes, keep stderr in order with them
-    this.batch = new OutputBatcher(rawOut);
+    this.batch = new OutputBatcher(timedOut);
     this.out = (s) => this.batch.write(s);
     this.err = (s) => {
       this.batch.flush();
@@ -58,21 +75,33 @@ export class ConsoleReporter implements RunEventSink {
       // the console is a convenience copy: when its reader falls behind (a slow pipe or socket),
       // task lines are skipped instead of buffered without bound; the task logs keep every byte
       const backlog = opts.out ? () => 0 : () => process.stdout.writableLength + this.batch.pending;
-      let skipped = 0;
-      this.output = new TaskOutputFollower((l) => {
-        if (backlog() > CONSOLE_BACKLOG_LIMIT) {
-          skipped++;
-          return;
-        }
-        if (skipped > 0) {
-          this.out(
-            `… ${skipped} line(s) of task output not shown (console too slow); the task logs have everything\n`,
-          );
-          skipped = 0;
-        }
-        this.out(`[${l.task}] ${l.line}\n`);
-      }, opts.maxLineChars ?? 2000);
+      const behind = () =>
+        backlog() > CONSOLE_BACKLOG_LIMIT || (pauseUntil > 0 && performance.now() < pauseUntil);
+      this.output = new TaskOutputFollower(
+        (l) => {
+          if (behind()) {
+            this.skipped++;
+            return;
+          }
+          this.reportSkipped();
+          this.out(`[${l.task}] ${l.line}\n`);
+        },
+        opts.maxLineChars ?? 2000,
+        // whole chunks are only counted while the console is behind (no line splitting)
+        { skipLines: behind, onSkipped: (n) => (this.skipped += n) },
+      );
     }
+  }
+
+  private skipped = 0;
+
+  /** the count of task lines the console skipped since the last one it showed */
+  private reportSkipped(): void {
+    if (this.skipped === 0) return;
+    this.out(
+      `… ${this.skipped} line(s) of task output not shown (console too slow); the task logs have everything\n`,
+    );
+    this.skipped = 0;
   }
 
   private follow(task: string): void {
@@ -198,7 +227,7 @@ export class ConsoleReporter implements RunEventSink {
           this.err(`⚠ ${e.message}\n`);
         break;
       case 'sink_failed':
-        this.err(`⚠ ${e.sink} failed: ${e.message} (the run goes on without it)\n`);
+        this.err(`⚠ writing ${e.path ?? e.sink} failed: ${e.message} (the run goes on without it)\n`);
         break;
       case 'backend_allocation':
         if (e.phase === 'waiting') this.err(`⏳ ${e.backend}: ${e.message}\n`);
@@ -222,8 +251,10 @@ export class ConsoleReporter implements RunEventSink {
   private finish(e: Extract<RunEvent, { type: 'run_finished' }>): void {
     if (this.opts.verdict === false) return;
     const print = () => {
-      if (e.status === 'COMPLETED') this.out(`✓ Workflow completed\n  Output folder: ${this.runDir}\n`);
-      else if (e.exitCode === 130 || e.exitCode === 143)
+      if (e.status === 'COMPLETED' && e.exitCode === 0)
+        this.out(`✓ Workflow completed\n  Output folder: ${this.runDir}\n`);
+      else if (e.status === 'COMPLETED') this.err(`✗ ${e.message}\n  Output folder: ${this.runDir}\n`);
+      else if ([129, 130, 131, 143].includes(e.exitCode))
         this.err(`⚠ Workflow cancelled\n  ${e.message}\n  Output folder: ${this.runDir}\n`);
       else
         this.err(
@@ -241,10 +272,15 @@ export class ConsoleReporter implements RunEventSink {
   /** Reads the rest of every followed log, prints what is pending (verdict last). */
   async close(): Promise<void> {
     await this.drain();
+    this.reportSkipped();
     await this.final;
     this.batch.flush();
   }
 }
+
+/** share of the wall time the console may spend blocked in writes, and the allowance for bursts */
+const CONSOLE_WRITE_SHARE = 0.25;
+const CONSOLE_WRITE_BURST_MS = 50;
 
 /** bytes of console output allowed to wait for a slow reader before task lines are skipped */
 export const CONSOLE_BACKLOG_LIMIT = 4 * 1024 * 1024;

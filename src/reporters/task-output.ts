@@ -26,6 +26,8 @@ export class TaskOutputFollower {
   constructor(
     private readonly onLine: (l: ConsoleLine) => void,
     private readonly maxChars = 2000,
+    /** while true, lines are only counted (onSkipped), not split: the console is behind */
+    private readonly skip?: { skipLines: () => boolean; onSkipped: (lines: number) => void },
   ) {}
 
   /** Start following `task` (idempotent; a retry keeps following the same log). */
@@ -39,7 +41,13 @@ export class TaskOutputFollower {
   }
 
   private tail(task: string, path: string): LogTailer {
-    const t = tailLog({ path, task, console: { maxChars: this.maxChars }, onLine: this.onLine });
+    const t = tailLog({
+      path,
+      task,
+      console: { maxChars: this.maxChars },
+      onLine: this.onLine,
+      ...this.skip,
+    });
     this.tailers.set(task, t);
     return t;
   }

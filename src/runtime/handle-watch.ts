@@ -28,6 +28,8 @@ export class HandleWatch {
   private readonly byBackend = new Map<Backend, Map<string, Entry>>();
   private readonly loops = new Map<Backend, Promise<void>>();
   private readonly ac = new AbortController();
+  /** exits pushed for handles not added yet (bounded: attempts cancelled while launching never are) */
+  private readonly early = new Map<Backend, Map<string, HandleStatus>>();
 
   constructor(private readonly o: WatchOptions) {}
 
@@ -45,7 +47,15 @@ export class HandleWatch {
 
   /** Starts following a handle. */
   add(backend: Backend, handle: TaskHandle): void {
-    this.attach(backend).set(handleKey(handle), { handle, misses: 0 });
+    const key = handleKey(handle);
+    this.attach(backend).set(key, { handle, misses: 0 });
+    // an exit pushed before the launch returned (a task that ends at once): delivered now, after
+    // the caller's own bookkeeping of the launch
+    const early = this.early.get(backend)?.get(key);
+    if (early) {
+      this.early.get(backend)?.delete(key);
+      queueMicrotask(() => this.deliver(backend, handle, early));
+    }
   }
 
   /** Stops following a handle (its attempt ended or was given up). */
@@ -61,9 +71,19 @@ export class HandleWatch {
 
   private deliver(backend: Backend, h: TaskHandle, s: HandleStatus): void {
     const e = this.byBackend.get(backend)?.get(handleKey(h));
-    if (!e) return;
+    if (!e) {
+      if (s.state === 'EXITED') this.keepEarly(backend, handleKey(h), s);
+      return;
+    }
     if (s.state === 'EXITED') this.remove(backend, h);
     this.o.onStatus(e.handle, s);
+  }
+
+  private keepEarly(backend: Backend, key: string, s: HandleStatus): void {
+    let m = this.early.get(backend);
+    if (!m) this.early.set(backend, (m = new Map<string, HandleStatus>()));
+    m.set(key, s);
+    if (m.size > 4096) m.delete(m.keys().next().value as string);
   }
 
   private async pollLoop(backend: Backend, live: Map<string, Entry>): Promise<void> {

@@ -27,6 +27,7 @@ import { allocateAll, preflightAll, releaseAll } from './session-backends.js';
 import { makeFinalizer, type RunUploads, type RunUploadsFactory } from './finalize.js';
 import { Orchestrator } from './orchestrator.js';
 import { planInfo } from './plan-info.js';
+import { registerLiveRun } from './live-runs.js';
 import { installSignalHandlers } from './signals.js';
 import { computeVerdict, signalExitCode, type Verdict } from './verdict.js';
 import { WorkflowDeadline } from './deadline.js';
@@ -126,6 +127,7 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
       : {}),
   });
   for (const w of o.warnings ?? []) bus.emit({ type: 'log', level: 'warning', message: w });
+  const unregister = registerRun(trial, bus);
   const unsubscribe = traceExternalCalls(bus, resolve(runDir, 'command_trace.jsonl'));
 
   // storage, upload_all and the run paths do not depend on the allocation: the uploader exists
@@ -175,6 +177,7 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
     () => uploads,
   );
   let ledger: HandleLedger | undefined;
+  let ledgerError: string | undefined;
   try {
     const gpuTasks = new Set(
       trial.tasks.filter((t) => t.resources?.gpus !== undefined).map((t) => t.backend),
@@ -189,6 +192,7 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
           options: o.backendOptions ?? {},
           env: o.env ?? process.env,
           gpuTasks: gpuTasks.has(b.name),
+          ...(o.graceMs !== undefined ? { graceMs: o.graceMs } : {}),
         }),
       );
     }
@@ -229,6 +233,7 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
         const err = book.write(op, h);
         if (err && !ledgerFailed) {
           ledgerFailed = true;
+          ledgerError = `${book.path}: ${err.message}`;
           bus.emit({ type: 'log', level: 'warning', message: `handle ledger ${book.path}: ${err.message}` });
         }
       },
@@ -263,6 +268,7 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
       verdict = { status: 'FAILED', exitCode: 1, message: `Workflow '${plan.workflow}' failed: ${failed}` };
     await uploads.close();
   }
+  verdict = withRecordFailures(verdict, [...bus.errors, ...(ledgerError ? [ledgerError] : [])]);
   bus.emit({
     type: 'run_finished',
     status: verdict.status,
@@ -270,7 +276,37 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
     message: verdict.message,
   });
   await bus.close();
+  unregister();
+  // a record that failed only while closing (the summary's last write) still fails the run
+  verdict = withRecordFailures(verdict, bus.errors);
   return { ...verdict, runDir, tasks: statuses };
+}
+
+/**
+ * A run whose records could not all be written (a full disk, EIO, a read-only folder) does not end
+ * with exit code 0 even if every task completed: its ledger is incomplete.
+ */
+function withRecordFailures(v: Verdict, errors: string[]): Verdict {
+  if (errors.length === 0 || v.exitCode !== 0) return v;
+  return {
+    ...v,
+    exitCode: 1,
+    message: `Workflow completed, but ${errors.length} of its record file(s) could not be written (${errors.join('; ')})`,
+  };
+}
+
+/** The run in the index of live runs (found by `sflow recover` if this driver is lost). */
+function registerRun(plan: Plan, bus: EventBus): () => void {
+  try {
+    return registerLiveRun({ runId: plan.runId, workflow: plan.workflow, runDir: plan.paths.runDir });
+  } catch (e) {
+    bus.emit({
+      type: 'log',
+      level: 'warning',
+      message: `this run is not in the index of live runs (${errorMessage(e)}): if its driver is killed, run \`sflow recover ${plan.paths.runDir}\``,
+    });
+    return () => undefined;
+  }
 }
 
 /** external_call events for every bounded external call, a trace row for the notable ones. */

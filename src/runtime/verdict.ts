@@ -7,10 +7,11 @@ export interface Verdict {
   message: string;
 }
 
+/** 128 + the signal's number, as a shell reports a process ended by it */
+const SIGNAL_EXIT: Record<string, number> = { SIGHUP: 129, SIGINT: 130, SIGQUIT: 131, SIGTERM: 143 };
+
 export function signalExitCode(signal: string | undefined): number | undefined {
-  if (signal === 'SIGINT') return 130;
-  if (signal === 'SIGTERM') return 143;
-  return undefined;
+  return signal !== undefined && Object.hasOwn(SIGNAL_EXIT, signal) ? SIGNAL_EXIT[signal] : undefined;
 }
 
 export function computeVerdict(

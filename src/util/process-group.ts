@@ -1,8 +1,9 @@
 /**
- * Task attempts run in their own process group (their own session, in fact: Node's
- * `detached` calls setsid), and write straight into their log file: stdout and stderr are
- * the same append-mode descriptor, so the log holds every byte in write order and no task
- * output ever passes through the driver's memory.
+ * Task attempts run in their own process group (their own session, in fact: setsid), and write
+ * straight into their log file: stdout and stderr are the same append-mode descriptor, so the log
+ * holds every byte in write order and no task output ever passes through the driver's memory.
+ * They are started by the launcher (util/launcher/: a small process forked once, which is also
+ * every attempt's lifeline to this driver), or inline from the driver when no launcher runs.
  *
  * Stopping signals the whole group (TERM, grace, KILL) and waits until no member runs any
  * more: the leader exiting is not enough, background children and grandchildren count too.
@@ -14,6 +15,8 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { groupState } from './group-liveness.js';
+import { getLauncher, LaunchFailure, type LeaderExit } from './launcher/client.js';
+import { FrameError } from './launcher/protocol.js';
 import {
   DEFAULT_GRACE_MS,
   installExitHook,
@@ -33,12 +36,11 @@ export interface SpawnGroupOptions {
   env?: NodeJS.ProcessEnv;
   /** stdout and stderr are appended here, byte for byte */
   logPath: string;
+  /** TERM → KILL grace the lifeline gives the group when this driver dies (default 5 s) */
+  graceMs?: number;
 }
 
-export interface GroupExit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
+export type GroupExit = LeaderExit;
 
 export type { GroupStopOutcome as StopOutcome } from './terminate/index.js';
 import type { GroupStopOutcome as StopOutcome } from './terminate/index.js';
@@ -47,6 +49,8 @@ export interface GroupHandle {
   readonly pid: number;
   readonly pgid: number;
   readonly startedAt: number;
+  /** /proc start time of the leader (PID-reuse guard); null when unknown */
+  readonly startTime: number | null;
   /** resolves when the leader exits (its children may still run: see isRunning) */
   readonly exited: Promise<GroupExit>;
   /** the leader's exit, once known */
@@ -62,7 +66,7 @@ export interface GroupHandle {
 export class SpawnError extends Error {
   readonly code: string | undefined;
   readonly argv: string[];
-  constructor(argv: string[], cause: NodeJS.ErrnoException) {
+  constructor(argv: string[], cause: { code?: string; message: string }) {
     const what = cause.code === 'ENOENT' ? 'program or working directory not found' : cause.message;
     super(`cannot start '${argv[0]}': ${what}${cause.code ? ` (${cause.code})` : ''}`);
     this.name = 'SpawnError';
@@ -94,6 +98,30 @@ function spawnTurn(): Promise<void> {
 
 export async function spawnGroup(opts: SpawnGroupOptions): Promise<GroupHandle> {
   if (opts.argv.length === 0) throw new Error('spawnGroup: empty argv');
+  const launcher = await getLauncher();
+  let started: { pid: number; startTime: number | null; exited: Promise<GroupExit> };
+  if (launcher) {
+    try {
+      started = await launcher.launch({
+        argv: opts.argv,
+        cwd: opts.cwd ?? process.cwd(),
+        env: opts.env ?? process.env,
+        logPath: opts.logPath,
+        graceMs: opts.graceMs ?? DEFAULT_GRACE_MS,
+      });
+    } catch (e) {
+      if (e instanceof LaunchFailure) throw new SpawnError(opts.argv, e);
+      if (e instanceof FrameError) throw new SpawnError(opts.argv, { message: e.message });
+      throw e;
+    }
+  } else started = await spawnInline(opts);
+  return groupHandle(opts.argv[0], started);
+}
+
+/** Node's own spawn from the driver (no launcher): synchronous fork, spawns take turns. */
+async function spawnInline(
+  opts: SpawnGroupOptions,
+): Promise<{ pid: number; startTime: number | null; exited: Promise<GroupExit> }> {
   await spawnTurn();
   const fd = openSync(opts.logPath, 'a');
   let child;
@@ -114,19 +142,26 @@ export async function spawnGroup(opts: SpawnGroupOptions): Promise<GroupHandle> 
   });
   if (failure) throw new SpawnError(opts.argv, failure);
   child.on('error', () => {}); // later errors (a failed kill) must not crash the driver
+  const exited = new Promise<GroupExit>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { pid: child.pid as number, startTime: null, exited };
+}
 
-  const pid = child.pid as number;
+function groupHandle(
+  argv0: string,
+  started: { pid: number; startTime: number | null; exited: Promise<GroupExit> },
+): GroupHandle {
+  const pid = started.pid;
   const pgid = pid;
-  trackGroup(pgid, opts.argv[0]);
+  trackGroup(pgid, argv0);
   const startedAt = Date.now();
   let exit: GroupExit | undefined;
-  const exited = new Promise<GroupExit>((resolve) => {
-    child.once('exit', (code, signal) => {
-      exit = { code, signal };
-      // The leader is gone; keep the group tracked while children still run.
-      if (groupState(pgid) !== 'alive') untrackGroup(pgid);
-      resolve(exit);
-    });
+  const exited = started.exited.then((e) => {
+    exit = e;
+    // The leader is gone; keep the group tracked while children still run.
+    if (groupState(pgid, false) !== 'alive') untrackGroup(pgid);
+    return e;
   });
 
   const hurry = new AbortController();
@@ -145,6 +180,7 @@ export async function spawnGroup(opts: SpawnGroupOptions): Promise<GroupHandle> 
     pid,
     pgid,
     startedAt,
+    startTime: started.startTime,
     exited,
     exitInfo: () => exit,
     isRunning: () => groupState(pgid) === 'alive',

@@ -24,12 +24,17 @@ const ctx = (over: Partial<BackendContext> = {}): BackendContext => ({
   ...over,
 });
 
-/** Runs the dying driver in a child `node`, SIGKILLs it once it launched; the ledger stays. */
+/**
+ * Runs the dying driver in a child `node`, SIGKILLs it once it launched; the ledger stays. It
+ * spawns inline (no launcher): with the launcher, the lifeline would stop the task before recover
+ * looks; this is the case recover exists for (lifeline gone too, e.g. both killed at once).
+ */
 function deadDriver(dir: string, script: string): Promise<string> {
   const ledger = join(dir, `handles-${Date.now()}.jsonl`);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', loader, driver, ledger, dir, script], {
       stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, SFLOW_LAUNCHER: 'inline' },
     });
     let err = '';
     const timer = setTimeout(() => {

@@ -4,7 +4,7 @@
  * run's next claim reaps the dead run's reservations and gets its GPUs.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -58,6 +58,27 @@ function complete(file: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** a process (pid) or a process group (-pgid) still exists */
+function exists(target: number): boolean {
+  try {
+    process.kill(target, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** run a's GPU record names its launcher (gpu/keeper.ts), which exits once a's tasks are gone */
+function keeperOfAAlive(): boolean {
+  const reg = env.SFLOW_GPU_RESERVATION_DIR;
+  for (const name of readdirSync(reg)) {
+    if (!name.startsWith('a-') || !name.endsWith('.json')) continue;
+    const keeper = (JSON.parse(readFileSync(join(reg, name), 'utf8')) as { keeper?: { pid: number } }).keeper;
+    if (keeper && exists(keeper.pid)) return true;
+  }
+  return false;
 }
 
 const gpusOf = (file: string): number[] => readFileSync(file, 'utf8').trim().split(',').map(Number);
@@ -114,11 +135,14 @@ workflow:
     expect(gb).toHaveLength(2);
     expect(new Set([...ga, ...gb]).size).toBe(4);
 
-    // the driver of run a dies without any cleanup; its task keeps running, its record stays
-    // (its process group id is known first, so afterAll can stop the orphaned task)
+    // the driver of run a dies without any cleanup (its process group id is known first, so
+    // afterAll can stop the task should the lifeline fail)
     await until('run a’s task to write its process group', () => complete(join(dir, 'a.pgid')));
     a.proc.kill('SIGKILL');
     await a.done;
+    // its launcher stops the task (lifeline); the record is kept until the launcher is gone too
+    const pgid = Number(readFileSync(join(dir, 'a.pgid'), 'utf8').trim());
+    await until('run a’s task and launcher to be gone', () => !exists(-pgid) && !keeperOfAAlive());
     writeFileSync(join(dir, 'go'), '');
     await until('b2 to start on the dead run’s GPUs', () => complete(join(dir, 'b2.gpus')), 30_000);
     expect(gpusOf(join(dir, 'b2.gpus')).sort()).toEqual([...ga].sort());

@@ -206,6 +206,7 @@ workflow:
   tasks:
     - name: wait
       script:
+        - trap '' TERM
         - echo wait >> "$MARKS/runs.log"
         - while [ ! -e "$MARKS/go" ]; do sleep 0.1; done
     - name: after
@@ -240,6 +241,8 @@ workflow:
       expect(alive.code).toBe(1);
       expect(alive.stderr).toContain(`the run is still going (its driver, pid ${driver.pid}, is alive)`);
 
+      // the killed driver's launcher stops its attempts (TERM, 5 s grace, KILL): this one ignores
+      // TERM, so it outlives the driver for the grace
       driver.kill('SIGKILL');
       await exited;
       expect(groupState(pgid)).toBe('alive');
@@ -259,7 +262,10 @@ workflow:
       expect(f.runs()).toEqual(['wait', 'wait', 'after']);
       const ev = f.events();
       expect(ev.some((e) => e.type === 'task_submitted' && e.task === 'wait' && e.attempt === 2)).toBe(true);
-      expect(ev.filter((e) => e.type === 'run_finished')).toHaveLength(1);
+      // the killed session was marked as ended by a lost driver (before the resumed one started)
+      const ends = ev.filter((e) => e.type === 'run_finished');
+      expect(ends).toHaveLength(2);
+      expect(JSON.stringify(ends[0])).toContain('ended by a lost driver');
     } finally {
       driver.kill('SIGKILL');
       try {

@@ -10,6 +10,7 @@ import { parseWaitForGpus, registrySkipReason } from '../../gpu/settings.js';
 import { TaskGpuClaims } from '../../gpu/task-claims.js';
 import type { PlannedNode } from '../../plan/types.js';
 import type { BackendContext } from '../backend.js';
+import { launcherPid } from '../../util/launcher/client.js';
 
 /** This machine's GPUs on every synthetic node (nodes unchanged when nvidia-smi finds none). */
 export async function withMachineGpus(nodes: PlannedNode[], declared: number | null): Promise<PlannedNode[]> {
@@ -32,6 +33,7 @@ export function gpuClaimsFor(nodes: PlannedNode[], ctx: BackendContext): TaskGpu
   const wait = ctx.options.waitForGpus;
   if (typeof wait === 'string')
     env.SFLOW_WAIT_FOR_GPUS = String(parseWaitForGpus(wait, '--wait-for-gpus', 'usage'));
-  const claims = new TaskGpuClaims(ctx.runId, (m) => ctx.log(m), env);
+  // the launcher keeps the claims of a killed driver until it has stopped every task group
+  const claims = new TaskGpuClaims(ctx.runId, (m) => ctx.log(m), env, launcherPid);
   return claims.enabled ? claims : undefined;
 }

@@ -17,6 +17,7 @@ import { SflowError } from '../../config/errors.js';
 import { raceAbort } from '../../util/abort.js';
 import { errorMessage } from '../../util/errors.js';
 import { groupState } from '../../util/group-liveness.js';
+import { getLauncher, warmLauncher } from '../../util/launcher/client.js';
 import { spawnGroup, type GroupHandle } from '../../util/process-group.js';
 import { stopGroup } from '../../util/terminate/index.js';
 import {
@@ -95,6 +96,7 @@ export class LocalBackend implements Backend {
 
   async allocate(signal: AbortSignal, _progress: AllocationProgress): Promise<Allocation> {
     signal.throwIfAborted();
+    warmLauncher(); // the launcher starts while the plan is finished
     const cfg = this.planned.config;
     const count = this.planned.nodes.length || numberOr(cfg.nodes, 1) || 1;
     const declared = numberOr(cfg.gpus_per_node, null);
@@ -110,6 +112,7 @@ export class LocalBackend implements Backend {
     signal.throwIfAborted();
     const { task } = req;
     const spec = req.specs[0];
+    if (this.claims) await getLauncher(); // its pid goes into the GPU records (gpu/keeper.ts)
     const got = this.claims ? await this.claims.acquire(task, signal) : null;
     const env = {
       ...req.baseEnv,
@@ -119,7 +122,13 @@ export class LocalBackend implements Backend {
     };
     let group: GroupHandle;
     try {
-      group = await spawnGroup({ argv: spec.argv, cwd: req.cwd, env, logPath: task.logPath });
+      group = await spawnGroup({
+        argv: spec.argv,
+        cwd: req.cwd,
+        env,
+        logPath: task.logPath,
+        graceMs: this.ctx.graceMs,
+      });
     } catch (e) {
       if (got) await this.claims?.done(task.name);
       throw new SflowError('LAUNCH_FAILED', `Task '${task.name}': ${errorMessage(e)}`, {
@@ -127,7 +136,7 @@ export class LocalBackend implements Backend {
         cause: e,
       });
     }
-    const startTime = processStartTime(group.pid);
+    const startTime = group.startTime ?? processStartTime(group.pid);
     const handle: TaskHandle = {
       v: HANDLE_VERSION,
       backend: this.name,
@@ -153,7 +162,11 @@ export class LocalBackend implements Backend {
     this.live.set(key, { handle, task, group });
     void group.exited.then(async (e) => {
       if (got) await this.claims?.done(task.name);
-      const status: HandleStatus = { state: 'EXITED', exit: { code: e.code, signal: e.signal } };
+      const status: HandleStatus = {
+        state: 'EXITED',
+        exit: { code: e.code, signal: e.signal },
+        ...(e.error ? { error: e.error } : {}),
+      };
       for (const w of this.watchers) w.onStatus(handle, status);
     });
     return handle;
@@ -172,7 +185,12 @@ export class LocalBackend implements Backend {
       const key = handleKey(h);
       const own = this.live.get(key)?.group;
       const exit = own?.exitInfo();
-      if (exit) out.set(key, { state: 'EXITED', exit: { code: exit.code, signal: exit.signal } });
+      if (exit)
+        out.set(key, {
+          state: 'EXITED',
+          exit: { code: exit.code, signal: exit.signal },
+          ...(exit.error ? { error: exit.error } : {}),
+        });
       else if (own) out.set(key, { state: 'RUNNING' });
       else if (this.isHere(h))
         out.set(key, groupState(h.process!.pgid) === 'alive' ? { state: 'RUNNING' } : { state: 'EXITED' });

@@ -95,6 +95,7 @@ const IMPLEMENTED = new Set([
   '--resolve',
   '--format',
   '--show-variables',
+  '--grace-seconds', // sflow recover
   // --ssh (run, compose), watch, fetch
   '--ssh',
   '--ssh-remote-root',

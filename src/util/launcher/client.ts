@@ -1,0 +1,248 @@
+/**
+ * The driver's side of the task launcher: one small long-lived process per driver, started on the
+ * first launch (or earlier with `warmLauncher`), fed launch requests over a pipe. It starts each
+ * attempt in its own session/process group with its output appended to the log, reports its pid
+ * and, later, its exact exit status; and it is every attempt's lifeline: the pipe's other end is
+ * held by this driver only, so when the driver dies — SIGKILL included — the launcher stops every
+ * group it started (TERM, grace, KILL) and exits.
+ *
+ * `SFLOW_LAUNCHER=perl|node|inline` picks one (default: perl, else node). `inline` spawns from the
+ * driver itself (Node's own synchronous fork; no lifeline) and is there for measurements and as the
+ * last resort when no launcher starts.
+ */
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Socket } from 'node:net';
+import type { Readable, Writable } from 'node:stream';
+import { encodeLaunch, errnoInfo, parseReply, type LaunchFields } from './protocol.js';
+import { NODE_LAUNCHER } from './node-launcher.js';
+import { PERL_LAUNCHER } from './perl-launcher.js';
+
+export type LauncherKind = 'perl' | 'node' | 'inline';
+
+export interface LeaderExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** the exit status could not be learned (the launcher itself died) */
+  error?: string;
+}
+
+export interface Started {
+  pid: number;
+  /** /proc start time of the leader (PID-reuse guard), null off Linux */
+  startTime: number | null;
+  exited: Promise<LeaderExit>;
+}
+
+/** The launcher could not start the program; `code` is the errno name (ENOENT, EACCES, …). */
+export class LaunchFailure extends Error {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+  ) {
+    super(message);
+    this.name = 'LaunchFailure';
+  }
+}
+
+const READY_TIMEOUT_MS = 10_000;
+
+interface Running {
+  resolve: (e: LeaderExit) => void;
+}
+
+type Proc = ChildProcessByStdio<Writable, Readable, Readable>;
+
+export class LauncherProcess {
+  private seq = 0;
+  private readonly waiting = new Map<number, { ok: (s: Started) => void; fail: (e: Error) => void }>();
+  private readonly running = new Map<number, Running>();
+  private rest = '';
+  private dead: string | undefined;
+  private stderr = '';
+
+  private constructor(
+    readonly kind: Exclude<LauncherKind, 'inline'>,
+    private readonly proc: Proc,
+  ) {}
+
+  get pid(): number {
+    return this.proc.pid ?? 0;
+  }
+
+  /** Starts a launcher and waits for its ready line (bounded); rejects when it does not come. */
+  static start(kind: Exclude<LauncherKind, 'inline'>): Promise<LauncherProcess> {
+    const [cmd, args] =
+      kind === 'perl' ? ['perl', ['-e', PERL_LAUNCHER]] : [process.execPath, ['-e', NODE_LAUNCHER]];
+    return new Promise((resolve, reject) => {
+      let proc: Proc;
+      try {
+        // its own session: a terminal's SIGHUP/SIGINT to the driver's group does not reach it
+        proc = spawn(cmd, args, { cwd: '/', detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+      } catch (e) {
+        reject(e instanceof Error ? e : new Error(String(e)));
+        return;
+      }
+      const lp = new LauncherProcess(kind, proc);
+      const timer = setTimeout(
+        () => fail(new Error(`no answer within ${READY_TIMEOUT_MS} ms`)),
+        READY_TIMEOUT_MS,
+      );
+      const fail = (e: Error) => {
+        clearTimeout(timer);
+        proc.kill('SIGKILL');
+        reject(new Error(`${kind} launcher: ${e.message}${lp.stderr ? `: ${lp.stderr.trim()}` : ''}`));
+      };
+      const early = (code: number | null, signal: NodeJS.Signals | null) =>
+        fail(new Error(`exited before it was ready (${signal ?? `code ${code}`})`));
+      proc.once('error', fail);
+      proc.once('exit', early);
+      proc.stdin.on('error', () => undefined); // EPIPE once it died: reported by 'exit'
+      proc.stderr.setEncoding('utf8');
+      proc.stderr.on('data', (d: string) => (lp.stderr = (lp.stderr + d).slice(-2000)));
+      proc.stdout.setEncoding('latin1');
+      proc.stdout.on('data', (d: string) =>
+        lp.onData(d, () => {
+          clearTimeout(timer);
+          proc.removeListener('error', fail);
+          proc.removeListener('exit', early);
+          proc.on('error', () => undefined);
+          proc.on('exit', (code, signal) => lp.lost(`exited (${signal ?? `code ${code}`})`));
+          lp.idle();
+          resolve(lp);
+        }),
+      );
+    });
+  }
+
+  /** Hands one attempt to the launcher; resolves once it runs (exec'd), rejects if it could not start. */
+  launch(f: Omit<LaunchFields, 'id'>): Promise<Started> {
+    if (this.dead) return Promise.reject(new Error(`the sflow launcher ${this.dead}`));
+    const id = ++this.seq;
+    const frame = encodeLaunch({ ...f, id });
+    return new Promise<Started>((ok, fail) => {
+      this.waiting.set(id, { ok, fail });
+      this.busy();
+      this.proc.stdin.write(frame);
+    });
+  }
+
+  private onData(chunk: string, ready: () => void): void {
+    this.rest += chunk;
+    let nl: number;
+    while ((nl = this.rest.indexOf('\n')) >= 0) {
+      const line = this.rest.slice(0, nl);
+      this.rest = this.rest.slice(nl + 1);
+      const r = parseReply(line);
+      if (!r) continue;
+      if (r.kind === 'ready') ready();
+      else if (r.kind === 'started') {
+        const w = this.waiting.get(r.id);
+        if (!w) continue;
+        this.waiting.delete(r.id);
+        const exited = new Promise<LeaderExit>((resolve) => this.running.set(r.pid, { resolve }));
+        w.ok({ pid: r.pid, startTime: r.startTime, exited });
+      } else if (r.kind === 'failed') {
+        const w = this.waiting.get(r.id);
+        if (!w) continue;
+        this.waiting.delete(r.id);
+        const e = errnoInfo(r.errno);
+        w.fail(new LaunchFailure(e.message, e.code));
+        this.idle();
+      } else {
+        const run = this.running.get(r.pid);
+        if (!run) continue;
+        this.running.delete(r.pid);
+        run.resolve({ code: r.code, signal: r.signal });
+        this.idle();
+      }
+    }
+  }
+
+  /** The launcher died under a live driver: nothing it started has a lifeline or a known exit status. */
+  private lost(why: string): void {
+    if (this.dead) return;
+    this.dead = why;
+    if (current && currentProc === this) current = undefined;
+    for (const w of this.waiting.values()) w.fail(new Error(`the sflow launcher ${why}`));
+    this.waiting.clear();
+    for (const [pid, run] of this.running) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+      run.resolve({
+        code: null,
+        signal: null,
+        error: `the sflow launcher (pid ${this.pid}) ${why}: the task lost its lifeline and was stopped`,
+      });
+    }
+    this.running.clear();
+  }
+
+  /** keep the driver's event loop alive while an answer is due */
+  private busy(): void {
+    this.proc.ref();
+    (this.proc.stdout as Socket).ref();
+  }
+
+  private idle(): void {
+    if (this.waiting.size || this.running.size) return;
+    this.proc.unref();
+    (this.proc.stdout as Socket).unref();
+    (this.proc.stderr as Socket).unref();
+  }
+
+  /** Test hook: the launcher's own process (to kill it and see the driver cope). */
+  get process(): Proc {
+    return this.proc;
+  }
+}
+
+let current: Promise<LauncherProcess | null> | undefined;
+let currentProc: LauncherProcess | undefined;
+let lastError: string | undefined;
+
+export function launcherKind(env: NodeJS.ProcessEnv = process.env): LauncherKind | 'auto' {
+  const v = (env.SFLOW_LAUNCHER ?? '').toLowerCase();
+  return v === 'perl' || v === 'node' || v === 'inline' ? v : 'auto';
+}
+
+async function startAny(): Promise<LauncherProcess | null> {
+  const want = launcherKind();
+  if (want === 'inline') return null;
+  const order: Array<'perl' | 'node'> = want === 'auto' ? ['perl', 'node'] : [want];
+  const errors: string[] = [];
+  for (const kind of order) {
+    try {
+      const lp = await LauncherProcess.start(kind);
+      currentProc = lp;
+      return lp;
+    } catch (e) {
+      errors.push(e instanceof Error ? e.message : String(e));
+    }
+  }
+  lastError = errors.join('; ');
+  return null;
+}
+
+/** The launcher of this driver (started on first use); null: spawn inline (no launcher starts). */
+export function getLauncher(): Promise<LauncherProcess | null> {
+  current ??= startAny();
+  return current;
+}
+
+/** Start the launcher now (a backend's allocate), so the first task does not wait for it. */
+export function warmLauncher(): void {
+  void getLauncher();
+}
+
+/** pid of this driver's launcher once it runs (it holds the lifeline of every task), else undefined */
+export function launcherPid(): number | undefined {
+  return currentProc?.pid || undefined;
+}
+
+/** Why no launcher runs (after getLauncher resolved null), for a warning. */
+export function launcherError(): string | undefined {
+  return lastError;
+}
