@@ -138,7 +138,9 @@ export function dockerRunCommand(
   if (!c) throw new Error('dockerRunCommand: the launch spec has no container part');
   const argv = [o.program ?? 'docker'];
   if (c.host) argv.push('-H', c.host);
-  argv.push('run', ...(c.rm ? ['--rm'] : []), '--init', '--name', c.name);
+  // --sig-proxy=false: signals to the attached client (its launcher, a dying driver) never reach the
+  // container; sflow ends containers through the engine (stop, recover, reaping)
+  argv.push('run', ...(c.rm ? ['--rm'] : []), '--init', '--sig-proxy=false', '--name', c.name);
   const gpus = o.gpus ?? c.gpus;
   if (gpus !== undefined) argv.push('--gpus', gpus);
   if (spec.cwd) argv.push('-w', spec.cwd);

@@ -25,14 +25,15 @@ describe('docker_run operator', () => {
     expect(s.argv[i + 1]).toBe('"device=2,3"');
     expect(gpuDevicesArg(['GPU-aaa', 'GPU-bbb'])).toBe('"device=GPU-aaa,GPU-bbb"');
     expect(s.argv).not.toContain('NVIDIA_VISIBLE_DEVICES=void');
-    expect(s.argv.slice(0, 5)).toEqual([
+    expect(s.argv.slice(0, 6)).toEqual([
       'docker',
       'run',
       '--init',
+      '--sig-proxy=false',
       '--name',
       containerName(process.pid, 'server', 'localhost'),
     ]);
-    expect(s.argv[4]).toBe(`sflow-p${process.pid}-server-localhost`);
+    expect(s.argv[5]).toBe(`sflow-p${process.pid}-server-localhost`);
   });
 
   it('CPU-only task: NVIDIA_VISIBLE_DEVICES=void; values of other variables never in argv', () => {
