@@ -46,6 +46,8 @@ export class TaskGpuClaims {
       prefer: task.gpus,
       onWait: (m) => this.log(`${task.name}: ${m}`),
       signal,
+      // the settings this instance was made with (--wait-for-gpus reaches the claim through them)
+      settings: this.settings,
       keeper: keeperOf(this.keeperPid()),
     });
     this.claims.set(task.name, c);

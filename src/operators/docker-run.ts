@@ -1,32 +1,153 @@
-/** `docker run` argv (backends.md §6.4, §3.4–3.6): one container per assigned host. */
-import type { ArgvBuilder, Operator } from './types.js';
+/**
+ * `docker_run` (backends.md §6.4, §3.4–3.6): one container per assigned host. The operator gives
+ * each node's launch spec a `container` part (name, endpoint, `--gpus`, env keys, extra args, the
+ * command inside) and the exact `docker run` command line built from it; the Docker backend builds
+ * the command it runs with the same function (`dockerRunCommand`), so `--dry-run` shows what runs.
+ * The only launch-time difference: GPUs the reservation registry claimed replace the planned
+ * indices in `--gpus` (their UUIDs).
+ */
+import type { ContainerLaunch, NodeLaunchSpec } from './launch-spec.js';
+import type { ArgvBuilder, Operator, OperatorInput, OperatorNode } from './types.js';
 
-/** image, mounts and working directory as structured data, for a backend that builds its own run */
-export const dockerRunExtras: NonNullable<Operator['extras']> = ({ config, backendConfig }) => {
+type Obj = Record<string, unknown>;
+
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
+
+/** Docker allows `[a-zA-Z0-9][a-zA-Z0-9_.-]*` in names. */
+export function containerNamePart(s: string): string {
+  const clean = s.replace(/[^A-Za-z0-9_.-]/g, '_');
+  return /^[A-Za-z0-9]/.test(clean) ? clean : `x${clean}`;
+}
+
+/** `sflow-p<driver pid>-` — every container of one driver starts with it (orphan reaping reads it). */
+export const containerPrefix = (pid: number): string => `sflow-p${pid}-`;
+
+/** `sflow-p<pid>-<task>-<node>` (backends.md §3.5; the node's name). */
+export function containerName(pid: number, task: string, node: string): string {
+  return `${containerPrefix(pid)}${containerNamePart(task)}-${containerNamePart(node)}`;
+}
+
+/** The pool host entry a node stands for (by name, then by position), if the backend has hosts. */
+export function hostOf(backendConfig: Obj, node: OperatorNode | undefined): Obj | undefined {
+  const hosts = Array.isArray(backendConfig.hosts) ? (backendConfig.hosts as Obj[]) : [];
+  if (!node || hosts.length === 0) return undefined;
+  return hosts.find((h) => h.name === node.name) ?? hosts[node.index];
+}
+
+/** `ssh://[user@]address` of a pool host (0.3.1's `docker_host: ssh://…` kept as written). */
+export function hostEndpoint(host: Obj | undefined): string | undefined {
+  if (!host) return undefined;
+  if (typeof host.docker_host === 'string') return host.docker_host;
+  const address = host.address ?? host.name;
+  if (address === undefined) return undefined;
+  return `ssh://${typeof host.user === 'string' && host.user ? `${host.user}@` : ''}${String(address)}`;
+}
+
+/** `--gpus` (or `--gpus=…`) in a list of raw docker arguments */
+export const grantsGpus = (args: string[]): boolean =>
+  args.some((a) => a === '--gpus' || a.startsWith('--gpus='));
+
+/**
+ * The `--gpus` value for a device list, with the literal double quotes docker's CSV parser needs
+ * (backends.md §3.6): the argv element is `"device=ID1,ID2"`.
+ */
+export const gpuDevicesArg = (ids: Array<string | number>): string => `"device=${ids.join(',')}"`;
+
+function containerFor(input: OperatorInput, node: OperatorNode | undefined, env: Obj): ContainerLaunch {
+  const { config, backendConfig, gpus } = input;
+  const host = hostOf(backendConfig, node);
+  const endpoint = hostEndpoint(host);
+  const extraArgs = [
+    ...strings(backendConfig.extra_args),
+    ...strings(host?.extra_args),
+    ...strings(config.extra_args),
+  ];
+  const gpuArg =
+    gpus && gpus.length ? gpuDevicesArg(gpus) : config.gpus !== undefined ? String(config.gpus) : undefined;
+  return {
+    ...(endpoint ? { host: endpoint } : {}),
+    name: containerName(process.pid, input.task, node?.name ?? 'node0'),
+    ...(gpuArg !== undefined ? { gpus: gpuArg } : {}),
+    // the one constant value is written out (no secret; the dry-run shows what the container gets)
+    envKeys: (config.pass_envs === false
+      ? ['NVIDIA_VISIBLE_DEVICES'].filter((k) => k in env)
+      : Object.keys(env)
+    ).map((k) =>
+      k === 'NVIDIA_VISIBLE_DEVICES' && env[k] === 'void' && input.env[k] === undefined ? `${k}=void` : k,
+    ),
+    extraArgs,
+    command: ['bash', '-lc', input.script],
+    ...(backendConfig.type !== undefined && backendConfig.type !== 'docker' ? { rm: true } : {}),
+  };
+}
+
+/**
+ * Backend, host and operator mounts; on a local engine also the run directory at its own path
+ * (`auto_mount_runtime_dirs`, default on; off for pool hosts, whose disks are elsewhere), so task
+ * outputs and `SFLOW_WORKFLOW_OUTPUT_DIR` files land where the driver reads them.
+ */
+function mountsFor(input: OperatorInput, node: OperatorNode | undefined): string[] {
+  const { config, backendConfig, env } = input;
+  const host = hostOf(backendConfig, node);
+  const runDir = env.SFLOW_WORKFLOW_OUTPUT_DIR;
+  const auto = config.auto_mount_runtime_dirs !== false && !host && runDir ? [`${runDir}:${runDir}`] : [];
+  return [...auto, ...strings(backendConfig.mounts), ...strings(host?.mounts), ...strings(config.mounts)];
+}
+
+/**
+ * CPU-only containers get `NVIDIA_VISIBLE_DEVICES=void` (images that bake `=all` see no GPU),
+ * unless the task's arguments grant GPUs themselves (§3.6).
+ */
+function withGpuEnv(input: OperatorInput, env: Record<string, string>): Record<string, string> {
+  const args = [...strings(input.backendConfig.extra_args), ...strings(input.config.extra_args)];
+  const hosts = Array.isArray(input.backendConfig.hosts) ? (input.backendConfig.hosts as Obj[]) : [];
+  const hostArgs = hosts.flatMap((h) => strings(h.extra_args));
+  const cpuOnly = !(input.gpus && input.gpus.length) && input.config.gpus === undefined;
+  if (!cpuOnly || grantsGpus([...args, ...hostArgs]) || env.NVIDIA_VISIBLE_DEVICES !== undefined) return env;
+  return { ...env, NVIDIA_VISIBLE_DEVICES: 'void' };
+}
+
+/** image, mounts, working directory and the container part, for the backend that runs them */
+export const dockerRunExtras: NonNullable<Operator['extras']> = (input) => {
+  const { config, backendConfig, nodes } = input;
   const workdir = config.workdir ?? backendConfig.workdir;
+  const node = nodes[Number(input.env.SFLOW_TASK_NODE_INDEX ?? 0)] ?? nodes[0];
+  const env = withGpuEnv(input, input.env);
   return {
     image: String(config.image ?? backendConfig.image ?? '<image>'),
-    mounts: [...((backendConfig.mounts as unknown[]) ?? []), ...((config.mounts as unknown[]) ?? [])].map(
-      String,
-    ),
+    mounts: mountsFor(input, node),
     ...(workdir ? { cwd: String(workdir) } : {}),
+    env,
+    container: containerFor(input, node, env),
   };
 };
 
-export const dockerRunArgv: ArgvBuilder = ({ task, config, script, gpus, env, backendConfig }) => {
-  const argv = ['docker', 'run', '--rm', '--name', `sflow-${task.replace(/[^A-Za-z0-9_.-]/g, '_')}`];
-  if (gpus && gpus.length) argv.push('--gpus', `"device=${gpus.join(',')}"`);
-  else if (config.gpus) argv.push('--gpus', String(config.gpus));
-  const workdir = config.workdir ?? backendConfig.workdir;
-  if (workdir) argv.push('-w', String(workdir));
-  for (const m of [...((backendConfig.mounts as unknown[]) ?? []), ...((config.mounts as unknown[]) ?? [])])
-    argv.push('-v', String(m));
-  if (config.pass_envs !== false) for (const k of Object.keys(env)) argv.push('-e', k);
-  argv.push(
-    ...[...((backendConfig.extra_args as unknown[]) ?? []), ...((config.extra_args as unknown[]) ?? [])].map(
-      String,
-    ),
-  );
-  argv.push(String(config.image ?? backendConfig.image ?? '<image>'), 'bash', '-lc', script);
+export interface DockerCommandOptions {
+  /** the CLI program (`docker`, `podman`); default `docker` */
+  program?: string;
+  /** replaces the planned `--gpus` value (the registry's UUIDs) */
+  gpus?: string;
+}
+
+/** The exact `docker run` command line of one container. */
+export function dockerRunCommand(
+  spec: Pick<NodeLaunchSpec, 'image' | 'mounts' | 'cwd' | 'container'>,
+  o: DockerCommandOptions = {},
+): string[] {
+  const c = spec.container;
+  if (!c) throw new Error('dockerRunCommand: the launch spec has no container part');
+  const argv = [o.program ?? 'docker'];
+  if (c.host) argv.push('-H', c.host);
+  // --sig-proxy=false: signals to the attached client (its launcher, a dying driver) never reach the
+  // container; sflow ends containers through the engine (stop, recover, reaping)
+  argv.push('run', ...(c.rm ? ['--rm'] : []), '--init', '--sig-proxy=false', '--name', c.name);
+  const gpus = o.gpus ?? c.gpus;
+  if (gpus !== undefined) argv.push('--gpus', gpus);
+  if (spec.cwd) argv.push('-w', spec.cwd);
+  for (const m of spec.mounts) argv.push('-v', m);
+  for (const k of c.envKeys) argv.push('-e', k);
+  argv.push(...c.extraArgs, spec.image ?? '<image>', ...c.command);
   return argv;
-};
+}
+
+export const dockerRunArgv: ArgvBuilder = (input) => dockerRunCommand(dockerRunExtras(input));

@@ -33,8 +33,8 @@ export function operatorOf(type: string): Operator | undefined {
  * `SFLOW_TASK_NODE_INDEX`), otherwise a single spec on the task's first node (index 0).
  */
 export function launchSpecs(operator: Operator, input: OperatorInput): NodeLaunchSpec[] {
-  const extras = operator.extras?.(input) ?? {};
   const devices = (input.gpus ?? []).map(String);
+  // extras per node: a container's name, endpoint and mounts depend on its node
   const one = (nodeIndex: number, env: Record<string, string>): NodeLaunchSpec => ({
     ...(input.nodes[nodeIndex] ? { node: input.nodes[nodeIndex] } : {}),
     nodeIndex,
@@ -42,7 +42,7 @@ export function launchSpecs(operator: Operator, input: OperatorInput): NodeLaunc
     env,
     mounts: [],
     devices,
-    ...extras,
+    ...(operator.extras?.({ ...input, env }) ?? {}),
   });
   if (!operator.perNode || input.nodes.length <= 1) return [one(0, input.env)];
   return input.nodes.map((_, i) => one(i, { ...input.env, SFLOW_TASK_NODE_INDEX: String(i) }));

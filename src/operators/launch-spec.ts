@@ -28,4 +28,24 @@ export interface NodeLaunchSpec {
   mounts: string[];
   /** devices the node's part of the task gets (GPU indices as planned) */
   devices: string[];
+  /** the container of a `docker_run` node (operators/docker-run.ts builds its command line) */
+  container?: ContainerLaunch;
+}
+
+/** One node's container (Docker backend): everything of `docker run` that is not image/mounts/cwd. */
+export interface ContainerLaunch {
+  /** CLI endpoint (`-H ssh://[user@]address` of a pool host); absent: the CLI's own default */
+  host?: string;
+  /** `sflow-p<driver pid>-<task>-<node>` */
+  name: string;
+  /** `--gpus` value as passed (`"device=0,1"` with its quotes, or the operator's raw `gpus:`) */
+  gpus?: string;
+  /** variables forwarded by name (`-e KEY`: values come from the CLI's environment, never argv) */
+  envKeys: string[];
+  /** backend, host and operator `extra_args`, in that order */
+  extraArgs: string[];
+  /** the command inside the container (`bash -lc <script>`) */
+  command: string[];
+  /** `--rm`: on a backend other than docker nobody removes the ended container, so it removes itself */
+  rm?: boolean;
 }

@@ -34,6 +34,8 @@ export interface Operator {
   /** runs a script too large for one argument from a file (`OperatorInput.scriptFile`) */
   scriptFromFile?: boolean;
   argv: ArgvBuilder;
-  /** image, mounts, cwd of a containerised operator */
-  extras?: (input: OperatorInput) => Pick<NodeLaunchSpec, 'image' | 'mounts' | 'cwd'>;
+  /** image, mounts, cwd of a containerised operator (and, per node, its env and container part) */
+  extras?: (
+    input: OperatorInput,
+  ) => Pick<NodeLaunchSpec, 'image' | 'mounts' | 'cwd'> & Partial<Pick<NodeLaunchSpec, 'env' | 'container'>>;
 }

@@ -72,24 +72,30 @@ function artifacts(ctx: NotYetContext, schemes: string[]): Array<[string, PathSe
   });
 }
 
-function backendsOfType(ctx: NotYetContext, type: string): Array<[string, PathSeg[]]> {
+/** `backends[i].<key>` of docker backends that set it (to `true` when `onlyTrue`) */
+function dockerFields(ctx: NotYetContext, keys: string[], onlyTrue = false): Array<[string, PathSeg[]]> {
   const declared = ((ctx.loaded.recipe as Obj).backends as Obj[]) ?? [];
-  return ctx.plan.backends.flatMap((b): Array<[string, PathSeg[]]> => {
-    if (b.type !== type) return [];
-    const i = declared.findIndex((d) => d.name === b.name);
-    return [[`backend '${b.name}' (${type})`, ['backends', Math.max(0, i), 'type']]];
+  return ctx.plan.backends.flatMap((b) => {
+    if (b.type !== 'docker') return [];
+    const i = Math.max(
+      0,
+      declared.findIndex((d) => d.name === b.name),
+    );
+    return keys
+      .filter((k) => (onlyTrue ? b.config[k] === true : b.config[k] !== undefined && b.config[k] !== null))
+      .map((k): [string, PathSeg[]] => [`backend '${b.name}' ${k}`, ['backends', i, k]]);
   });
 }
 
-const backendRow = (type: 'docker', engine: string): NotYetRow => ({
-  id: `backend-${type}`,
-  feature: `${engine} backend (\`type: ${type}\`)`,
-  today: 'plans only',
-  action: 'refuse',
-  covers: [`backends:${type}`],
-  says: `${engine} is not supported by this version of sflow yet (a limitation of this release, not a mistake in the recipe); --dry-run shows its plan, the local backend runs today`,
-  find: (ctx) => backendsOfType(ctx, type),
-});
+/** `operators[i].<key>: true` of operators of one type */
+function operatorFields(ctx: NotYetContext, type: string, key: string): Array<[string, PathSeg[]]> {
+  const declared = ((ctx.loaded.recipe as Obj).operators as Obj[]) ?? [];
+  return declared.flatMap((o, i): Array<[string, PathSeg[]]> =>
+    o.type === type && o[key] === true
+      ? [[`operator '${String(o.name)}' ${key}`, ['operators', i, key]]]
+      : [],
+  );
+}
 
 export const NOT_YET: NotYetRow[] = [
   {
@@ -101,7 +107,27 @@ export const NOT_YET: NotYetRow[] = [
     says: 'fetching this kind of artifact is not implemented (nv-sflow 0.3 does not either); pull it inside the task or use a local fs:// / file:// path',
     find: (ctx) => artifacts(ctx, ['hf', 'huggingface', 'docker']),
   },
-  backendRow('docker', 'Docker'),
+  {
+    id: 'docker-node-filters',
+    feature: 'Docker `include_nodes` / `exclude_nodes`',
+    today: 'not yet',
+    action: 'refuse',
+    covers: [],
+    says: 'picking pool hosts by name is not implemented by the Docker backend yet; list only the hosts to use under hosts:',
+    find: (ctx) => dockerFields(ctx, ['include_nodes', 'exclude_nodes']),
+  },
+  {
+    id: 'docker-log-offload',
+    feature: 'Docker `offload_task_logs: true` / operator `log_to_file: true`',
+    today: 'ignored',
+    action: 'warn',
+    covers: [],
+    says: "the Docker backend streams each container's output through its attached client into the task log (the same file, byte for byte); it does not write the log on the container side",
+    find: (ctx) => [
+      ...dockerFields(ctx, ['offload_task_logs'], true),
+      ...operatorFields(ctx, 'docker_run', 'log_to_file'),
+    ],
+  },
   {
     id: 'operator-k8s-mpi',
     feature: 'Kubernetes `k8s_mpi` operator (MPI launcher + worker pods, MPIJob)',

@@ -103,6 +103,10 @@ function taskBlock(t: PlannedTask, i: number, out: string[]): void {
       `      operator config: ${cfg.map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', ')}`,
     );
   out.push(`      command: ${formatCommand(t.argv)}`);
+  // one command per node (a container per host): the others, each as it will run
+  for (const spec of t.launch.slice(1))
+    if (spec.argv.join('\0') !== t.argv.join('\0'))
+      out.push(`      command (node ${spec.node?.name ?? spec.nodeIndex}): ${formatCommand(spec.argv)}`);
   if (t.scriptFile)
     out.push(
       `      script file: ${t.scriptFile} (${Buffer.byteLength(t.script)} bytes, too large for one argument; written when the run starts)`,

@@ -179,7 +179,8 @@ describeWithShared('compat', 'single-file recipes', () => {
     const [block] = blocks;
     expect(block).toMatch(/nodes: dgx-a,dgx-b\n/);
     expect(block).toContain('CUDA_VISIBLE_DEVICES: 0\n');
-    expect(block).toMatch(/command: docker run .*--gpus '?"device=0"'? /);
+    // a container per host, reached over ssh, with the planned device quoted for docker (node dgx-b's: golden)
+    expect(block).toMatch(/command: docker -H ssh:\/\/dgx-a run .*--gpus '?"device=0"'? /);
   });
 
   it('gpu_indices.yaml: the placement map its header comment states', async () => {

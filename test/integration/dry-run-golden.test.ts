@@ -135,7 +135,9 @@ function runCase(c: Case): string {
   const norm = (s: string): string =>
     pairs
       .reduce((acc, [from, to]) => acc.split(from).join(to), s)
-      .replace(/-\d{8}-\d{6}-[0-9a-f]{6}\b/g, '-<STAMP>');
+      .replace(/-\d{8}-\d{6}-[0-9a-f]{6}\b/g, '-<STAMP>')
+      // Docker container names carry the driver's pid
+      .replace(/\bsflow-p\d+-/g, 'sflow-p<PID>-');
   return `exit: ${r.code}\n--- stdout\n${norm(r.stdout)}\n--- stderr\n${norm(r.stderr)}`;
 }
 

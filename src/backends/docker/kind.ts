@@ -1,10 +1,13 @@
 /**
- * Docker (backends.md §3): planned and dry-run today; the backend itself is the next stage. A
- * pool's placeholder topology is its host list (each host's peer address; `nodes:` must agree).
+ * Docker (backends.md §3): one local engine or an SSH pool of hosts (docker-backend.ts). A pool's
+ * placeholder topology is its host list (each host's peer address; `nodes:` must agree).
  */
 import { DockerBackendSchema } from '../../config/schema/backend-docker.js';
 import type { PlaceholderInput, PlaceholderTools, PlannedNode } from '../../plan/types.js';
 import { placeholderNodes, type BackendKind } from '../kind.js';
+import { DockerBackend } from './docker-backend.js';
+import { dockerCollectorLauncher } from './monitor-collector.js';
+import { dockerLiveDriver, dockerRecoverRun } from './recover-run.js';
 
 type Host = Record<string, unknown>;
 
@@ -75,4 +78,8 @@ export const dockerKind: BackendKind = {
       return { nodes: poolNodes(input, tools), placeholder: true };
     return { nodes: placeholderNodes(input.name, input.nodes, input.gpusPerNode), placeholder: true };
   },
+  create: (planned, ctx) => new DockerBackend(planned, ctx),
+  liveDriver: dockerLiveDriver,
+  recoverRun: dockerRecoverRun,
+  monitorCollector: dockerCollectorLauncher,
 };

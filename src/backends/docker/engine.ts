@@ -1,0 +1,122 @@
+/**
+ * The Docker engine calls of the backend, each bounded (util/bounded-exec.ts) and batched: one
+ * `inspect`, `stop`, `kill` or `rm` per engine endpoint for any number of containers. The CLI
+ * program is `docker` unless `SFLOW_DOCKER_CLI` names another (`podman` takes the same verbs).
+ */
+import { boundedExec, type ExecOutcome } from '../../util/bounded-exec.js';
+
+/** `host` undefined: the CLI's own default endpoint (DOCKER_HOST, the current context). */
+export type Endpoint = string | undefined;
+
+export const cliProgram = (env: NodeJS.ProcessEnv): string => env.SFLOW_DOCKER_CLI?.trim() || 'docker';
+
+export interface ContainerState {
+  status: string;
+  exitCode: number;
+  oomKilled: boolean;
+  error: string;
+}
+
+const INSPECT_FORMAT =
+  '{{.Name}}\t{{.State.Status}}\t{{.State.ExitCode}}\t{{.State.OOMKilled}}\t{{.State.Error}}';
+
+export class DockerEngine {
+  readonly program: string;
+
+  constructor(private readonly env: NodeJS.ProcessEnv) {
+    this.program = cliProgram(env);
+  }
+
+  /** argv prefix for an endpoint */
+  prefix(host: Endpoint): string[] {
+    return host ? ['-H', host] : [];
+  }
+
+  exec(
+    host: Endpoint,
+    args: string[],
+    signal: AbortSignal,
+    o: { timeoutMs?: number; retries?: number } = {},
+  ): Promise<ExecOutcome> {
+    return boundedExec(this.program, [...this.prefix(host), ...args], {
+      timeoutMs: o.timeoutMs ?? 30_000,
+      retries: o.retries ?? 0,
+      signal,
+      env: this.env,
+      cwd: '/', // independent of the driver's folder (a deleted cwd would fail every call)
+    });
+  }
+
+  /** one `inspect` for many containers: name → state (missing names are absent) */
+  async inspect(host: Endpoint, names: string[], signal: AbortSignal): Promise<Map<string, ContainerState>> {
+    const out = new Map<string, ContainerState>();
+    if (names.length === 0) return out;
+    const r = await this.exec(
+      host,
+      ['inspect', '--type', 'container', '--format', INSPECT_FORMAT, ...names],
+      signal,
+      {
+        timeoutMs: 20_000,
+        retries: 1,
+      },
+    );
+    // exit 1 with output: some names are gone (their error is on stderr); no output and a failure: the engine
+    if (!r.ok && !r.stdout.trim() && !/no such (object|container)/i.test(r.stderr))
+      throw new Error(`${this.program} inspect${host ? ` on ${host}` : ''} failed: ${describe(r)}`);
+    for (const line of r.stdout.split('\n')) {
+      const [name, status, code, oom, ...err] = line.split('\t');
+      if (!name || !status) continue;
+      out.set(name.replace(/^\//, ''), {
+        status,
+        exitCode: Number(code),
+        oomKilled: oom === 'true',
+        error: err.join('\t').trim(),
+      });
+    }
+    return out;
+  }
+
+  /** `docker stop -t <s>`: TERM, then KILL after the grace (whole seconds, rounded up) */
+  stop(host: Endpoint, names: string[], graceMs: number, signal: AbortSignal): Promise<ExecOutcome> {
+    const secs = Math.max(0, Math.ceil(graceMs / 1000));
+    return this.exec(host, ['stop', '-t', String(secs), ...names], signal, { timeoutMs: graceMs + 60_000 });
+  }
+
+  kill(host: Endpoint, names: string[], signal: AbortSignal): Promise<ExecOutcome> {
+    return this.exec(host, ['kill', ...names], signal, { timeoutMs: 60_000 });
+  }
+
+  rm(host: Endpoint, names: string[], signal: AbortSignal): Promise<ExecOutcome> {
+    return this.exec(host, ['rm', '-f', ...names], signal, { timeoutMs: 60_000, retries: 1 });
+  }
+
+  /** names of every container (running or not) whose name starts with `prefix` */
+  async names(host: Endpoint, prefix: string, signal: AbortSignal): Promise<string[]> {
+    const r = await this.exec(
+      host,
+      ['ps', '-a', '--filter', `name=^${prefix}`, '--format', '{{.Names}}'],
+      signal,
+      {
+        timeoutMs: 20_000,
+        retries: 1,
+      },
+    );
+    if (!r.ok) throw new Error(`${this.program} ps${host ? ` on ${host}` : ''} failed: ${describe(r)}`);
+    return r.stdout
+      .split('\n')
+      .map((s) => s.trim())
+      .filter((s) => s.startsWith(prefix));
+  }
+
+  version(host: Endpoint, signal: AbortSignal, timeoutMs = 20_000): Promise<ExecOutcome> {
+    return this.exec(host, ['version', '--format', '{{.Server.Version}}'], signal, { timeoutMs });
+  }
+}
+
+/** one line about a failed call */
+export function describe(r: ExecOutcome): string {
+  if (r.timedOut) return 'timed out';
+  if (r.errorCode === 'ENOENT') return 'program not found';
+  const tail = r.stderr.trim().split('\n').filter(Boolean).at(-1);
+  return tail ?? r.errorMessage ?? `exit ${String(r.exitCode)}`;
+}

@@ -1,0 +1,161 @@
+/**
+ * The Docker backend's hosts: one local engine (the CLI's default endpoint; `nodes` synthetic
+ * nodes on it) or a pool (`hosts:`, one engine per host reached as `ssh://[user@]address`). The
+ * pre-flight checks every host at once (a bounded `docker version`, and that every bind-mount
+ * source exists on that host) and reports every problem in one error, naming the hosts (§3.3).
+ * Orphans: containers named `sflow-p<pid>-…` whose driver pid is dead on this machine are removed
+ * once per run, on every host (§3.5).
+ */
+import { existsSync } from 'node:fs';
+import { SflowError } from '../../config/errors.js';
+import { containerPrefix, hostEndpoint } from '../../operators/docker-run.js';
+import type { PlannedNode } from '../../plan/types.js';
+import { boundedExec } from '../../util/bounded-exec.js';
+import { describe, type DockerEngine, type Endpoint } from './engine.js';
+
+type Obj = Record<string, unknown>;
+
+export interface DockerHostRef {
+  node: PlannedNode;
+  endpoint: Endpoint;
+  /** ssh destination for file checks (`[user@]address`), pool hosts only */
+  ssh?: string;
+  mounts: string[];
+}
+
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
+
+const num = (v: unknown): number | null => {
+  const n = typeof v === 'string' ? Number(v) : v;
+  return typeof n === 'number' && Number.isFinite(n) ? n : null;
+};
+
+/** The hosts of a backend config (pool) or its synthetic nodes on the one local engine. */
+export function dockerHosts(config: Obj, plannedCount: number): DockerHostRef[] {
+  const hosts = Array.isArray(config.hosts) ? (config.hosts as Obj[]) : [];
+  const backendMounts = strings(config.mounts);
+  if (hosts.length === 0) {
+    const n = Math.max(1, plannedCount || num(config.nodes) || 1);
+    return Array.from({ length: n }, (_, i) => ({
+      node: {
+        name: i === 0 ? 'localhost' : `localhost-${i}`,
+        ip: '127.0.0.1',
+        index: i,
+        numGpus: num(config.gpus_per_node),
+      },
+      endpoint: undefined,
+      mounts: backendMounts,
+    }));
+  }
+  return hosts.map((h, i) => {
+    const address = String(h.address ?? h.name);
+    return {
+      node: {
+        name: String(h.name ?? address),
+        ip: String(h.rendezvous_address ?? h.ip_address ?? address),
+        index: i,
+        numGpus: num(h.gpus_per_node),
+      },
+      endpoint: hostEndpoint(h),
+      ssh: `${typeof h.user === 'string' && h.user ? `${h.user}@` : ''}${address}`,
+      mounts: [...backendMounts, ...strings(h.mounts)],
+    };
+  });
+}
+
+const mountSource = (m: string): string | undefined => {
+  const src = m.split(':')[0];
+  return src.startsWith('/') ? src : undefined; // named volumes are the engine's business
+};
+
+const shq = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** bind-mount sources missing on a host (this machine for the local engine, over ssh for a pool host) */
+async function missingSources(h: DockerHostRef, extra: string[], signal: AbortSignal): Promise<string[]> {
+  const sources = [
+    ...new Set([...h.mounts, ...extra].map(mountSource).filter((s): s is string => Boolean(s))),
+  ];
+  if (sources.length === 0) return [];
+  if (!h.ssh) return sources.filter((s) => !existsSync(s));
+  const script = `for p in ${sources.map(shq).join(' ')}; do [ -e "$p" ] || echo "$p"; done`;
+  const r = await boundedExec('ssh', ['-o', 'BatchMode=yes', h.ssh, script], { timeoutMs: 30_000, signal });
+  if (!r.ok) throw new Error(`ssh ${h.ssh}: ${describe(r)}`);
+  return r.stdout.split('\n').filter(Boolean);
+}
+
+/** Every host checked at once; all problems in one error (phase 'preflight'). */
+export async function preflightHosts(
+  engine: DockerEngine,
+  backend: string,
+  hosts: DockerHostRef[],
+  taskMounts: string[],
+  signal: AbortSignal,
+): Promise<void> {
+  const unique = [...new Map(hosts.map((h) => [h.endpoint ?? '', h])).values()];
+  const problems = (
+    await Promise.all(
+      unique.map(async (h): Promise<string[]> => {
+        const where = h.endpoint ? `host '${h.node.name}' (${h.endpoint})` : `the local engine`;
+        const v = await engine.version(h.endpoint, signal);
+        if (!v.ok) return [`${where}: ${engine.program} version: ${describe(v)}`];
+        try {
+          const gone = await missingSources(h, taskMounts, signal);
+          return gone.map((s) => `${where}: bind-mount source ${s} does not exist there`);
+        } catch (e) {
+          return [`${where}: cannot check bind-mount sources: ${(e as Error).message}`];
+        }
+      }),
+    )
+  ).flat();
+  signal.throwIfAborted();
+  if (problems.length === 0) return;
+  throw new SflowError(
+    'DOCKER_PREFLIGHT',
+    `backend '${backend}' (docker): ${problems.length} problem(s):\n  ${problems.join('\n  ')}`,
+    {
+      phase: 'preflight',
+      hint: `check that '${engine.program} version' answers for every host (ssh must work non-interactively: keys, BatchMode) and that every mount source exists on the host it is mounted on`,
+    },
+  );
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** pid of the driver that named a container `sflow-p<pid>-…` */
+export function driverPid(name: string): number | undefined {
+  const m = /^sflow-p(\d+)-/.exec(name);
+  return m ? Number(m[1]) : undefined;
+}
+
+/** Removes containers of dead drivers on every endpoint; returns one line per endpoint that had any. */
+export async function reapOrphans(
+  engine: DockerEngine,
+  endpoints: Endpoint[],
+  signal: AbortSignal,
+): Promise<string[]> {
+  const lines: string[] = [];
+  await Promise.all(
+    [...new Set(endpoints)].map(async (ep) => {
+      const names = await engine.names(ep, 'sflow-p', signal).catch(() => []);
+      const dead = names.filter((n) => {
+        const pid = driverPid(n);
+        return pid !== undefined && pid !== process.pid && !pidAlive(pid);
+      });
+      if (dead.length === 0) return;
+      const r = await engine.rm(ep, dead, signal);
+      lines.push(
+        `${r.ok ? 'removed' : 'could not remove'} ${dead.length} container(s) of dead sflow drivers${ep ? ` on ${ep}` : ''}: ${dead.join(', ')}${r.ok ? '' : ` (${describe(r)})`}`,
+      );
+    }),
+  );
+  return lines;
+}
+
+export { containerPrefix };

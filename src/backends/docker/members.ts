@@ -1,0 +1,124 @@
+/**
+ * The containers of one task attempt ("members", one per assigned host) and how their states add
+ * up to the attempt's: every member must end with 0; the first one that ends otherwise fails the
+ * attempt with its code (backends.md §3.4). A member's id in the handle is its container name,
+ * with `@<endpoint>` when it runs on a pool host, so a later driver finds it from the ledger.
+ */
+import { constants } from 'node:os';
+import type { HandleStatus, TaskHandle } from '../backend.js';
+import type { GroupExit } from '../../util/process-group.js';
+import type { AttachedClient } from './labelled-client.js';
+import type { ContainerState, DockerEngine, Endpoint } from './engine.js';
+
+export interface Member {
+  name: string;
+  host: Endpoint;
+  /** the attached `docker run` (it lands the container's output in the task log) */
+  group?: AttachedClient;
+  /** the container was seen by the engine at least once */
+  seen: boolean;
+  /** when the container was first seen ended (the attached CLI then has a few seconds to finish) */
+  endedAt?: number;
+  last?: ContainerState;
+}
+
+export const memberId = (m: Pick<Member, 'name' | 'host'>): string =>
+  m.host ? `${m.name}@${m.host}` : m.name;
+
+export function membersOf(h: Pick<TaskHandle, 'remoteIds'>): Member[] {
+  return h.remoteIds.map((id) => {
+    const at = id.indexOf('@');
+    return at < 0
+      ? { name: id, host: undefined, seen: false }
+      : { name: id.slice(0, at), host: id.slice(at + 1), seen: false };
+  });
+}
+
+/** names grouped by endpoint (one engine call per endpoint) */
+export function byHost(members: Member[]): Map<Endpoint, string[]> {
+  const out = new Map<Endpoint, string[]>();
+  for (const m of members) out.set(m.host, [...(out.get(m.host) ?? []), m.name]);
+  return out;
+}
+
+const RUNNING = new Set(['running', 'paused', 'restarting', 'removing']);
+const ENDED = new Set(['exited', 'dead']);
+
+/** how long an ended container's attached CLI may still be writing the log */
+export const DRAIN_MS = 10_000;
+
+export type MemberState =
+  { state: 'SUBMITTED' | 'RUNNING' } | { state: 'EXITED'; code: number | null; error?: string };
+
+/** One member's state from the engine's answer and its attached CLI. */
+export function memberState(m: Member, st: ContainerState | undefined, now: number): MemberState {
+  const cli: GroupExit | undefined = m.group?.exitInfo();
+  if (st) {
+    m.seen = true;
+    m.last = st;
+    if (!ENDED.has(st.status)) return { state: st.status === 'created' ? 'SUBMITTED' : 'RUNNING' };
+    m.endedAt ??= now;
+    // the log is complete once the attached CLI ended (or it had DRAIN_MS to do so)
+    if (m.group && !cli && now - m.endedAt < DRAIN_MS) return { state: 'RUNNING' };
+    if (m.group && !cli) m.group.killGroupNow();
+    return {
+      state: 'EXITED',
+      code: st.exitCode,
+      ...(st.oomKilled ? { error: 'the container was killed for lack of memory (OOMKilled)' } : {}),
+    };
+  }
+  if (m.group && !cli) return { state: 'SUBMITTED' }; // the CLI is still creating it (image, engine)
+  if (m.last && ENDED.has(m.last.status)) return { state: 'EXITED', code: m.last.exitCode };
+  if (m.seen) return { state: 'EXITED', code: null, error: `container ${m.name} disappeared` };
+  const how = cli ? `exit ${cli.code ?? cli.signal ?? '?'}` : 'no attached client';
+  return {
+    state: 'EXITED',
+    code: null,
+    error: `container ${m.name} did not start (${how}); the engine's message is in the task log`,
+  };
+}
+
+export const isRunning = (st: ContainerState | undefined): boolean => Boolean(st && RUNNING.has(st.status));
+
+function signalName(n: number): string | null {
+  const hit = Object.entries(constants.signals).find(([, v]) => v === n);
+  return hit ? hit[0] : null;
+}
+
+/**
+ * The attempt's status from its members': a failed member fails it at once (the others are then
+ * stopped by the caller); it completes when every member ended with 0. `stopped`: sflow stopped it,
+ * so 128+N exit codes are reported as the signal N.
+ */
+export function taskStatus(states: MemberState[], stopped: boolean): HandleStatus {
+  const failed = states.find((s) => s.state === 'EXITED' && (s.code !== 0 || s.error));
+  const all = states.every((s) => s.state === 'EXITED');
+  const pick = failed ?? (all ? states[0] : undefined);
+  if (pick && pick.state === 'EXITED') {
+    const code = pick.code;
+    if (stopped && code !== null && code > 128 && signalName(code - 128))
+      return { state: 'EXITED', exit: { code: null, signal: signalName(code - 128) } };
+    return {
+      state: 'EXITED',
+      exit: { code, signal: null },
+      ...(pick.error && code === null ? { error: pick.error } : {}),
+    };
+  }
+  return { state: states.some((s) => s.state === 'RUNNING') ? 'RUNNING' : 'SUBMITTED' };
+}
+
+/** one inspect per endpoint for every member given */
+export async function inspectMembers(
+  engine: DockerEngine,
+  members: Member[],
+  signal: AbortSignal,
+): Promise<Map<Member, ContainerState | undefined>> {
+  const out = new Map<Member, ContainerState | undefined>();
+  await Promise.all(
+    [...byHost(members)].map(async ([host, names]) => {
+      const got = await engine.inspect(host, names, signal);
+      for (const m of members) if (m.host === host) out.set(m, got.get(m.name));
+    }),
+  );
+  return out;
+}

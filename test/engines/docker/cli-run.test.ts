@@ -1,0 +1,227 @@
+/**
+ * `sflow run` on the Docker backend, end to end against the real test engine: the shipped local
+ * DAG, service + benchmark and sweep samples pass in containers by adding one backend fragment;
+ * a failing task, Ctrl-C and a SIGKILLed driver (reaped by the next run) leave no container.
+ */
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { dockerLiveDriver, dockerRecoverRun } from '../../../src/backends/docker/recover-run.js';
+import { readHandleLedger } from '../../../src/events/handle-ledger.js';
+import { BIN, REPO } from '../../helpers/cli.js';
+import { sflowAsync } from '../../helpers/cli-async.js';
+import { scratchDir } from '../../helpers/scratch.js';
+import { describeWithEngines, engine } from '../helpers/engines.js';
+import { buildHostbinImage, HOST_MOUNTS, HOSTBIN_IMAGE, removeHostbinImage } from './fixture.js';
+
+const docker = engine('docker');
+const SAMPLES = join(REPO, 'assets', 'samples', 'self_contained', 'local');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+describeWithEngines('sflow run on the Docker backend', [docker], () => {
+  const host = () => docker.get('DOCKER_HOST');
+  let dir: string;
+  let fragment: string;
+  const env = () => docker.childEnv({ SFLOW_TASK_OUTPUT: 'never' });
+  const run = (args: string[], timeoutMs = 120_000) =>
+    sflowAsync(['run', ...args], { cwd: dir, env: env(), timeoutMs });
+  const runDirs = () => readdirSync(join(dir, 'sflow_output')).map((d) => join(dir, 'sflow_output', d));
+  /** containers a run's ledger names that still exist on the engine */
+  const leftOf = async (runDir: string): Promise<string[]> => {
+    const names = readHandleLedger(join(runDir, 'handles.jsonl')).all.flatMap((h) => h.remoteIds);
+    expect(names.length).toBeGreaterThan(0);
+    const r = await docker.exec('docker', ['-H', host(), 'ps', '-a', '--format', '{{.Names}}']);
+    const all = String(r.stdout).split('\n');
+    return names.filter((n) => all.includes(n));
+  };
+
+  beforeAll(async () => {
+    await buildHostbinImage(docker, [host()]);
+    dir = scratchDir('sflow-docker-cli-');
+    fragment = join(dir, 'docker.yaml');
+    writeFileSync(
+      fragment,
+      [
+        'version: "0.1"',
+        'backends:',
+        '  - name: box',
+        '    type: docker',
+        '    default: true',
+        `    image: ${HOSTBIN_IMAGE}`,
+        `    mounts: [${HOST_MOUNTS.map((m) => `'${m}'`).join(', ')}]`,
+        "    extra_args: ['--network=host']",
+        '',
+      ].join('\n'),
+    );
+  });
+  afterAll(() => removeHostbinImage(docker, [host()]));
+
+  it('the local DAG, service + benchmark and sweep samples pass in containers', async () => {
+    const port = await freePort();
+    for (const [sample, extra] of [
+      ['dag.yaml', []],
+      ['service_benchmark.yaml', ['-s', `PORT=${port}`]],
+      ['variables_sweep.yaml', []],
+    ] as const) {
+      const r = await run(['-f', join(SAMPLES, sample), '-f', fragment, ...extra]);
+      expect(r.code, `${sample}\n${r.stdout}\n${r.stderr}`).toBe(0);
+    }
+    const [dag, service, sweep] = runDirs().sort((a, b) => {
+      const order = ['quickstart_dag', 'service_benchmark', 'variables_sweep'];
+      return order.findIndex((o) => a.includes(o)) - order.findIndex((o) => b.includes(o));
+    });
+    expect(readdirSync(dag)).toContain('model.txt'); // written in a container, through the run dir mount
+    expect(readFileSync(join(service, 'benchmark', 'benchmark.log'), 'utf8')).toContain(
+      'completed 20 requests',
+    );
+    expect(readdirSync(sweep).filter((d) => d.startsWith('train')).length).toBeGreaterThan(1);
+    for (const d of [dag, service, sweep]) expect(await leftOf(d)).toEqual([]);
+    // the containers really were Docker's: the ledger names sflow-p<driver pid>-<task>-<node>
+    const ids = readHandleLedger(join(service, 'handles.jsonl')).all.flatMap((h) => h.remoteIds);
+    expect(ids.some((n) => /^sflow-p\d+-server-localhost$/.test(n))).toBe(true);
+  });
+
+  it('a failing task fails the run and leaves no container', async () => {
+    const recipe = join(dir, 'fail.yaml');
+    writeFileSync(
+      recipe,
+      'version: "0.1"\nworkflow:\n  name: dkfail\n  tasks:\n    - name: svc\n      script: ["echo up; exec sleep 300"]\n    - name: bad\n      script: ["sleep 1; echo bye; exit 3"]\n',
+    );
+    const r = await run(['-f', recipe, '-f', fragment]);
+    expect(r.code).toBe(1);
+    expect(r.stdout + r.stderr).toMatch(/bad/);
+    const d = runDirs().find((x) => x.includes('dkfail'))!;
+    expect(readFileSync(join(d, 'bad', 'bad.log'), 'utf8')).toBe('bye\n');
+    expect(await leftOf(d)).toEqual([]);
+  });
+
+  it('the hardware monitor samples the local engine host beside the containers', async () => {
+    const recipe = join(dir, 'mon.yaml');
+    writeFileSync(
+      recipe,
+      'version: "0.1"\nworkflow:\n  name: dkmon\n  monitor:\n    interval: 500\n  tasks:\n    - name: work\n      script: ["sleep 3; echo done"]\n',
+    );
+    const r = await run(['-f', recipe, '-f', fragment]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout + r.stderr).not.toMatch(/not sampled/);
+    const mon = join(
+      runDirs().find((x) => x.includes('dkmon'))!,
+      'sflow_monitor',
+    );
+    expect(readdirSync(join(mon, 'raw')).filter((f) => f.startsWith('cpu_'))).toHaveLength(1);
+    expect(
+      readFileSync(join(mon, 'lifecycle', 'workflow', 'timeline.csv'), 'utf8').split('\n').length,
+    ).toBeGreaterThan(2);
+  });
+
+  it('offload_task_logs: true is warned about; the log still lands through the client', async () => {
+    const frag = join(dir, 'offload.yaml');
+    writeFileSync(frag, readFileSync(fragment, 'utf8') + '    offload_task_logs: true\n');
+    const recipe = join(dir, 'off.yaml');
+    writeFileSync(
+      recipe,
+      'version: "0.1"\nworkflow:\n  name: dkoff\n  tasks:\n    - name: t\n      script: ["echo landed"]\n',
+    );
+    const r = await run(['-f', recipe, '-f', frag]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/offload_task_logs: the Docker backend streams each container's output/);
+    expect(
+      readFileSync(
+        join(
+          runDirs().find((x) => x.includes('dkoff'))!,
+          't',
+          't.log',
+        ),
+        'utf8',
+      ),
+    ).toBe('landed\n');
+  });
+
+  /** starts a long run; resolves once its task printed `up` */
+  async function startLong(name: string) {
+    const recipe = join(dir, `${name}.yaml`);
+    writeFileSync(
+      recipe,
+      `version: "0.1"\nworkflow:\n  name: ${name}\n  tasks:\n    - name: svc\n      script: ["echo up; exec sleep 300"]\n`,
+    );
+    const child = spawn(process.execPath, [BIN, 'run', '-f', recipe, '-f', fragment], {
+      cwd: dir,
+      env: env(),
+      stdio: 'ignore',
+    });
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    const end = Date.now() + 60_000;
+    for (;;) {
+      const d = (() => {
+        try {
+          return runDirs().find((x) => x.includes(name));
+        } catch {
+          return undefined;
+        }
+      })();
+      const log = d
+        ? (() => {
+            try {
+              return readFileSync(join(d, 'svc', 'svc.log'), 'utf8');
+            } catch {
+              return '';
+            }
+          })()
+        : '';
+      if (d && log.includes('up')) return { child, exited, runDir: d };
+      if (Date.now() > end) {
+        child.kill('SIGKILL');
+        throw new Error(`${name}: the task did not come up`);
+      }
+      await sleep(200);
+    }
+  }
+
+  it('Ctrl-C stops the run (130) and leaves no container', async () => {
+    const { child, exited, runDir } = await startLong('dkint');
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(await leftOf(runDir)).toEqual([]);
+  });
+
+  it('sflow recover hooks: a live driver is named; once it is dead, recoverRun removes its containers', async () => {
+    const { child, exited, runDir } = await startLong('dkrec');
+    expect(dockerLiveDriver(runDir)).toMatch(/^sflow driver pid \d+/);
+    child.kill('SIGKILL');
+    await exited;
+    expect(dockerLiveDriver(runDir)).toBeUndefined();
+    expect((await leftOf(runDir)).length).toBe(1);
+    const lines = await dockerRecoverRun(runDir, {
+      env: env(),
+      signal: AbortSignal.timeout(60_000),
+      options: {},
+    });
+    expect(lines.join('\n')).toMatch(/docker: removed 1 container\(s\): sflow-p\d+-svc-localhost/);
+    expect(await leftOf(runDir)).toEqual([]);
+    expect(
+      await dockerRecoverRun(runDir, { env: env(), signal: AbortSignal.timeout(60_000), options: {} }),
+    ).toEqual([]);
+  });
+
+  it("a SIGKILLed driver's containers are removed by the next run", async () => {
+    const { child, exited, runDir } = await startLong('dkkill');
+    child.kill('SIGKILL');
+    await exited;
+    expect((await leftOf(runDir)).length).toBe(1); // still running: nobody stopped it
+    const r = await run(['-f', join(SAMPLES, 'hello_world.yaml'), '-f', fragment]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    // the lost run's ledger is recovered first (sflow run recovers lost runs); reaping by pid catches the rest
+    expect(await leftOf(runDir)).toEqual([]);
+  });
+});

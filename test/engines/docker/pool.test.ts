@@ -1,0 +1,158 @@
+/**
+ * A Docker pool over real SSH: hosts `a` and `b` of scripts/engines/ssh.sh, whose sessions reach
+ * docker engines a and b. A two-host task runs one container per host (`docker -H ssh://<alias>`),
+ * each with its node index and the leader's address; killing one member's container fails the
+ * task and removes the other; the pre-flight reports every broken host and missing mount at once.
+ */
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { BIN } from '../../helpers/cli.js';
+import { sflowAsync } from '../../helpers/cli-async.js';
+import { scratchDir } from '../../helpers/scratch.js';
+import { describeWithEngines, engine } from '../helpers/engines.js';
+import { buildHostbinImage, HOST_MOUNTS, HOSTBIN_IMAGE, removeHostbinImage } from './fixture.js';
+
+const docker = engine('docker');
+const ssh = engine('ssh');
+
+describeWithEngines('Docker pool over SSH', [docker, ssh], () => {
+  const engines = () => [docker.get('SFLOW_TEST_DOCKER_HOST_A'), docker.get('SFLOW_TEST_DOCKER_HOST_B')];
+  let dir: string;
+  let pool: string;
+  let env: NodeJS.ProcessEnv;
+  const names = async (engineHost: string, prefix = 'sflow-p', all = true) =>
+    String(
+      (
+        await docker.exec('docker', [
+          '-H',
+          engineHost,
+          'ps',
+          ...(all ? ['-a'] : []),
+          '--format',
+          '{{.Names}}',
+        ])
+      ).stdout,
+    )
+      .split('\n')
+      .filter((n) => n.startsWith(prefix));
+
+  const poolYaml = (extraHost = '', mounts = HOST_MOUNTS) =>
+    [
+      'version: "0.1"',
+      'backends:',
+      '  - name: pool',
+      '    type: docker',
+      '    default: true',
+      `    image: ${HOSTBIN_IMAGE}`,
+      `    mounts: [${mounts.map((m) => `'${m}'`).join(', ')}]`,
+      "    extra_args: ['--network=host']",
+      '    hosts:',
+      `      - {name: a, address: ${ssh.get('SFLOW_TEST_SSH_ALIAS_A')}, rendezvous_address: 127.0.0.1}`,
+      `      - {name: b, address: ${ssh.get('SFLOW_TEST_SSH_ALIAS_B')}, rendezvous_address: 127.0.0.2}`,
+      extraHost,
+      '',
+    ].join('\n');
+
+  beforeAll(async () => {
+    await buildHostbinImage(docker, engines());
+    dir = scratchDir('sflow-docker-pool-');
+    pool = join(dir, 'pool.yaml');
+    writeFileSync(pool, poolYaml());
+    env = {
+      ...docker.childEnv(ssh.env),
+      PATH: `${ssh.get('SFLOW_TEST_SSH_BIN')}:${process.env.PATH ?? ''}`,
+      SFLOW_TASK_OUTPUT: 'never',
+    };
+    delete env.DOCKER_HOST; // every container goes to a pool host, never to the driver's engine
+  });
+  afterAll(() => removeHostbinImage(docker, engines()));
+
+  const task = (name: string, script: string) => {
+    const f = join(dir, `${name}.yaml`);
+    writeFileSync(
+      f,
+      `version: "0.1"\nworkflow:\n  name: ${name}\n  tasks:\n    - name: ${name}\n      resources:\n        nodes:\n          count: 2\n      script:\n        - ${JSON.stringify(script)}\n`,
+    );
+    return f;
+  };
+  const runDir = (name: string) => {
+    const d = readdirSync(join(dir, 'sflow_output')).find((x) => x.startsWith(`${name}-`))!;
+    return join(dir, 'sflow_output', d);
+  };
+
+  it('a two-host task runs one container per host with its node index and the leader address, lines labelled', async () => {
+    const f = task(
+      'span',
+      'echo "node=$SFLOW_TASK_NODE_INDEX of $SFLOW_TASK_NUM_NODES leader=$SFLOW_LEADER_ADDRESS"',
+    );
+    const r = await sflowAsync(['run', '-f', f, '-f', pool, '--enable-workflow-monitor'], {
+      cwd: dir,
+      env,
+      timeoutMs: 150_000,
+    });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    // pool hosts are not sampled yet: said, not silently skipped
+    expect(r.stdout + r.stderr).toMatch(/'a' is a Docker pool host: .* not sampled/);
+    const log = readFileSync(join(runDir('span'), 'span', 'span.log'), 'utf8');
+    expect(log.split('\n').filter(Boolean).sort()).toEqual([
+      '[a #0] node=0 of 2 leader=127.0.0.1',
+      '[b #1] node=1 of 2 leader=127.0.0.1', // the leader is host a
+    ]);
+    const ids = readFileSync(join(runDir('span'), 'handles.jsonl'), 'utf8');
+    expect(ids).toContain(`-span-a@ssh://${ssh.get('SFLOW_TEST_SSH_ALIAS_A')}`);
+    expect(ids).toContain(`-span-b@ssh://${ssh.get('SFLOW_TEST_SSH_ALIAS_B')}`);
+    for (const e of engines()) expect(await names(e)).toEqual([]);
+  });
+
+  it('killing one member fails the task with its code and removes the other', async () => {
+    const f = task('victim', 'echo up-$SFLOW_TASK_NODE_INDEX; exec sleep 300');
+    const child = spawn(process.execPath, [BIN, 'run', '-f', f, '-f', pool], {
+      cwd: dir,
+      env,
+      stdio: 'ignore',
+    });
+    const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+    try {
+      const [a, b] = engines();
+      const mine = `sflow-p${child.pid}-`;
+      const end = Date.now() + 90_000;
+      // both containers running (not merely created)
+      while ((await names(a, mine, false)).length === 0 || (await names(b, mine, false)).length === 0) {
+        if (Date.now() > end) throw new Error('the two members did not start');
+        await sleep(500);
+      }
+      expect(await names(b, mine)).toEqual([`${mine}victim-b`]);
+      expect(await names(a, mine)).toEqual([`${mine}victim-a`]);
+      const k = await docker.exec('docker', ['-H', b, 'kill', `${mine}victim-b`]);
+      expect(k.exitCode, String(k.stderr)).toBe(0);
+      expect(await exited).toBe(1);
+      const events = readFileSync(join(runDir('victim'), 'events.jsonl'), 'utf8');
+      expect(events).toMatch(/"exitCode":137/);
+      for (const e of engines()) expect(await names(e, mine)).toEqual([]);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('the pre-flight names every broken host and missing mount source together', async () => {
+    const broken = join(dir, 'broken.yaml');
+    writeFileSync(
+      broken,
+      poolYaml('      - {name: ghost, address: sflow-no-such-host.invalid}', [
+        ...HOST_MOUNTS,
+        '/nonexistent/sflow-src:/data',
+      ]),
+    );
+    const f = task('pre', 'echo never');
+    const r = await sflowAsync(['run', '-f', f, '-f', broken], { cwd: dir, env, timeoutMs: 150_000 });
+    expect(r.code).toBe(1);
+    const out = r.stdout + r.stderr;
+    expect(out).toMatch(/host 'ghost' \(ssh:\/\/sflow-no-such-host\.invalid\): docker version/);
+    expect(out).toMatch(/host 'a' .*bind-mount source \/nonexistent\/sflow-src does not exist there/);
+    expect(out).toMatch(/host 'b' .*bind-mount source \/nonexistent\/sflow-src does not exist there/);
+    expect(out).not.toMatch(/echo never|never\n/);
+  });
+});
