@@ -13,7 +13,14 @@
  */
 import type { HandleState, TaskHandle } from '../events/handle.js';
 import type { NodeLaunchSpec } from '../operators/launch-spec.js';
-import type { BackendCapabilities, BackendType, PlannedNode, PlannedTask } from '../plan/types.js';
+import type { ProbeTransport } from '../probes/types.js';
+import type {
+  BackendCapabilities,
+  BackendType,
+  PlannedArtifact,
+  PlannedNode,
+  PlannedTask,
+} from '../plan/types.js';
 
 export type { BackendCapabilities, HandleState, NodeLaunchSpec, TaskHandle };
 export { HANDLE_VERSION, handleKey } from '../events/handle.js';
@@ -134,6 +141,11 @@ export interface Backend {
   release(signal: AbortSignal, nodes?: string[]): Promise<void>;
   /** a task reached READY: resources it holds with `release_after: task_ready` may go to later tasks */
   taskReady?(handle: TaskHandle): Promise<void>;
+  /**
+   * Where tcp/http probes of its tasks run when the driver cannot reach them directly
+   * (`capabilities.probesFrom: 'cluster'`: Kubernetes' probe pod); undefined: from the driver.
+   */
+  probeTransport?(): ProbeTransport | undefined;
 }
 
 /** What a backend instance gets when the registry creates it. */
@@ -147,6 +159,11 @@ export interface BackendContext {
   env: NodeJS.ProcessEnv;
   /** some task of this run on this backend requests GPUs (a backend may skip GPU discovery otherwise) */
   gpuTasks: boolean;
+  /**
+   * the run's artifacts (a backend whose tasks do not see the driver's filesystem ships the
+   * `file://` ones: Kubernetes ConfigMaps)
+   */
+  artifacts?: PlannedArtifact[];
   /** TERM → KILL grace of the run (stops, and a lifeline's clean-up when the driver dies); default 5 s */
   graceMs?: number;
 }

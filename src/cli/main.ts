@@ -6,6 +6,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { didYouMean, SflowError } from '../config/errors.js';
 import { reportError } from './errors.js';
 import { VERSION, versionText } from './version.js';
+import { kubeFlags } from './kube-flags.js';
 import { registerSetupCommands } from './setup-commands.js';
 
 const DOCS = 'Docs: README.md in the sflow repository (recipe language: docs/recipes.md)';
@@ -90,7 +91,7 @@ export function buildProgram(): Command {
     process.exitCode = 2;
   });
 
-  fileOptions(program.command('run').description('run a workflow (or plan it with --dry-run)'))
+  const run = fileOptions(program.command('run').description('run a workflow (or plan it with --dry-run)'))
     .option('--dry-run', 'plan only: print the plan (placement, GPUs, exact commands) and create nothing')
     .option('--tui', 'full-screen live view (ignored with --dry-run)')
     .option('--tui-refresh <fps>', 'live view refreshes per second, 1–30 (default 4)', (v: string) => {
@@ -120,7 +121,8 @@ export function buildProgram(): Command {
       '--resume <run-dir>',
       'run again only what did not complete in that run (and what depends on it), in the same folder',
     )
-    .option('--force', 'with --resume: go on although the recipe or its variables changed')
+    .option('--force', 'with --resume: go on although the recipe or its variables changed');
+  kubeFlags(run)
     .addHelpText('after', `\n${DOCS}`)
     .action(async (files: string[], opts: Record<string, unknown>) => {
       if (opts.ssh !== undefined) {
@@ -248,14 +250,17 @@ export function buildProgram(): Command {
       process.exitCode = await reportCommand(dirs, opts);
     });
 
-  program
-    .command('recover')
-    .description('stop what runs whose driver was killed left behind, and mark them as ended')
-    .argument(
-      '[run-dirs...]',
-      'run directories (default: every run of yours on this machine whose driver is gone)',
-    )
-    .option('--grace-seconds <s>', 'TERM → KILL grace for what is left', '5')
+  // --kube* flags: where a Kubernetes run's objects live when its run record is not enough
+  kubeFlags(
+    program
+      .command('recover')
+      .description('stop what runs whose driver was killed left behind, and mark them as ended')
+      .argument(
+        '[run-dirs...]',
+        'run directories (default: every run of yours on this machine whose driver is gone)',
+      )
+      .option('--grace-seconds <s>', 'TERM → KILL grace for what is left', '5'),
+  )
     .addHelpText('after', `\n${DOCS}`)
     .action(async (dirs: string[], opts: Record<string, unknown>) => {
       const { recoverCommand } = await import('./recover.js');

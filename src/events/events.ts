@@ -41,7 +41,8 @@ export type RunEvent = Base &
      */
     | { type: 'task_reused'; task: string; attempt: number; status: 'COMPLETED' | 'READY' }
     /** handed to the backend (the attempt may wait in the engine's queue) */
-    | { type: 'task_submitted'; task: string; attempt: number }
+    /** `gatedOn`: a merged-pod member that waits in its pod for these members (Kubernetes) */
+    | { type: 'task_submitted'; task: string; attempt: number; gatedOn?: string[] }
     /** the backend reports the attempt running */
     | { type: 'task_started'; task: string; attempt: number; pid?: number; handle?: TaskHandle }
     /** the backend learned more about a running attempt (remote ids arrived); the ledger has it too */

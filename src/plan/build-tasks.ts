@@ -190,6 +190,7 @@ export function finishTasks(f: FinishInput): PlannedTask[] {
         launch,
         nodes: p.nodes,
         gpus: p.gpus,
+        ...(p.gpuSlots ? { gpuSlots: p.gpuSlots } : {}),
         resources: d.hasResources ? d.resources : null,
         releaseAfter: p.releaseAfter,
         retries: d.retries,

@@ -9,6 +9,7 @@
 import type { LoadedRecipe } from '../config/load.js';
 import { renderValue, withExpressionBudget } from '../config/expr/index.js';
 import { draftAssertions } from './assertions.js';
+import { refineForBackends } from './backend-refine.js';
 import { placeTasks, taskGraph } from './build-place.js';
 import { planScope, type BuildOptions } from './build-scope.js';
 import { finishTasks, workflowFacts } from './build-tasks.js';
@@ -64,6 +65,7 @@ function buildPlanUnmetered(loaded: LoadedRecipe, opts: BuildOptions): Plan {
     runId: opts.runId,
     env: opts.env ?? process.env,
   });
+  refineForBackends(tasks, s.backends, opts.catalog, drafts, warnings);
   checkNameLimits(s.workflow, tasks, doc, wf.tasks, s.paths.outputDir);
   checkSweepOverrides(loaded.setOverrides ?? [], tasks, wf.tasks);
   return {

@@ -81,7 +81,7 @@ function backendsOfType(ctx: NotYetContext, type: string): Array<[string, PathSe
   });
 }
 
-const backendRow = (type: 'docker' | 'kubernetes', engine: string): NotYetRow => ({
+const backendRow = (type: 'docker', engine: string): NotYetRow => ({
   id: `backend-${type}`,
   feature: `${engine} backend (\`type: ${type}\`)`,
   today: 'plans only',
@@ -102,30 +102,21 @@ export const NOT_YET: NotYetRow[] = [
     find: (ctx) => artifacts(ctx, ['hf', 'huggingface', 'docker']),
   },
   backendRow('docker', 'Docker'),
-  backendRow('kubernetes', 'Kubernetes'),
   {
-    id: 'operator-k8s',
-    feature: 'Kubernetes operators (`type: k8s`, `k8s_mpi`)',
+    id: 'operator-k8s-mpi',
+    feature: 'Kubernetes `k8s_mpi` operator (MPI launcher + worker pods, MPIJob)',
     today: 'plans only',
     action: 'refuse',
-    covers: ['operators:k8s', 'operators:k8s_mpi'],
-    says: 'the pod these operators describe (image, resources, volumes) is built by the Kubernetes backend, which is not in this version: the script would run without it',
+    covers: ['operators:k8s_mpi'],
+    says: 'the k8s_mpi operator (launcher and worker pods with sshd and a hostfile, or an MPIJob) is not run by this version yet; --dry-run shows its plan; run each rank as a multi-node `k8s` task, or use the Slurm backend for mpirun',
     find: (ctx) => {
-      const declared = tasksOf(ctx);
-      const seen = new Set<string>();
-      return ctx.plan.tasks.flatMap((t): Array<[string, PathSeg[]]> => {
-        if (!['k8s', 'k8s_mpi'].includes(t.operator.type) || seen.has(t.base)) return [];
-        seen.add(t.base);
-        const i = Math.max(
-          0,
-          declared.findIndex((d) => d.name === t.base),
-        );
-        return [
-          [
-            `task '${t.base}' operator '${t.operator.name}' (${t.operator.type})`,
-            ['workflow', 'tasks', i, 'operator'],
-          ],
-        ];
+      const declared = ((ctx.loaded.recipe as Obj).operators as Obj[]) ?? [];
+      const used = new Set(
+        ctx.plan.tasks.filter((t) => t.operator.type === 'k8s_mpi').map((t) => t.operator.name),
+      );
+      return [...used].map((name): [string, PathSeg[]] => {
+        const i = declared.findIndex((d) => d.name === name);
+        return [`operator '${name}' (k8s_mpi)`, ['operators', Math.max(0, i), 'type']];
       });
     },
   },

@@ -68,7 +68,16 @@ function taskBlock(t: PlannedTask, i: number, out: string[]): void {
   if (t.gpus) {
     out.push(`      CUDA_VISIBLE_DEVICES: ${t.gpus.join(',')}`);
     out.push(`      release_after: gpus=${t.releaseAfter.gpus ?? '-'} nodes=${t.releaseAfter.nodes}`);
+  } else if (t.gpuSlots) {
+    out.push(
+      `      GPUs: ${t.gpuSlots.length} per node, counted as slot(s) ${t.gpuSlots.join(',')} (the device plugin picks the devices)`,
+    );
+    out.push(`      release_after: gpus=${t.releaseAfter.gpus ?? '-'} nodes=${t.releaseAfter.nodes}`);
   }
+  if (t.colocated)
+    out.push(
+      `      merged pod ${t.colocated.group}: ${t.colocated.members.join(', ')}${t.colocated.gatedOn.length ? `; gated_on=${t.colocated.gatedOn.join(',')}` : ''}`,
+    );
   if (t.replicaCount > 1 || t.name !== t.base)
     out.push(`      replica: ${t.replicaIndex + 1}/${t.replicaCount} of ${t.base} (${t.policy})`);
   const sweep = Object.entries(t.sweep);
@@ -177,6 +186,7 @@ export function renderDryRun(plan: Plan, loaded: LoadedRecipe, opts: { quiet?: b
       out.push(
         `    ${details.map((k) => `${k}=${typeof b.config[k] === 'string' ? b.config[k] : JSON.stringify(b.config[k])}`).join(', ')}`,
       );
+    for (const n of b.notes ?? []) out.push(`    ${n}`);
   }
   out.push('');
   const map = renderAllocationMap(
@@ -185,8 +195,8 @@ export function renderDryRun(plan: Plan, loaded: LoadedRecipe, opts: { quiet?: b
         task: t.name,
         backend: t.backend,
         nodes: t.nodes,
-        gpus: t.gpus,
-        gpusPerNode: t.gpus?.length ?? null,
+        gpus: t.gpus ?? t.gpuSlots ?? null,
+        gpusPerNode: (t.gpus ?? t.gpuSlots)?.length ?? null,
         releaseAfter: t.releaseAfter,
         warnings: [],
       })),

@@ -73,6 +73,22 @@ export interface PlaceholderInput {
   gpusPerNode: number | null;
 }
 
+/** What a backend's plan refinement sees: its backend and tasks once every task is placed. */
+export interface RefineInput {
+  backend: PlannedBackend;
+  /** the tasks on this backend, in plan order (mutable: a backend may annotate them) */
+  tasks: PlannedTask[];
+  /** every task of the plan */
+  all: PlannedTask[];
+}
+
+export interface RefineTools {
+  /** throws a plan error located at `field` (e.g. ['depends_on']) of the task's declaration */
+  fail(task: string, field: Array<string | number>, code: string, message: string, hint?: string): never;
+  /** a plan warning (dry-run lists it; a run prints it) */
+  warn(message: string): void;
+}
+
 /** What the planner needs from a backend type: read from the registry, handed in by the CLI. */
 export interface BackendTraits {
   capabilities: BackendCapabilities;
@@ -82,6 +98,11 @@ export interface BackendTraits {
    * reused instead; `--dry-run` shows it. Absent: allocation runs no command.
    */
   allocationCommand?(input: PlaceholderInput & { workflow: string }): string[] | string | undefined;
+  /**
+   * Backend-specific checks and additions once every task is placed, on the trial plan and again
+   * on the allocated topology (Kubernetes: merged pods and their gates).
+   */
+  refine?: (input: RefineInput, tools: RefineTools) => void;
 }
 
 /** Backend type → its traits (the registry); undefined for a type nothing registered. */
@@ -99,6 +120,8 @@ export interface PlannedBackend {
   capabilities: BackendCapabilities;
   /** the command allocation runs (Slurm `salloc …`), or a sentence saying none runs; dry-run prints it */
   allocateCommand?: string[] | string;
+  /** lines the dry-run shows under the backend (set by the backend's plan refinement) */
+  notes?: string[];
 }
 
 export interface PlannedOperator {
@@ -208,6 +231,21 @@ export interface PlannedTask {
   nodes: PlannedNode[];
   /** per-node GPU indices in CUDA_VISIBLE_DEVICES order; null when no GPUs were requested */
   gpus: number[] | null;
+  /** Kubernetes: the GPU slots placement counted on each node (the device plugin picks the devices) */
+  gpuSlots?: number[];
+  /**
+   * Set by a backend's refinement: the task runs as a member of a pod shared with other tasks on
+   * its node (Kubernetes merge-pod). `gatedOn`: the members it waits for inside the pod.
+   */
+  colocated?: {
+    group: string;
+    members: string[];
+    gatedOn: string[];
+    /** every member's launch spec, in `members` order (the first launch builds the shared pod) */
+    launch: NodeLaunchSpec[];
+    /** GPUs of the shared pod (the union of the members') */
+    gpus: number;
+  };
   resources: {
     nodes?: { indices?: number[]; count?: number; exclude?: number[]; releaseAfter?: ReleaseAfter };
     gpus?: { count?: number; indices?: number[]; releaseAfter?: ReleaseAfter };

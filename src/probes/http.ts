@@ -15,7 +15,7 @@
 
 import { RegexTimeoutError, testGuarded } from '../util/guarded-regex.js';
 import { compilePattern, type CompiledPattern } from './pattern.js';
-import type { ProbeCheck } from './types.js';
+import type { ProbeCheck, ProbeTransport } from './types.js';
 
 export interface HttpCheckOptions {
   method: 'GET' | 'POST';
@@ -25,6 +25,8 @@ export interface HttpCheckOptions {
   body?: string;
   expectStatus?: number | number[];
   bodyMatch?: string;
+  /** send the request through this (from inside a cluster) instead of the driver's fetch */
+  transport?: ProbeTransport;
 }
 
 const BODY_LIMIT = 1024 * 1024;
@@ -91,6 +93,38 @@ export function httpCheck(opts: HttpCheckOptions): ProbeCheck {
     describe: () => `${kind} ${opts.url}`,
     async check(signal, eachCheckTimeoutMs) {
       if (patternFailure) return { ok: false, detail: patternFailure };
+      if (opts.transport) {
+        const r = await opts.transport.http(
+          {
+            method: opts.method,
+            url: opts.url,
+            headers,
+            ...(opts.method === 'POST' ? { body: opts.body ?? '' } : {}),
+          },
+          eachCheckTimeoutMs,
+          signal,
+        );
+        if ('error' in r) return { ok: false, detail: `${r.error} (via ${opts.transport.where})` };
+        const statusOk = expected ? expected.includes(r.status) : r.status >= 200 && r.status <= 399;
+        const head = `HTTP ${r.status} (via ${opts.transport.where})`;
+        if (!statusOk || !bodyPattern)
+          return {
+            ok: statusOk,
+            detail: statusOk || !expected ? head : `${head} (expected ${expected.join('/')})`,
+          };
+        let found: boolean;
+        try {
+          found = matches(bodyPattern, r.body.slice(0, BODY_LIMIT));
+        } catch (e) {
+          if (!(e instanceof RegexTimeoutError)) throw e;
+          patternFailure = `body pattern ${JSON.stringify(opts.bodyMatch)}: ${e.message}`;
+          return { ok: false, detail: patternFailure };
+        }
+        return {
+          ok: found,
+          detail: `${head}, body ${found ? 'matched' : 'did not match'} ${JSON.stringify(opts.bodyMatch)}`,
+        };
+      }
       const timeout = AbortSignal.timeout(Math.max(1, eachCheckTimeoutMs));
       const both = AbortSignal.any([signal, timeout]);
       try {

@@ -16,7 +16,7 @@ import { httpCheck } from './http.js';
 import { logWatchCheck } from './log-watch.js';
 import { DEFAULT_EACH_CHECK_TIMEOUT_MS, runProbeLoop } from './loop.js';
 import { tcpPortCheck } from './tcp.js';
-import type { ProbeCheck } from './types.js';
+import type { ProbeCheck, ProbeTransport } from './types.js';
 
 /** Hosts a tcp_port probe checks: every assigned node for `each`, else one host. */
 export function tcpHosts(p: PlannedProbe): string[] {
@@ -25,10 +25,10 @@ export function tcpHosts(p: PlannedProbe): string[] {
 }
 
 /** The check object for one planned probe; `logPath` is the log a log_watch probe reads. */
-export function createProbeCheck(p: PlannedProbe, logPath: string): ProbeCheck {
+export function createProbeCheck(p: PlannedProbe, logPath: string, transport?: ProbeTransport): ProbeCheck {
   switch (p.kind) {
     case 'tcp_port':
-      return tcpPortCheck({ hosts: tcpHosts(p), port: p.port ?? 0 });
+      return tcpPortCheck({ hosts: tcpHosts(p), port: p.port ?? 0, ...(transport ? { transport } : {}) });
     case 'http_get':
     case 'http_post':
       return httpCheck({
@@ -38,6 +38,7 @@ export function createProbeCheck(p: PlannedProbe, logPath: string): ProbeCheck {
         body: p.body,
         ...(p.expectStatus ? { expectStatus: p.expectStatus } : {}),
         ...(p.bodyMatch !== undefined ? { bodyMatch: p.bodyMatch } : {}),
+        ...(transport ? { transport } : {}),
       });
     case 'log_watch':
       return logWatchCheck({
@@ -59,7 +60,7 @@ export class ProbeAdapter implements ProbeDriver {
   private readonly latest = new WeakMap<PlannedProbe, { check: ProbeCheck; logPath: string }>();
 
   start(probe: PlannedProbe, ctx: ProbeContext, ev: ProbeLoopEvents): ProbeLoop {
-    const check = createProbeCheck(probe, ctx.logPath);
+    const check = createProbeCheck(probe, ctx.logPath, ctx.transport);
     this.latest.set(probe, { check, logPath: ctx.logPath });
     const readiness = probe.role === 'readiness';
     const threshold = readiness ? probe.successThreshold : probe.failureThreshold;
@@ -88,7 +89,10 @@ export class ProbeAdapter implements ProbeDriver {
 
   async checkOnce(probe: PlannedProbe, ctx: ProbeContext): Promise<CheckOutcome> {
     const known = this.latest.get(probe);
-    const check = known && known.logPath === ctx.logPath ? known.check : createProbeCheck(probe, ctx.logPath);
+    const check =
+      known && known.logPath === ctx.logPath
+        ? known.check
+        : createProbeCheck(probe, ctx.logPath, ctx.transport);
     const ms = eachCheckMs(probe);
     return check.check(AbortSignal.timeout(ms), ms);
   }

@@ -5,6 +5,7 @@
  * on src/probes (probe-adapter.ts); tests use fakes.
  */
 import type { PlannedProbe, PlannedTask } from '../plan/types.js';
+import type { ProbeTransport } from './types.js';
 
 export interface ProbeCheck {
   ok: boolean;
@@ -29,6 +30,8 @@ export interface ProbeContext {
   logPath: string;
   /** ms epoch of the attempt's start; `delay` counts from here */
   startedAt: number;
+  /** tcp/http checks run through this instead of from the driver (the task's backend decides) */
+  transport?: ProbeTransport;
 }
 
 export interface ProbeDriver {

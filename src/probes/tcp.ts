@@ -5,12 +5,14 @@
  */
 
 import { connect } from 'node:net';
-import type { CheckResult, ProbeCheck } from './types.js';
+import type { CheckResult, ProbeCheck, ProbeTransport } from './types.js';
 
 export interface TcpCheckOptions {
   /** hosts to check; all must accept (default `127.0.0.1`) */
   hosts?: string[];
   port: number;
+  /** connect from there (inside a cluster) instead of from the driver */
+  transport?: ProbeTransport;
 }
 
 /** One connection attempt; resolves, never rejects. */
@@ -52,7 +54,12 @@ export function tcpPortCheck(opts: TcpCheckOptions): ProbeCheck {
     kind: 'tcp_port',
     describe: () => `tcp_port ${hosts.map((h) => `${h}:${port}`).join(',')}`,
     async check(signal, eachCheckTimeoutMs) {
-      const results = await Promise.all(hosts.map((h) => tryConnect(h, port, eachCheckTimeoutMs, signal)));
+      const t = opts.transport;
+      const results = await Promise.all(
+        hosts.map((h) =>
+          t ? t.tcp(h, port, eachCheckTimeoutMs, signal) : tryConnect(h, port, eachCheckTimeoutMs, signal),
+        ),
+      );
       const bad = results.filter((r) => !r.ok);
       if (bad.length === 0) {
         return { ok: true, detail: hosts.length === 1 ? results[0].detail : `${hosts.length} hosts open` };

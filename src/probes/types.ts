@@ -68,3 +68,20 @@ export type ProbeLoopOutcome =
       elapsedMs: number;
       last?: CheckResult;
     };
+
+/**
+ * Where tcp/http checks run when not from the driver (a backend whose network the driver cannot
+ * reach, e.g. Kubernetes: from a probe pod inside the cluster). Each call is one check, settles
+ * within about `timeoutMs` and never rejects.
+ */
+export interface ProbeTransport {
+  /** where the checks run, for messages (`probe pod sf-probe-1a2b`) */
+  readonly where: string;
+  tcp(host: string, port: number, timeoutMs: number, signal: AbortSignal): Promise<CheckResult>;
+  /** one HTTP request: the status and the first MiB of the body, or an error */
+  http(
+    req: { method: 'GET' | 'POST'; url: string; headers: Record<string, string>; body?: string },
+    timeoutMs: number,
+    signal: AbortSignal,
+  ): Promise<{ status: number; body: string } | { error: string }>;
+}

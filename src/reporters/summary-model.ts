@@ -80,6 +80,8 @@ export class SummaryModel {
   readonly external: ExternalRow[] = [];
   failFast: string | undefined;
   signals: string[] = [];
+  /** merged-pod members submitted behind a gate, until they start */
+  private readonly gated = new Set<string>();
   /** one row per uploaded object (task uploads and the run archive), in start order */
   readonly uploads = new Map<string, UploadRow>();
   /** one per session: the first run, then each `--resume` */
@@ -143,12 +145,15 @@ export class SummaryModel {
           t: e.t,
           task: e.task,
           event: 'SUBMITTED',
-          summary: `attempt=${e.attempt}`,
+          summary: `attempt=${e.attempt}${e.gatedOn?.length ? ` gated_on=${e.gatedOn.join(',')}` : ''}`,
         });
+        if (e.gatedOn?.length) this.gated.add(e.task);
         break;
       }
       case 'task_started': {
         const r = this.row(e.task);
+        if (this.gated.delete(e.task))
+          this.timeline.push({ t: e.t, task: e.task, event: 'UNGATED', summary: 'in-pod gate opened' });
         r.status = 'RUNNING';
         r.firstStart ??= e.t;
         r.lastStart = e.t;

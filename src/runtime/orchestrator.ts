@@ -146,7 +146,13 @@ export class Orchestrator {
     t.launching = true;
     const attempt = t.attempt;
     this.setStatus(t, 'SUBMITTED');
-    this.o.emit({ type: 'task_submitted', task: t.plan.name, attempt });
+    const gatedOn = t.plan.colocated?.gatedOn;
+    this.o.emit({
+      type: 'task_submitted',
+      task: t.plan.name,
+      attempt,
+      ...(gatedOn?.length ? { gatedOn } : {}),
+    });
     const p = this.launch(t, attempt).finally(() => this.launches.delete(p));
     this.launches.add(p);
   }
@@ -205,7 +211,13 @@ export class Orchestrator {
 
   private probeCtx(t: TaskRt, p: PlannedProbe): ProbeContext {
     const watched = p.logTask ? this.tasks.get(p.logTask)?.plan.logPath : undefined;
-    return { task: t.plan, logPath: watched ?? t.plan.logPath, startedAt: t.startedAt ?? Date.now() };
+    const transport = t.backend.probeTransport?.();
+    return {
+      task: t.plan,
+      logPath: watched ?? t.plan.logPath,
+      startedAt: t.startedAt ?? Date.now(),
+      ...(transport ? { transport } : {}),
+    };
   }
 
   private startProbes(t: TaskRt, attempt: number): void {

@@ -192,6 +192,7 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
           options: o.backendOptions ?? {},
           env: o.env ?? process.env,
           gpuTasks: gpuTasks.has(b.name),
+          artifacts: trial.artifacts,
           ...(o.graceMs !== undefined ? { graceMs: o.graceMs } : {}),
         }),
       );

@@ -115,6 +115,18 @@ function notify<T>(set: Set<(x: T) => void>, x: T): void {
   }
 }
 
+/**
+ * For bounded calls that are not subprocesses (API requests through a client library,
+ * util/bounded-call.ts): their trace rows and slow-call warnings reach the same listeners.
+ */
+export function reportExternalCall(trace: ExternalCallTrace): void {
+  notify(traceListeners, trace);
+}
+
+export function reportSlowCall(warning: SlowCallWarning): void {
+  notify(slowListeners, warning);
+}
+
 const defaultRetryOn = (o: ExecOutcome) => !o.ok && o.errorCode !== 'ENOENT' && o.errorCode !== 'EACCES';
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -43,23 +43,17 @@ const CASES: Record<string, Case> = {
     line: 3,
     says: "artifact 'M' (hf://): fetching this kind of artifact is not implemented",
   },
-  'operator-k8s': {
-    recipe:
-      'operators:\n  - name: pod\n    type: k8s\n    image: x\n' + wf('', `${TASK}      operator: pod\n`),
-    line: 10,
-    says: "task 'a' operator 'pod' (k8s): the pod these operators describe",
-  },
   'backend-docker': {
     recipe: 'backends:\n  - name: d\n    type: docker\n    image: x\n    default: true\n' + wf(),
     line: 3,
     says: "backend 'd' (docker): Docker is not supported by this version of sflow yet",
   },
-  'backend-kubernetes': {
+  'operator-k8s-mpi': {
     recipe:
-      'operators:\n  - name: pod\n    type: k8s\n    image: x\nbackends:\n  - name: k\n    type: kubernetes\n    namespace: n\n    nodes: 1\n    default: true\n' +
-      wf('', `${TASK}      operator: pod\n`),
-    line: 7,
-    says: "backend 'k' (kubernetes): Kubernetes is not supported",
+      'operators:\n  - name: mpi\n    type: k8s_mpi\n    image: x\nbackends:\n  - name: k\n    type: kubernetes\n    namespace: n\n    nodes: 1\n    default: true\n' +
+      wf('', `    - name: a\n      script: [mpirun -np 1 hostname]\n      operator: mpi\n`),
+    line: 3,
+    says: "operator 'mpi' (k8s_mpi): the k8s_mpi operator (launcher and worker pods with sshd and a hostfile, or an MPIJob) is not run by this version yet",
   },
   'task-timeout': {
     recipe: wf('', `${TASK}      timeout: 5\n`),

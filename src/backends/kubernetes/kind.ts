@@ -1,6 +1,11 @@
-/** Kubernetes (backends.md §5): planned and dry-run today; the backend itself is the next stage. */
+/** Kubernetes (backends.md §5): pods through the API; the registry entry. */
 import { KubernetesBackendSchema } from '../../config/schema/backend-kubernetes.js';
 import { placeholderNodes, type BackendKind } from '../kind.js';
+import { KubernetesBackend } from './kubernetes-backend.js';
+import { refineKubernetesPlan } from './merge-groups.js';
+import { driverGone } from './cleanup.js';
+import { reapRun } from './reap.js';
+import { liveDriverOf } from './run-record.js';
 
 export const kubernetesKind: BackendKind = {
   type: 'kubernetes',
@@ -22,4 +27,8 @@ export const kubernetesKind: BackendKind = {
     nodes: placeholderNodes(name, nodes, gpusPerNode),
     placeholder: true,
   }),
+  refine: refineKubernetesPlan,
+  create: (planned, ctx) => new KubernetesBackend(planned, ctx),
+  liveDriver: (runDir) => liveDriverOf(runDir, (d) => driverGone(d)),
+  recoverRun: reapRun,
 };

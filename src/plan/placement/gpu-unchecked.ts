@@ -1,6 +1,8 @@
 /**
- * GPU requests the planner cannot pack: nodes of unknown capacity (placement.md §4.4, offset slicing
- * by replica index with a warning) and engines that assign devices themselves (Kubernetes: count only sizes the device request, §1.6).
+ * GPU requests the planner cannot pack: nodes of unknown capacity — offset slicing by replica index
+ * with a warning (placement.md §4.4), or, for engines that assign devices themselves (Kubernetes
+ * before the allocation reports each node's allocatable GPUs), the first pool node(s) sized by the
+ * count alone. With a known capacity both are packed in plan.ts.
  */
 import type { PlacementRequest } from './types.js';
 import type { BackendState } from './state.js';

@@ -74,6 +74,7 @@ export function planPlacement<N extends TopologyNode>(
       backend: req.backend,
       nodes: placed.nodes.map((pos) => st.nodes[pos]),
       gpus: placed.gpus,
+      ...(placed.slots ? { gpuSlots: placed.slots } : {}),
       gpusPerNode: placed.perNode,
       releaseAfter: { nodes: req.nodes?.releaseAfter ?? 'placement_only', gpus: gpu[t].policy },
       warnings: placed.warnings,
@@ -85,6 +86,8 @@ export function planPlacement<N extends TopologyNode>(
 interface Placed {
   nodes: readonly number[];
   gpus: number[] | null;
+  /** the slots an engine-assigned request accounts for (Kubernetes) */
+  slots?: number[];
   perNode: number | null;
   warnings: string[];
 }
@@ -96,14 +99,18 @@ function placeOne(req: PlacementRequest, t: number, st: BackendState): Placed {
   let placed: Placed;
   if (!want) {
     placed = { nodes: pinned ?? wholePool(req, t, pool, st), gpus: null, perNode: null, warnings: [] };
-  } else if (!req.engine.gpuIndices) {
-    placed = placeEngineAssigned(req, want, st, pool, pinned);
   } else if (capacityUnknown(req, st, pinned ?? pool, pinned !== null)) {
-    placed = placeUnknownCapacity(req, want, pool, pinned);
+    placed = req.engine.gpuIndices
+      ? placeUnknownCapacity(req, want, pool, pinned)
+      : placeEngineAssigned(req, want, st, pool, pinned);
   } else {
+    // packed like Slurm; an engine that assigns devices itself (Kubernetes) gets the count per node,
+    // the planned slots only account for its GPUs (no CUDA_VISIBLE_DEVICES from the plan)
     const choice = pinned ? placeOnPinned(req, t, want, st, pinned) : placeByScan(req, t, want, st, pool);
     for (const pos of choice.nodes) st.reserveGpus(pos, choice.gpus, t);
-    placed = { nodes: choice.nodes, gpus: choice.gpus, perNode: choice.gpus.length, warnings: [] };
+    placed = req.engine.gpuIndices
+      ? { nodes: choice.nodes, gpus: choice.gpus, perNode: choice.gpus.length, warnings: [] }
+      : { nodes: choice.nodes, gpus: null, slots: choice.gpus, perNode: choice.gpus.length, warnings: [] };
   }
   if (req.nodes?.releaseAfter) for (const pos of placed.nodes) st.nodeOwner[pos] = t;
   return placed;

@@ -71,6 +71,12 @@ export interface TaskPlacement<N extends TopologyNode = TopologyNode> {
    * were requested, and on Kubernetes (the device plugin chooses, see `gpusPerNode`)
    */
   gpus: number[] | null;
+  /**
+   * Kubernetes: the GPU slots the planner counted for the task on each of its nodes (packing and
+   * over-subscription checks, the allocation map, a merged pod's member order); the device plugin
+   * picks the physical devices. Absent elsewhere (`gpus` holds them) and when capacity is unknown.
+   */
+  gpuSlots?: number[];
   /** GPUs per assigned node (the device request size on Kubernetes); null without GPUs */
   gpusPerNode: number | null;
   releaseAfter: { nodes: ReleaseAfter | 'placement_only'; gpus: ReleaseAfter | null };

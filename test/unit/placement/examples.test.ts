@@ -271,5 +271,51 @@ describe('E12 validation of gpus.indices', () => {
     const p = plan(board(1, 4), task('T', { engine: K8S, gpus: { count: 2 } }));
     expect(p.T.gpus).toBeNull();
     expect(p.T.gpusPerNode).toBe(2);
+    expect(p.T.gpuSlots).toEqual([0, 1]);
+  });
+});
+
+describe('Kubernetes packing (the device plugin picks devices; the planner counts them)', () => {
+  const k8s = (name: string, count: number, more: Parameters<typeof task>[1] = {}) =>
+    task(name, { engine: K8S, gpus: { count }, ...more });
+  it('puts two 4-GPU tasks of a 2-node x 4-GPU pool on different nodes', () => {
+    const p = plan(board(2, 4), k8s('A', 4), k8s('B', 4));
+    expect(p.A.nodes.map((n) => n.name)).toEqual(['n0']);
+    expect(p.B.nodes.map((n) => n.name)).toEqual(['n1']);
+    expect([p.A.gpus, p.B.gpus]).toEqual([null, null]);
+  });
+  it('packs unpinned tasks onto the lowest node with enough free GPUs', () => {
+    const p = plan(board(2, 4), k8s('A', 3), k8s('B', 2), k8s('C', 1), k8s('D', 2));
+    expect(['A', 'B', 'C', 'D'].map((t) => p[t].nodes[0].name)).toEqual(['n0', 'n1', 'n0', 'n1']);
+    expect(p.C.gpuSlots).toEqual([3]);
+  });
+  it('makes over-subscription a plan error naming the task and the capacity', () => {
+    const e = planError(board(2, 4), k8s('A', 4), k8s('B', 4), k8s('C', 1));
+    expect(e.phase).toBe('plan');
+    expect(e.message).toContain("Task 'C' requests 1 GPU(s)");
+    expect(e.message).toContain('gpus_per_node=4, total capacity 8, allocated 8, remaining 0');
+  });
+  it('lets a dependent reuse the GPUs of a finished upstream task', () => {
+    const p = plan(board(1, 4), k8s('A', 4), k8s('B', 4, { dependsOn: ['A'] }));
+    expect(p.B.nodes[0].name).toBe('n0');
+  });
+  it('keeps a service (readiness probe) on its GPUs for the whole run', () => {
+    const e = planError(board(1, 4), k8s('S', 4, { hasReadiness: true }), k8s('C', 1, { dependsOn: ['S'] }));
+    expect(e.message).toContain("'S' (release_after=workflow_completion, inferred) holds them");
+  });
+  it('spreads a task larger than a node over whole free nodes', () => {
+    const p = plan(board(3, 4), k8s('A', 2), k8s('B', 8));
+    expect(p.B.nodes.map((n) => n.name)).toEqual(['n1', 'n2']);
+    expect(p.B.gpusPerNode).toBe(4);
+  });
+  it('counts pinned tasks too: a pinned request on a full node is a conflict', () => {
+    const e = planError(board(2, 4), k8s('A', 4), k8s('B', 1, { nodes: { indices: [0] } }));
+    expect(e.message).toContain("Task 'B' requests 1 GPU(s) on node 'n0'");
+  });
+  it('without a known capacity (dry-run before the allocation reads allocatable) sizes by count only', () => {
+    const p = plan(board(2, null), k8s('A', 4), k8s('B', 4));
+    expect(p.A.nodes[0].name).toBe('n0');
+    expect(p.B.nodes[0].name).toBe('n0');
+    expect(p.B.gpuSlots).toBeUndefined();
   });
 });

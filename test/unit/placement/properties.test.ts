@@ -197,11 +197,13 @@ describe('placement properties', () => {
         planned++;
         const { freedBefore } = oracle(requests);
         const owners = new Map<string, string[]>();
-        out.ok.forEach((p, i) => {
-          if (!p.gpus || !requests[i].engine.gpuIndices) return;
+        out.ok.forEach((p) => {
+          // Kubernetes counts its GPUs as slots (the device plugin picks the devices): checked alike
+          const slots = p.gpus ?? p.gpuSlots;
+          if (!slots) return;
           if (p.nodes.some((n) => n.numGpus === null)) return; // §4.4 fallback: unchecked by design
           for (const n of p.nodes)
-            for (const g of p.gpus) {
+            for (const g of slots) {
               const key = `${n.name}/${g}`;
               owners.set(key, [...(owners.get(key) ?? []), p.task]);
             }

@@ -51,6 +51,8 @@ const IMPLEMENTED = new Set([
   // backend and operator types
   'backends:local',
   'backends:slurm',
+  'backends:kubernetes',
+  'operators:k8s',
   'operators:bash',
   'operators:python',
   'operators:ssh',
@@ -109,6 +111,13 @@ const IMPLEMENTED = new Set([
   '--sbatch-path',
   '--submit',
   '--bulk-submit',
+  // Kubernetes (src/backends/kubernetes/kube-options.ts)
+  '--kubeconfig',
+  '--kube-context',
+  '--kube-namespace',
+  '--kube-skip-pvc',
+  '--extra-kubectl-args',
+  '--extra-kubectl-apply-args',
   '--grace-seconds', // sflow recover
   // --ssh (run, compose), watch, fetch
   '--ssh',

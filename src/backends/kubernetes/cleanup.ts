@@ -1,0 +1,165 @@
+/**
+ * Deleting what a run created: one collection delete per kind selected by the run's label (pods,
+ * ConfigMaps, Secrets, and — when the run made them — ResourceClaimTemplates, MPIJobs), bounded
+ * at 300 s each, then a wait until the pods are really gone. Also the reaping of runs whose
+ * driver died (SIGKILL): every object records the driver (`sflow/driver` = host:pid:start); a
+ * later run in the same namespace on the same host deletes the objects of drivers that are gone,
+ * and `sflow recover <run dir>` deletes one run's objects from anywhere.
+ */
+import { hostname } from 'node:os';
+import { processStartTime } from '../../gpu/procfs.js';
+import { apiMessage, apiStatus, type KubeApi } from './client.js';
+import { A_DRIVER, A_RUN_ID, L_RUN, MANAGED_BY } from './names.js';
+
+export interface Kinds {
+  claims: boolean;
+  mpiJobs: boolean;
+}
+
+export interface Deleted {
+  /** kinds whose deletion failed, with the reason */
+  errors: string[];
+}
+
+/** Deletes every object matching `labelSelector`, one collection delete per kind. */
+export async function deleteByLabel(
+  api: KubeApi,
+  labelSelector: string,
+  kinds: Kinds,
+  signal?: AbortSignal,
+  gracePeriodSeconds = 0,
+): Promise<Deleted> {
+  const ns = api.namespace;
+  const calls: Array<[string, () => Promise<unknown>]> = [
+    [
+      'pods',
+      () =>
+        api.call(
+          'delete',
+          'deletecollection',
+          'pods',
+          labelSelector,
+          (o) =>
+            api.core.deleteCollectionNamespacedPod({ namespace: ns, labelSelector, gracePeriodSeconds }, o),
+          { signal },
+        ),
+    ],
+    [
+      'configmaps',
+      () =>
+        api.call(
+          'delete',
+          'deletecollection',
+          'configmaps',
+          labelSelector,
+          (o) => api.core.deleteCollectionNamespacedConfigMap({ namespace: ns, labelSelector }, o),
+          { signal },
+        ),
+    ],
+    [
+      'secrets',
+      () =>
+        api.call(
+          'delete',
+          'deletecollection',
+          'secrets',
+          labelSelector,
+          (o) => api.core.deleteCollectionNamespacedSecret({ namespace: ns, labelSelector }, o),
+          { signal },
+        ),
+    ],
+  ];
+  if (kinds.claims)
+    calls.push([
+      'resourceclaimtemplates',
+      () =>
+        api.call(
+          'delete',
+          'deletecollection',
+          'resourceclaimtemplates',
+          labelSelector,
+          (o) =>
+            api.resource.deleteCollectionNamespacedResourceClaimTemplate({ namespace: ns, labelSelector }, o),
+          { signal },
+        ),
+    ]);
+  if (kinds.mpiJobs)
+    calls.push([
+      'mpijobs',
+      () =>
+        api.call(
+          'delete',
+          'deletecollection',
+          'mpijobs',
+          labelSelector,
+          (o) =>
+            api.custom.deleteCollectionNamespacedCustomObject(
+              { group: 'kubeflow.org', version: 'v2beta1', namespace: ns, plural: 'mpijobs', labelSelector },
+              o,
+            ),
+          { signal },
+        ),
+    ]);
+  const results = await Promise.allSettled(calls.map(([, f]) => f()));
+  const errors: string[] = [];
+  results.forEach((r, i) => {
+    if (r.status === 'rejected' && apiStatus(r.reason) !== 404)
+      errors.push(`${calls[i][0]}: ${apiMessage(r.reason)}`);
+  });
+  return { errors };
+}
+
+/** true when no pod matches `labelSelector` any more (one list) */
+export async function podsGone(api: KubeApi, labelSelector: string, signal?: AbortSignal): Promise<boolean> {
+  const got = await api.call(
+    'read',
+    'list',
+    'pods',
+    labelSelector,
+    (o) => api.core.listNamespacedPod({ namespace: api.namespace, labelSelector }, o),
+    { signal },
+  );
+  return got.items.length === 0;
+}
+
+/** the driver recorded on an object is a process of this host that no longer runs */
+export function driverGone(annotation: string | undefined, host = hostname()): boolean {
+  if (!annotation) return false;
+  const [h, pid, start] = annotation.split(':');
+  if (h !== host || !/^\d+$/.test(pid ?? '')) return false;
+  const now = processStartTime(Number(pid));
+  return now === null || (Number(start) > 0 && now !== Number(start));
+}
+
+/**
+ * Runs in the namespace whose driver on this host is gone: their run label and run id. One list
+ * of sflow's pods and one of its ConfigMaps (a run killed before its pods leaves those).
+ */
+export async function staleRuns(api: KubeApi, signal?: AbortSignal): Promise<Map<string, string>> {
+  const labelSelector = `${MANAGED_BY}=sflow`;
+  const [pods, cms] = await Promise.all([
+    api.call(
+      'read',
+      'list',
+      'pods',
+      labelSelector,
+      (o) => api.core.listNamespacedPod({ namespace: api.namespace, labelSelector }, o),
+      { signal },
+    ),
+    api.call(
+      'read',
+      'list',
+      'configmaps',
+      labelSelector,
+      (o) => api.core.listNamespacedConfigMap({ namespace: api.namespace, labelSelector }, o),
+      { signal },
+    ),
+  ]);
+  const out = new Map<string, string>();
+  for (const item of [...pods.items, ...cms.items]) {
+    const meta = item.metadata;
+    const run = meta?.labels?.[L_RUN];
+    if (run && driverGone(meta?.annotations?.[A_DRIVER])) out.set(run, meta?.annotations?.[A_RUN_ID] ?? run);
+  }
+  return out;
+}

@@ -1,0 +1,132 @@
+/**
+ * Recipes that pass on the local backend pass on the emulator by swapping one backend fragment
+ * (test/engines/k8s/fixtures/recipes/backend-{local,k8s}.yaml): a file-passing DAG (through a
+ * PVC on Kubernetes), a service with an http readiness probe (checked from the in-cluster probe
+ * pod) and its client, replicas and a sequential sweep, GPU tasks packed over two nodes; and a
+ * two-node task runs two pods on two nodes. Each run leaves no object of the run in the namespace.
+ */
+import { readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { taskLog } from '../../helpers/run-dir.js';
+import { leftovers } from './backend-helpers.js';
+import { required, sandboxMissing, startK8s, type K8s } from './harness.js';
+import { runRecipe } from './run-recipe.js';
+
+const HERE = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'recipes');
+const missing = sandboxMissing();
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '0.0.0.0', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+describe.skipIf(missing !== undefined && !required)(
+  `recipes on local and on the emulator${missing ? ` (skipped: ${missing})` : ''}`,
+  () => {
+    let k: K8s;
+    const dirs: string[] = [];
+    beforeAll(async () => {
+      if (missing) throw new Error(missing);
+      k = await startK8s({ nodes: 2, gpus: 4 });
+      await k.core.createNamespacedPersistentVolumeClaim({
+        namespace: 'default',
+        body: {
+          metadata: { name: 'sflow-shared' },
+          spec: { accessModes: ['ReadWriteMany'], resources: { requests: { storage: '1Gi' } } },
+        },
+      });
+    });
+    afterAll(async () => {
+      await k?.emu.stop();
+      for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    });
+
+    const run = (backend: 'local' | 'k8s', workload: string, extra: string[] = []) =>
+      runRecipe(
+        backend === 'k8s' ? k : undefined,
+        [join(HERE, `backend-${backend}.yaml`), join(HERE, workload)],
+        extra,
+        dirs,
+      );
+
+    const both = (['local', 'k8s'] as const).map((b) => [b] as const);
+
+    it.each(both)('DAG passing files (%s)', async (b) => {
+      const r = await run(b, 'dag.yaml', ['-s', `DAG_ID=dag-${b}-${Date.now()}`]);
+      expect(r.code, r.stderr + r.stdout).toBe(0);
+      expect(r.statuses).toEqual({
+        fetch: 'COMPLETED',
+        count_words: 'COMPLETED',
+        count_lines: 'COMPLETED',
+        report: 'COMPLETED',
+      });
+      // on Kubernetes the log also records the output collect (backends.md §5.5)
+      expect(taskLog(r.runDir, 'report')).toMatch(
+        b === 'k8s'
+          ? /^words=9 lines=3\n\[sflow\] 1 output file\(s\) staged in \S+, awaiting driver copy/
+          : /^words=9 lines=3\n$/,
+      );
+      // the report task's own output file came back to the driver (output collect on Kubernetes)
+      expect(readFileSync(join(r.runDir, 'report', 'report.txt'), 'utf8')).toBe('words=9 lines=3\n');
+      if (b === 'k8s') expect(leftovers(k.emu)).toEqual([]);
+    });
+
+    it.each(both)('service with a readiness probe and its client (%s)', async (b) => {
+      const port = await freePort();
+      const r = await run(b, 'service.yaml', ['-s', `PORT=${port}`]);
+      expect(r.code, r.stderr + r.stdout).toBe(0);
+      expect(r.statuses).toEqual({ server: 'READY', client: 'COMPLETED' });
+      expect(taskLog(r.runDir, 'client')).toBe('client got: hello from the server\n');
+      if (b === 'k8s') {
+        const events = readFileSync(join(r.runDir, 'events.jsonl'), 'utf8');
+        expect(events).toMatch(/"detail":"HTTP 200 \(via probe pod sf-probe-[0-9a-f]+\)"/);
+        expect(leftovers(k.emu)).toEqual([]);
+      }
+    });
+
+    it.each(both)('replicas and a sequential sweep (%s)', async (b) => {
+      const r = await run(b, 'replicas.yaml');
+      expect(r.code, r.stderr + r.stdout).toBe(0);
+      expect(Object.values(r.statuses)).toEqual(Array(6).fill('COMPLETED'));
+      for (let i = 0; i < 3; i++) expect(taskLog(r.runDir, `shard_${i}`)).toBe(`shard ${i} of 3\n`);
+      expect(taskLog(r.runDir, 'sweep_1')).toBe('size=1\n');
+      expect(taskLog(r.runDir, 'sweep_2')).toBe('size=2\n');
+      if (b === 'k8s') expect(leftovers(k.emu)).toEqual([]);
+    });
+
+    it.each(both)('GPU tasks packed over two nodes (%s)', async (b) => {
+      const r = await run(b, 'gpus.yaml');
+      expect(r.code, r.stderr + r.stdout).toBe(0);
+      expect(r.statuses).toEqual({ a: 'COMPLETED', b: 'COMPLETED', c: 'COMPLETED' });
+      const on = (t: string) => taskLog(r.runDir, t).trim().split(' on ')[1];
+      expect(on('a')).not.toBe(on('b'));
+      expect(on('c')).toBe(on('a'));
+      if (b === 'k8s') {
+        expect([on('a'), on('b')]).toEqual(['node-0', 'node-1']);
+        expect(leftovers(k.emu)).toEqual([]);
+      }
+    });
+
+    it('a 2-node task runs 2 pods on 2 distinct nodes with their node index and the leader address', async () => {
+      const r = await run('k8s', 'multinode.yaml');
+      expect(r.code, r.stderr + r.stdout).toBe(0);
+      const lines = taskLog(r.runDir, 'train').trim().split('\n').sort();
+      expect(lines).toHaveLength(2);
+      const parsed = lines.map((l) => /^\[pod\/(\S+)\] index=(\d) leader=(\S+) nodes=2 host=(\S+)$/.exec(l));
+      expect(parsed.every(Boolean), lines.join('\n')).toBe(true);
+      expect(new Set(parsed.map((m) => m![2]))).toEqual(new Set(['0', '1']));
+      expect(new Set(parsed.map((m) => m![4]))).toEqual(new Set(['node-0', 'node-1']));
+      expect(parsed.map((m) => m![3])).toEqual(['127.10.0.1', '127.10.0.1']);
+      expect(leftovers(k.emu)).toEqual([]);
+    });
+  },
+);
