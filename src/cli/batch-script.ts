@@ -36,6 +36,8 @@ export interface BatchScriptInput {
   taskMonitors?: string[];
   /** --gpus-per-node: the job's slurm backends plan with it (SFLOW_SLURM_GPUS_PER_NODE) */
   gpusPerNode?: number;
+  /** `batch --ssh`: the session's exit record, written however the job ends (sflow watch reads it) */
+  exitFile?: string;
 }
 
 /** POSIX single-quoting, always (the script is read by people too) */
@@ -85,6 +87,7 @@ export function batchScript(i: BatchScriptInput): string {
     ...(i.time ? [`#SBATCH --time=${i.time}`] : []),
     ...i.extra.map((e) => `#SBATCH ${e}`),
     '',
+    ...(i.exitFile ? exitRecordLines(i.exitFile) : []),
     'set -x',
     '# the sflow that generated this script, by absolute path (no per-job install)',
     `SFLOW=(${i.sflow.map(sq).join(' ')})`,
@@ -111,6 +114,20 @@ export function batchScript(i: BatchScriptInput): string {
     '',
   ];
   return lines.join('\n');
+}
+
+/** An EXIT trap that writes `{code, state, ended}` (session-layout.ts ExitRecord); TERM → 143. */
+function exitRecordLines(file: string): string[] {
+  const f = sq(file);
+  return [
+    '# the --ssh session record: sflow watch / fetch read it (written however the job ends)',
+    'sflow_exit_record() {',
+    '  c=$1; case $c in 0) st=completed ;; 130|143) st=cancelled ;; *) st=failed ;; esac',
+    `  printf '{"code":%d,"state":"%s","ended":"%s"}\n' "$c" "$st" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" > ${f}.tmp && mv -f ${f}.tmp ${f}`,
+    '}',
+    "trap 'sflow_exit_record $?' EXIT",
+    "trap 'exit 143' TERM INT",
+  ];
 }
 
 /**

@@ -176,8 +176,21 @@ export function buildProgram(): Command {
     .option('--skip-artifact-check', 'forwarded to sflow run (missing fs:// paths warn)')
     .option('--enable-workflow-monitor', 'forwarded to sflow run')
     .option('--enable-task-monitor <tasks>', 'forwarded to sflow run (repeatable)', collect)
+    .option(
+      '--ssh <destination and ssh options>',
+      "upload and sbatch on a login node, e.g. 'user@login -J bastion'",
+    )
+    .option(
+      '--ssh-remote-root <path>',
+      'remote cache and work folder, seen by the compute nodes (default: ~/.sflow/remote)',
+    )
     .addHelpText('after', `\n${DOCS}`)
     .action(async (files: string[], opts: Record<string, unknown>) => {
+      if (opts.ssh !== undefined) {
+        const { batchSshCommand } = await import('../remote/batch-remote.js');
+        process.exitCode = await batchSshCommand(files, opts);
+        return;
+      }
       const { batchCommand } = await import('./batch.js');
       process.exitCode = await batchCommand(files, opts);
     });
@@ -322,14 +335,12 @@ export async function main(argv: string[]): Promise<void> {
     return;
   }
   const program = buildProgram();
-  // `batch --ssh` (generate here, sbatch on a login node) is not in this version: refused by name
-  // rather than as an unknown option (and all of `sflow batch` where a build has no batch command)
-  const batchSsh = argv.slice(3).some((a) => a === '--ssh' || a.startsWith('--ssh='));
-  if (argv[2] === 'batch' && (batchSsh || !program.commands.some((c) => c.name() === 'batch'))) {
+  // all of `sflow batch` where a build has no batch command is refused by name, not as unknown
+  if (argv[2] === 'batch' && !program.commands.some((c) => c.name() === 'batch')) {
     process.exitCode = reportError(
-      new SflowError('cli.not_yet', "'batch --ssh' is not in this version", {
+      new SflowError('cli.not_yet', "'batch' is not in this version", {
         phase: 'limitation',
-        hint: 'run sflow batch on the login node itself, or use sflow run --ssh <host>',
+        hint: 'use sflow run (or sflow run --ssh <host>)',
       }),
     );
     return;

@@ -19,6 +19,8 @@ export interface Receipt {
   local_output?: string;
   state: RemoteState;
   exit_code?: number;
+  /** batch --ssh: the Slurm job id */
+  job_id?: string;
   sflow_version: string;
   created: string;
   updated: string;

@@ -23,7 +23,7 @@ import { parseEndLine, sessionPaths, type RemoteState } from './session-layout.j
 
 type Kind = 'run' | 'compose';
 
-function sessionName(now = new Date()): string {
+export function sessionName(now = new Date()): string {
   const ts = now
     .toISOString()
     .replace(/[-:]/g, '')

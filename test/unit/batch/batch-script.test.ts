@@ -4,6 +4,9 @@
  * quoted words through bash), and the job-log copy with `%j` expanded inside the job.
  */
 import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   detectAccount,
@@ -91,5 +94,31 @@ describe('sflow batch script', () => {
   it('the composed recipe sits beside the script', () => {
     expect(composedPathFor('/x/job.sh')).toBe('/x/job.yaml');
     expect(composedPathFor('/x/job')).toBe('/x/job.yaml');
+  });
+
+  it('batch --ssh: the script writes the session exit record however it ends (here: sflow fails)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sflow-exit-record-'));
+    try {
+      const exitFile = join(dir, 'state dir', 'exit.json');
+      mkdirSync(join(dir, 'state dir'));
+      const script = batchScript({
+        ...base,
+        sflow: ['/bin/false'],
+        files: [],
+        workspaceDir: dir,
+        outputDir: join(dir, 'out'),
+        output: join(dir, 'o.log'),
+        error: join(dir, 'o.log'),
+        exitFile,
+      });
+      expect(batchScript(base)).not.toMatch(/sflow_exit_record/);
+      const r = spawnSync('bash', ['-c', script], { encoding: 'utf8', timeout: 10_000 });
+      expect(r.status).toBe(1);
+      const rec = JSON.parse(readFileSync(exitFile, 'utf8')) as Record<string, unknown>;
+      expect(rec).toMatchObject({ code: 1, state: 'failed' });
+      expect(String(rec.ended)).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

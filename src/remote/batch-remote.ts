@@ -1,0 +1,286 @@
+/**
+ * `sflow batch --ssh '<host> [ssh options]' --submit` (spec cli.md §9.1, §9.2): validate and compose
+ * here (every error before anything is sent), get the remote ready as `run --ssh` does (a matching
+ * sflow: PATH, cached copy, or this build's single executable copied), then one ssh call uploads the
+ * composed recipe, the local inputs and the generated script into the session folder and runs
+ * `sbatch` there. Partition / account detection runs over ssh too. The job writes the session's
+ * files like a remote controller does (output/controller.log, the run folder under output/,
+ * state/exit.json when the job ends), so the receipt works with `sflow watch` and `sflow fetch`.
+ * `--dry-run` prints the script without connecting. Bulk modes are refused with --ssh.
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { detectAccount, detectPartition } from '../backends/slurm/batch-env.js';
+import type { SlurmExec } from '../backends/slurm/slurm-exec.js';
+import { reportError } from '../cli/errors.js';
+import { batchScript, type BatchScriptInput } from '../cli/batch-script.js';
+import { validateJob, validationFailure, type BatchCommon, type ValidJob } from '../cli/batch-job.js';
+import { inputFiles } from '../cli/common.js';
+import { composeText } from '../cli/compose.js';
+import { VERSION } from '../cli/version.js';
+import { resolveComposed } from '../config/compose-resolve.js';
+import { SflowError } from '../config/errors.js';
+import { parseTaskMonitorFlag } from '../config/monitor-flags.js';
+import { stageInputs } from './inputs.js';
+import { writeReceipt } from './receipt.js';
+import { prepareRemote, removeUnstarted } from './remote-host.js';
+import { sessionName } from './run-remote.js';
+import { sessionPaths } from './session-layout.js';
+import { sshCall, sshFailure } from './ssh-call.js';
+import { parseSshTarget, shCommand, shQuote, type SshTarget } from './ssh-target.js';
+import { writeTar } from './tar-write.js';
+import { PassThrough } from 'node:stream';
+
+const usage = (message: string, hint: string) =>
+  new SflowError('cli.ssh_unsupported', message, { phase: 'usage', exitCode: 2, hint });
+
+/** What batch --ssh does not take: usage errors, before anything is sent. */
+function refuse(opts: Record<string, unknown>): void {
+  if (opts.bulkInput || (opts.bulkSubmit as string[] | undefined)?.length || opts.row)
+    throw usage(
+      'batch --ssh does not take --bulk-input, --bulk-submit or --row in this version',
+      'submit each job with its own sflow batch --ssh, or run the bulk batch on the login node itself',
+    );
+  for (const [key, flag] of [
+    ['sbatchPath', '-o/--sbatch-path'],
+    ['sbatchOutput', '-O/--sbatch-output'],
+    ['sbatchError', '-E/--sbatch-error'],
+  ] as const)
+    if (opts[key] !== undefined)
+      throw usage(
+        `batch --ssh does not take ${flag}: the script and the job's output live in the remote session folder`,
+        'the receipt folder here keeps a copy of the script (job.sh); `sflow fetch RECEIPT` copies the output',
+      );
+  if (!opts.submit && !opts.dryRun)
+    throw usage(
+      'batch --ssh submits the job on the remote host: add --submit',
+      'or --dry-run to see the script without connecting',
+    );
+}
+
+function count(v: unknown, flag: string): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw usage(`${flag} ${String(v)}: expected a positive integer`, flag);
+  return n;
+}
+
+/** The Slurm CLIs on the remote host, each call bounded. */
+export function sshSlurmExec(t: SshTarget): SlurmExec {
+  return async (tool, args, o = {}) => {
+    const started = Date.now();
+    const r = await sshCall(t, [tool, ...args].map(shQuote).join(' '), {
+      timeoutMs: o.timeoutMs ?? 30_000,
+      what: tool,
+    });
+    return {
+      exitCode: r.code,
+      signal: r.signal,
+      stdout: r.stdout,
+      stderr: r.stderr,
+      durationMs: Date.now() - started,
+      timedOut: r.timedOut,
+      attempts: 1,
+      ok: r.code === 0 && !r.timedOut,
+    };
+  };
+}
+
+export async function batchSshCommand(positional: string[], opts: Record<string, unknown>): Promise<number> {
+  const say = (s: string) => process.stderr.write(`[ssh] ${s}\n`);
+  let target: SshTarget;
+  let job: ValidJob;
+  let staged: ReturnType<typeof stageInputs>;
+  const workspace = resolve((opts.workspaceDir as string | undefined) ?? process.cwd());
+  const common: BatchCommon = {
+    workspaceDir: workspace,
+    outputDir: resolve(workspace, String(opts.outputDir ?? 'sflow_output')),
+    skipArtifactCheck: Boolean(opts.skipArtifactCheck),
+    workflowMonitor: Boolean(opts.enableWorkflowMonitor),
+    taskMonitors: parseTaskMonitorFlag((opts.enableTaskMonitor as string[] | undefined) ?? []),
+  };
+  let nodes: number | undefined;
+  let gpn: number | undefined;
+  try {
+    refuse(opts);
+    target = parseSshTarget(String(opts.ssh));
+    nodes = count(opts.nodes, '--nodes');
+    gpn = count(opts.gpusPerNode, '--gpus-per-node');
+  } catch (e) {
+    return reportError(e);
+  }
+  const files = inputFiles(positional, opts, 'sflow.yaml').map((f) => resolve(f));
+  try {
+    job = validateJob(
+      {
+        files,
+        sets: (opts.set as string[] | undefined) ?? [],
+        artifacts: (opts.artifact as string[] | undefined) ?? [],
+        missable: (opts.missableTasks as string[] | undefined) ?? [],
+        ...(nodes !== undefined ? { nodes } : {}),
+        ...(gpn !== undefined ? { gpusPerNode: gpn } : {}),
+        bulk: false,
+      },
+      common,
+    );
+    // the local inputs to upload (relative file:// and fs:// artifacts), as run --ssh finds them
+    staged = stageInputs('run', positional, opts);
+  } catch (e) {
+    process.stderr.write(`✗ Configuration error: ${validationFailure(e)}\n`);
+    process.stderr.write('✗ Aborting sbatch generation: the workflow does not pass its dry-run validation\n');
+    return 1;
+  }
+  for (const w of job.warnings) process.stderr.write(`⚠ ${w}\n`);
+  if (job.nodes === undefined)
+    return reportError(
+      usage(
+        'cannot tell how many nodes the job needs',
+        'pass --nodes/-N, or give the recipe a slurm backend with nodes:',
+      ),
+    );
+  process.stderr.write('✓ dry-run validation passed\n');
+  const recipeText = composeText(opts.resolve ? resolveComposed(job.loaded.doc) : job.loaded.doc);
+  const name = sessionName();
+  const script = (session: string, sflow: string, partition: string, account: string) => {
+    const p = sessionPaths(session);
+    const input: BatchScriptInput = {
+      sflow: [sflow],
+      version: VERSION,
+      files: [p.recipe],
+      jobName: String(opts.jobName ?? 'sflow'),
+      output: p.controllerLog,
+      error: p.controllerLog,
+      partition,
+      account,
+      nodes: job.nodes,
+      ...(typeof opts.time === 'string' ? { time: opts.time } : {}),
+      extra: (opts.sbatchExtraArgs as string[] | undefined) ?? [],
+      workspaceDir: p.workspace,
+      outputDir: p.output,
+      // --set, -a and -M are in the composed recipe already
+      sets: [],
+      artifacts: [],
+      missable: [],
+      ...(typeof opts.logLevel === 'string' ? { logLevel: opts.logLevel } : {}),
+      skipArtifactCheck: common.skipArtifactCheck,
+      workflowMonitor: common.workflowMonitor,
+      taskMonitors: common.taskMonitors,
+      ...(job.gpusPerNode !== undefined ? { gpusPerNode: job.gpusPerNode } : {}),
+      exitFile: p.exit,
+    };
+    return batchScript(input);
+  };
+  const given = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
+  if (opts.dryRun) {
+    const later = `(detected on ${target.destination} at submit)`;
+    process.stdout.write(
+      script(
+        `<remote root>/runs/${name}`,
+        '<remote sflow>',
+        given(opts.partition) ?? later,
+        given(opts.account) ?? later,
+      ),
+    );
+    process.stderr.write(
+      `ℹ --dry-run: nothing sent to ${target.destination}; <remote root> and <remote sflow> are chosen at submit\n`,
+    );
+    return 0;
+  }
+  const localDir = resolve(common.outputDir, name);
+  let session: string | undefined;
+  let submitted = false;
+  try {
+    mkdirSync(localDir, { recursive: true });
+    writeFileSync(join(localDir, 'recipe.yaml'), recipeText);
+    say(`1/4 connect: ${target.destination}`);
+    const host = await prepareRemote(target, opts.sshRemoteRoot as string | undefined, (s) =>
+      say(`    ${s}`),
+    );
+    say(
+      `2/4 sflow: ${host.sflow} (${host.how === 'path' ? 'found on the remote PATH' : host.how === 'cache' ? 'cached copy of this build' : 'copied'}); the compute nodes must see it (--ssh-remote-root on a shared filesystem)`,
+    );
+    const exec = sshSlurmExec(target);
+    const detected = async (flag: 'partition' | 'account', detect: () => Promise<string | undefined>) => {
+      const v = given(opts[flag]) ?? (await detect());
+      if (!v)
+        throw new SflowError(
+          'batch.no_' + flag,
+          `no --${flag} given and none could be detected on ${target.destination}`,
+          {
+            phase: 'usage',
+            exitCode: 1,
+            hint: `pass --${flag}`,
+          },
+        );
+      if (!given(opts[flag])) say(`    using ${flag} '${v}' (auto-detected; pass --${flag} to choose)`);
+      return v;
+    };
+    const partition = await detected('partition', () => detectPartition(exec));
+    const account = await detected('account', async () => {
+      const who = await sshCall(target, 'id -un', { timeoutMs: 30_000, what: 'asking the remote user name' });
+      const user = who.code === 0 ? who.stdout.trim() : '';
+      return user ? detectAccount(exec, { USER: user }) : undefined;
+    });
+    session = `${host.root}/runs/${name}`;
+    const p = sessionPaths(session);
+    const text = script(session, host.sflow, partition, account);
+    writeFileSync(join(localDir, 'job.sh'), text, { mode: 0o755 });
+    say(
+      `3/4 inputs: recipe.yaml + job.sh${staged.files.length ? ` + ${staged.files.length} file(s)` : ''} → ${p.inputs}`,
+    );
+    const jobId = await uploadAndSubmit(target, session, [
+      { name: 'recipe.yaml', file: join(localDir, 'recipe.yaml') },
+      { name: 'job.sh', file: join(localDir, 'job.sh') },
+      ...staged.files,
+    ]);
+    submitted = true;
+    const receiptPath = join(localDir, 'receipt.json');
+    writeReceipt(receiptPath, {
+      command: 'batch',
+      connection: target.text,
+      remote_session: session,
+      remote_sflow: host.sflow,
+      local_output: localDir,
+      job_id: jobId,
+      state: 'running',
+      sflow_version: VERSION,
+      created: new Date().toISOString(),
+      updated: '',
+    });
+    say(`4/4 sbatch: job ${jobId} in ${session}`);
+    process.stdout.write(
+      `✓ Submitted batch job ${jobId} on ${target.destination}\n  receipt: ${receiptPath}\n  follow it: sflow watch ${receiptPath}; copy its files: sflow fetch ${receiptPath}\n  cancel it: ssh ${target.destination} scancel ${jobId}\n`,
+    );
+    return 0;
+  } catch (e) {
+    if (session && !submitted) await removeUnstarted(target, session);
+    if (!submitted) rmSync(localDir, { recursive: true, force: true });
+    return reportError(e, 'SSH error');
+  }
+}
+
+/** One ssh call: unpack the inputs into `<session>/inputs`, then `sbatch` the script there. */
+async function uploadAndSubmit(
+  t: SshTarget,
+  session: string,
+  inputs: { name: string; file: string }[],
+): Promise<string> {
+  const p = sessionPaths(session);
+  const q = shQuote;
+  const script = `umask 077; mkdir -p ${q(p.inputs)} ${q(p.workspace)} ${q(p.output)} ${q(p.state)} && tar -xf - -C ${q(p.inputs)} && cd ${q(p.workspace)} && sbatch ${q(`${p.inputs}/job.sh`)}`;
+  const tar = new PassThrough();
+  const writing = writeTar(tar, inputs).then(
+    () => tar.end(),
+    (e: unknown) => tar.destroy(e as Error),
+  );
+  const r = await sshCall(t, shCommand(script), {
+    timeoutMs: 5 * 60_000,
+    input: tar,
+    what: 'uploading the inputs and running sbatch',
+  });
+  await writing.catch(() => undefined);
+  const id = /Submitted batch job (\d+)/.exec(r.stdout)?.[1];
+  if (r.code !== 0 || r.timedOut || !id)
+    throw sshFailure(t, r.code === 0 ? { ...r, code: 1 } : r, 'uploading the inputs and running sbatch');
+  return id;
+}
