@@ -32,10 +32,10 @@ import {
   type StopOutcome,
   type TaskHandle,
 } from '../backend.js';
-import { DockerEngine, type ContainerState, type Endpoint } from './engine.js';
+import { DockerEngine, reapOrphans, type ContainerState, type Endpoint } from '../container-engine.js';
 import { spawnLabelled } from './labelled-client.js';
 import { hostGpuClaims, withHostGpus } from './gpus.js';
-import { dockerHosts, preflightHosts, reapOrphans, type DockerHostRef } from './hosts.js';
+import { dockerHosts, preflightHosts, type DockerHostRef } from './hosts.js';
 import {
   byHost,
   inspectMembers,

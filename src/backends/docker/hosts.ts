@@ -3,15 +3,14 @@
  * nodes on it) or a pool (`hosts:`, one engine per host reached as `ssh://[user@]address`). The
  * pre-flight checks every host at once (a bounded `docker version`, and that every bind-mount
  * source exists on that host) and reports every problem in one error, naming the hosts (§3.3).
- * Orphans: containers named `sflow-p<pid>-…` whose driver pid is dead on this machine are removed
- * once per run, on every host (§3.5).
+ * Orphans of dead drivers are reaped on every host (../container-engine.ts, §3.5).
  */
 import { existsSync } from 'node:fs';
 import { SflowError } from '../../config/errors.js';
 import { containerPrefix, hostEndpoint } from '../../operators/docker-run.js';
 import type { PlannedNode } from '../../plan/types.js';
 import { boundedExec } from '../../util/bounded-exec.js';
-import { describe, type DockerEngine, type Endpoint } from './engine.js';
+import { describe, type DockerEngine, type Endpoint } from '../container-engine.js';
 
 type Obj = Record<string, unknown>;
 
@@ -117,45 +116,6 @@ export async function preflightHosts(
       hint: `check that '${engine.program} version' answers for every host (ssh must work non-interactively: keys, BatchMode) and that every mount source exists on the host it is mounted on`,
     },
   );
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** pid of the driver that named a container `sflow-p<pid>-…` */
-export function driverPid(name: string): number | undefined {
-  const m = /^sflow-p(\d+)-/.exec(name);
-  return m ? Number(m[1]) : undefined;
-}
-
-/** Removes containers of dead drivers on every endpoint; returns one line per endpoint that had any. */
-export async function reapOrphans(
-  engine: DockerEngine,
-  endpoints: Endpoint[],
-  signal: AbortSignal,
-): Promise<string[]> {
-  const lines: string[] = [];
-  await Promise.all(
-    [...new Set(endpoints)].map(async (ep) => {
-      const names = await engine.names(ep, 'sflow-p', signal).catch(() => []);
-      const dead = names.filter((n) => {
-        const pid = driverPid(n);
-        return pid !== undefined && pid !== process.pid && !pidAlive(pid);
-      });
-      if (dead.length === 0) return;
-      const r = await engine.rm(ep, dead, signal);
-      lines.push(
-        `${r.ok ? 'removed' : 'could not remove'} ${dead.length} container(s) of dead sflow drivers${ep ? ` on ${ep}` : ''}: ${dead.join(', ')}${r.ok ? '' : ` (${describe(r)})`}`,
-      );
-    }),
-  );
-  return lines;
 }
 
 export { containerPrefix };

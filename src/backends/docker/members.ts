@@ -8,7 +8,7 @@ import { constants } from 'node:os';
 import type { HandleStatus, TaskHandle } from '../backend.js';
 import type { GroupExit } from '../../util/process-group.js';
 import type { AttachedClient } from './labelled-client.js';
-import type { ContainerState, DockerEngine, Endpoint } from './engine.js';
+import type { ContainerState, DockerEngine, Endpoint } from '../container-engine.js';
 
 export interface Member {
   name: string;

@@ -4,7 +4,7 @@
  * removed. `found` says whether something still ran.
  */
 import type { RecoverOutcome, StopOptions, StopOutcome } from '../backend.js';
-import type { DockerEngine } from './engine.js';
+import type { DockerEngine } from '../container-engine.js';
 import { byHost, inspectMembers, isRunning, type Member } from './members.js';
 
 export async function recoverMembers(

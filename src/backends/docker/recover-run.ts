@@ -6,8 +6,8 @@
  */
 import { ledgerPath, readHandleLedger } from '../../events/handle-ledger.js';
 import type { RunRecoveryOptions } from '../kind.js';
-import { describe, DockerEngine, type Endpoint } from './engine.js';
-import { driverPid } from './hosts.js';
+import { describe, DockerEngine, type Endpoint } from '../container-engine.js';
+import { driverPid } from '../container-engine.js';
 import { membersOf } from './members.js';
 
 function dockerMembers(runDir: string) {

@@ -37,6 +37,7 @@ import {
   type TaskHandle,
   type WatchHooks,
 } from '../backend.js';
+import { ContainerReaper, removeContainer, taskContainer, type TaskContainer } from './containers.js';
 import { gpuClaimsFor, withMachineGpus } from './gpus.js';
 
 /** Synthetic nodes: `localhost`, `localhost-1`, … (backends.md §2). */
@@ -59,6 +60,8 @@ interface Live {
   handle: TaskHandle;
   task: PlannedTask;
   group: GroupHandle;
+  /** the container of a `docker_run` task, removed when the task is stopped */
+  container?: TaskContainer;
 }
 
 const NO_CONTEXT: BackendContext = {
@@ -78,6 +81,7 @@ export class LocalBackend implements Backend {
   private claims: TaskGpuClaims | undefined;
   private released = false;
   private readonly host = hostname();
+  private readonly reaper = new ContainerReaper();
 
   constructor(
     private readonly planned: PlannedBackend,
@@ -120,6 +124,8 @@ export class LocalBackend implements Backend {
       // the registry's grant is this host's plan for the task: SFLOW_GPU_PLAN follows it
       ...(got ? { CUDA_VISIBLE_DEVICES: got.indices.join(','), SFLOW_GPU_PLAN: got.indices.join(',') } : {}),
     };
+    const container = taskContainer(spec.argv, spec.container, { ...this.ctx.env, ...env });
+    if (container) for (const line of await this.reaper.reap(container, signal)) this.ctx.log(line);
     let group: GroupHandle;
     try {
       group = await spawnGroup({
@@ -152,14 +158,14 @@ export class LocalBackend implements Backend {
         host: this.host,
         ...(startTime !== null ? { startTime } : {}),
       },
-      remoteIds: [],
+      remoteIds: container ? [container.name] : [],
       ...(got ? { gpus: { indices: got.indices, uuids: got.uuids } } : {}),
       submittedAt: new Date(group.startedAt).toISOString(),
       logPath: task.logPath,
     };
     req.record(handle);
     const key = handleKey(handle);
-    this.live.set(key, { handle, task, group });
+    this.live.set(key, { handle, task, group, ...(container ? { container } : {}) });
     void group.exited.then(async (e) => {
       if (got) await this.claims?.done(task.name);
       const status: HandleStatus = {
@@ -211,6 +217,14 @@ export class LocalBackend implements Backend {
   }
 
   private async stopOne(h: TaskHandle, opts: StopOptions, signal: AbortSignal): Promise<StopOutcome> {
+    const out = await this.stopGroupOf(h, opts, signal);
+    const container = this.live.get(handleKey(h))?.container;
+    // the client is gone; its container outlives it (--sig-proxy=false): removed by name, bounded
+    const error = container ? await removeContainer(container, AbortSignal.timeout(90_000)) : undefined;
+    return error ? { ...out, error: out.error ? `${out.error}; ${error}` : error } : out;
+  }
+
+  private async stopGroupOf(h: TaskHandle, opts: StopOptions, signal: AbortSignal): Promise<StopOutcome> {
     const own = this.live.get(handleKey(h))?.group;
     if (own) {
       const onAbort = () => own.killGroupNow();

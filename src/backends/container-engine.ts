@@ -1,9 +1,11 @@
 /**
- * The Docker engine calls of the backend, each bounded (util/bounded-exec.ts) and batched: one
- * `inspect`, `stop`, `kill` or `rm` per engine endpoint for any number of containers. The CLI
- * program is `docker` unless `SFLOW_DOCKER_CLI` names another (`podman` takes the same verbs).
+ * The Docker engine calls of the Docker backend (and of the local backend's `docker_run` tasks),
+ * each bounded (util/bounded-exec.ts) and batched: one `inspect`, `stop`, `kill` or `rm` per engine
+ * endpoint for any number of containers. The CLI program is `docker` unless `SFLOW_DOCKER_CLI`
+ * names another (`podman` takes the same verbs). Orphans: containers named `sflow-p<pid>-…` whose
+ * driver pid is dead on this machine are removed once per run (backends.md §3.5).
  */
-import { boundedExec, type ExecOutcome } from '../../util/bounded-exec.js';
+import { boundedExec, type ExecOutcome } from '../util/bounded-exec.js';
 
 /** `host` undefined: the CLI's own default endpoint (DOCKER_HOST, the current context). */
 export type Endpoint = string | undefined;
@@ -119,4 +121,43 @@ export function describe(r: ExecOutcome): string {
   if (r.errorCode === 'ENOENT') return 'program not found';
   const tail = r.stderr.trim().split('\n').filter(Boolean).at(-1);
   return tail ?? r.errorMessage ?? `exit ${String(r.exitCode)}`;
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** pid of the driver that named a container `sflow-p<pid>-…` */
+export function driverPid(name: string): number | undefined {
+  const m = /^sflow-p(\d+)-/.exec(name);
+  return m ? Number(m[1]) : undefined;
+}
+
+/** Removes containers of dead drivers on every endpoint; returns one line per endpoint that had any. */
+export async function reapOrphans(
+  engine: DockerEngine,
+  endpoints: Endpoint[],
+  signal: AbortSignal,
+): Promise<string[]> {
+  const lines: string[] = [];
+  await Promise.all(
+    [...new Set(endpoints)].map(async (ep) => {
+      const names = await engine.names(ep, 'sflow-p', signal).catch(() => []);
+      const dead = names.filter((n) => {
+        const pid = driverPid(n);
+        return pid !== undefined && pid !== process.pid && !pidAlive(pid);
+      });
+      if (dead.length === 0) return;
+      const r = await engine.rm(ep, dead, signal);
+      lines.push(
+        `${r.ok ? 'removed' : 'could not remove'} ${dead.length} container(s) of dead sflow drivers${ep ? ` on ${ep}` : ''}: ${dead.join(', ')}${r.ok ? '' : ` (${describe(r)})`}`,
+      );
+    }),
+  );
+  return lines;
 }
