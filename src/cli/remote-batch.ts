@@ -124,7 +124,7 @@ export async function batchSshCommand(positional: string[], opts: Record<string,
       common,
     );
     // the local inputs to upload (relative file:// and fs:// artifacts), as run --ssh finds them
-    staged = stageInputs('run', positional, opts);
+    staged = stageInputs('run', positional, opts, { quiet: true }); // its warnings are job.warnings
   } catch (e) {
     process.stderr.write(`✗ Configuration error: ${validationFailure(e)}\n`);
     process.stderr.write('✗ Aborting sbatch generation: the workflow does not pass its dry-run validation\n');
