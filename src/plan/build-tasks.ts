@@ -134,18 +134,22 @@ export function finishTasks(f: FinishInput): PlannedTask[] {
         bigScript && operator.scriptFromFile
           ? join(outputDirTask, `${folderName(inst.name)}${operator.shell ? '.sh' : '.script'}`)
           : undefined;
-      const env: Record<string, string> = { ...baseEnv };
-      for (const [k, v] of Object.entries(inst.sweep)) env[k] = renderValue(v);
-      // assigned one by one (not Object.assign of a literal): ~10 µs less per instance
-      env.SFLOW_TASK_OUTPUT_DIR = outputDirTask;
-      env.SFLOW_TASK_NAME = inst.name;
-      env.SFLOW_REPLICA_INDEX = String(inst.replicaIndex);
-      env.SFLOW_TASK_ASSIGNED_NODE_NAMES = p.nodes.map((n) => n.name).join(',');
-      env.SFLOW_TASK_ASSIGNED_NODE_IPS = p.nodes.map((n) => n.ip).join(',');
-      env.SFLOW_TASK_NUM_NODES = String(p.nodes.length);
-      env.SFLOW_TASK_NODE_INDEX = '0';
-      env.SFLOW_LEADER_ADDRESS = p.nodes[0]?.ip ?? '127.0.0.1';
-      env.SFLOW_TASK_RESULT_FILE = join(outputDirTask, 'result.json');
+      const sweepEnv: Record<string, string> = {};
+      for (const [k, v] of Object.entries(inst.sweep)) sweepEnv[k] = renderValue(v);
+      // one literal: V8 builds it in one go (stores into a copy of baseEnv were ~1 µs each)
+      const env: Record<string, string> = {
+        ...baseEnv,
+        ...sweepEnv,
+        SFLOW_TASK_OUTPUT_DIR: outputDirTask,
+        SFLOW_TASK_NAME: inst.name,
+        SFLOW_REPLICA_INDEX: String(inst.replicaIndex),
+        SFLOW_TASK_ASSIGNED_NODE_NAMES: p.nodes.map((n) => n.name).join(','),
+        SFLOW_TASK_ASSIGNED_NODE_IPS: p.nodes.map((n) => n.ip).join(','),
+        SFLOW_TASK_NUM_NODES: String(p.nodes.length),
+        SFLOW_TASK_NODE_INDEX: '0',
+        SFLOW_LEADER_ADDRESS: p.nodes[0]?.ip ?? '127.0.0.1',
+        SFLOW_TASK_RESULT_FILE: join(outputDirTask, 'result.json'),
+      };
       // SFLOW_GPU_PLAN: the planned host GPU indices of the task on its node(s) (identical on each)
       if (p.gpus && p.gpus.length) env.CUDA_VISIBLE_DEVICES = env.SFLOW_GPU_PLAN = p.gpus.join(',');
       const loggerInstance = (base: string): string => {
@@ -168,7 +172,8 @@ export function finishTasks(f: FinishInput): PlannedTask[] {
         ...(scriptFile ? { scriptFile } : {}),
       });
       // NUL cannot reach a process (argv and environment are C strings): a located plan error
-      for (const spec of launch) refuseNulInTask(inst.name, spec.argv, { ...env, ...spec.env }, d.where);
+      for (const spec of launch)
+        refuseNulInTask(inst.name, spec.argv, spec.env === env ? env : { ...env, ...spec.env }, d.where);
       const asserts = instanceAssertions(f.asserts?.get(d) ?? [], f.scope, inst.sweep);
       const probe = (role: 'readiness' | 'failure') =>
         d.probes
