@@ -12,6 +12,7 @@
 //                                         one in bench/quick-baseline.json (CI: npm run bench:quick;
 //                                         BENCH_RECORD=1 rewrites that file)
 //   node bench/launch.mjs --json out.json also writes every sample
+//   node bench/launch.mjs --case startup  only that case (chain | independent | startup)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -21,6 +22,7 @@ import { BIN, REPO, chain, independent, median, scratch, single } from './lib.mj
 const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
 const jsonOut = argv.includes('--json') ? argv[argv.indexOf('--json') + 1] : undefined;
+const onlyCase = argv.includes('--case') ? argv[argv.indexOf('--case') + 1] : undefined;
 const RUNS = Number(process.env.RUNS ?? (QUICK ? 3 : 5));
 const N = Number(process.env.N ?? (QUICK ? 50 : 200));
 const root = scratch('sflow-bench-launch-');
@@ -113,6 +115,9 @@ const contenders = {
   startup: {
     'node -e 0': () => measure(process.execPath, ['-e', '0']),
     'sflow --help': () => measure(process.execPath, [BIN, '--help']),
+    'sflow --version': () => measure(process.execPath, [BIN, '--version']),
+    'sflow run --dry-run, one-task hello': () =>
+      measure(process.execPath, [BIN, 'run', '--dry-run', '-f', recipes.hello]),
     'sflow run, one-task hello': sflowRun(recipes.hello, ''),
   },
 };
@@ -120,6 +125,7 @@ const contenders = {
 const samples = {};
 for (let round = 0; round < RUNS + 1; round++) {
   for (const [c, list] of Object.entries(contenders)) {
+    if (onlyCase && c !== onlyCase) continue;
     for (const [name, fn] of Object.entries(list)) {
       const s = fn();
       if (round === 0) continue; // warm-up: page cache, compile caches

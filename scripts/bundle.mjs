@@ -34,6 +34,29 @@ const EXTERNAL_PACKAGES = [
 // execa is bundled on purpose: it is imported by every `sflow run` and is ~130 small modules
 // (with its dependencies), which alone cost ~0.2 s of CPU per run on a 2-core machine.
 
+/**
+ * commander requires node:child_process at load time for one rarely used feature (executable
+ * subcommands, which sflow has none of); loading it (and net, dgram, … behind it) costs every
+ * `sflow --help` ~5 ms. The require becomes a getter that loads it on first use.
+ */
+const COMMANDER_CHILD_PROCESS = "const childProcess = require('node:child_process');";
+const lazyCommanderChildProcess = {
+  name: 'sflow-lazy-commander-child-process',
+  transform(code, id) {
+    if (!/[\\/]commander[\\/]lib[\\/]command\.js$/.test(id)) return null;
+    if (!code.includes(COMMANDER_CHILD_PROCESS)) {
+      console.warn(
+        'warning: commander changed; node:child_process stays eagerly loaded (scripts/bundle.mjs)',
+      );
+      return null;
+    }
+    return code.replace(
+      COMMANDER_CHILD_PROCESS,
+      "const childProcess = { get spawn() { return require('node:child_process').spawn; } };",
+    );
+  },
+};
+
 function isExternal(id) {
   if (id.startsWith('node:') || builtinModules.includes(id)) return true;
   return EXTERNAL_PACKAGES.some((p) => id === p || id.startsWith(`${p}/`));
@@ -65,6 +88,7 @@ export async function bundle({ quiet = false } = {}) {
       platform: 'node',
       external: (id) => isExternal(id),
       logLevel: 'warn',
+      plugins: [lazyCommanderChildProcess],
       // React's production build for the --tui chunk (the CLI's own code never reads NODE_ENV)
       transform: { define: { 'process.env.NODE_ENV': '"production"' } },
     });

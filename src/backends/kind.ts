@@ -15,6 +15,12 @@ export interface BackendKind extends BackendTraits {
   /** creates an instance for a run; absent while the type plans but does not run yet */
   create?: (planned: PlannedBackend, ctx: BackendContext) => Backend;
   /**
+   * Imports what `create`, `liveDriver` and `recoverRun` need (a backend's client libraries stay
+   * out of runs that do not use its type: the Kubernetes client alone is ~6 MB of code to
+   * compile). Callers await it first, through the registry's `loadBackendKinds`.
+   */
+  load?: () => Promise<void>;
+  /**
    * What a dry-run may learn without allocating anything (local: the machine's GPUs from
    * nvidia-smi); nodes to plan on instead of the placeholders, or undefined.
    */
@@ -52,4 +58,32 @@ export function placeholderNodes(
     index: i,
     numGpus: gpusPerNode,
   }));
+}
+
+/**
+ * A kind's heavy part: `load()` imports it once (concurrent calls share the import); `get()` is
+ * the module afterwards, and an internal error before (a caller that skipped `load`).
+ */
+export function lazyPart<M>(
+  type: string,
+  importer: () => Promise<M>,
+): { load: () => Promise<void>; get: () => M } {
+  let mod: M | undefined;
+  let pending: Promise<void> | undefined;
+  return {
+    load: () =>
+      (pending ??= importer().then(
+        (m) => {
+          mod = m;
+        },
+        (e: unknown) => {
+          pending = undefined;
+          throw e;
+        },
+      )),
+    get: () => {
+      if (mod === undefined) throw new Error(`internal: backend kind '${type}' used before its load()`);
+      return mod;
+    },
+  };
 }

@@ -25,6 +25,14 @@ export function backendKind(type: string): BackendKind | undefined {
   return Object.hasOwn(BACKEND_KINDS, type) ? BACKEND_KINDS[type as BackendType] : undefined;
 }
 
+/**
+ * Imports the heavy part of each named kind (default: every kind) before `createBackend`, or a
+ * kind's `liveDriver` / `recoverRun`, is called; unknown types are skipped.
+ */
+export async function loadBackendKinds(types: Iterable<string> = Object.keys(BACKEND_KINDS)): Promise<void> {
+  await Promise.all([...new Set(types)].map(async (t) => backendKind(t)?.load?.()));
+}
+
 /** The planner's view of the registry. */
 export const backendCatalog: BackendCatalog = (type) => backendKind(type);
 

@@ -109,6 +109,7 @@ function recoverer(h: TaskHandle, runDir: string, kinds: readonly BackendKind[])
 /** Stops what is left of a run's attempts and marks the run as ended by a lost driver. */
 export async function recoverRun(runDir: string, o: RecoverOptions = {}): Promise<RecoveryReport> {
   const kinds = o.kinds ?? Object.values(BACKEND_KINDS);
+  await Promise.all(kinds.map(async (k) => k.load?.())); // liveDriver, create and recoverRun need them
   const report: RecoveryReport = {
     runDir,
     driver: o.driver,

@@ -9,7 +9,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { BACKEND_KINDS } from '../backends/registry.js';
+import { BACKEND_KINDS, loadBackendKinds } from '../backends/registry.js';
 import { SflowError } from '../config/errors.js';
 import { driverLost, forgetLiveRun, listLiveRuns } from '../runtime/live-runs.js';
 import { reportError } from './errors.js';
@@ -29,6 +29,7 @@ export async function recoverCommand(dirs: string[], opts: Record<string, unknow
   try {
     const graceMs = opts.graceSeconds !== undefined ? Number(opts.graceSeconds) * 1000 : undefined;
     const kinds = Object.values(BACKEND_KINDS);
+    await loadBackendKinds(); // liveDriverOf below
     const common = { graceMs, options: opts, kinds };
     let reports: RecoveryReport[];
     if (dirs.length === 0) reports = await recoverLostRuns(common);

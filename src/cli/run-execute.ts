@@ -5,7 +5,13 @@
  * it: the run view (console or --tui), the hardware monitor, and report.html afterwards.
  */
 import type { Backend, BackendContext } from '../backends/backend.js';
-import { backendCatalog, createBackend, notRunnableError, unrunnableBackends } from '../backends/registry.js';
+import {
+  backendCatalog,
+  createBackend,
+  loadBackendKinds,
+  notRunnableError,
+  unrunnableBackends,
+} from '../backends/registry.js';
 import type { LoadedRecipe } from '../config/load.js';
 import type { RunEvent, RunEventInput } from '../events/events.js';
 import { runDirLayout } from '../outputs/run-dir.js';
@@ -65,6 +71,7 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
   const factories = opts.backendFactories ?? {};
   const refused = unrunnableBackends(plan).filter((b) => !factories[b.type]);
   if (refused.length) throw notRunnableError(refused[0]);
+  await loadBackendKinds(plan.backends.map((b) => b.type)); // only the types this run uses
   // bounded: never recursive mkdir's endless loop (under /proc); a clear error naming the folder
   ensureDir(plan.paths.runDir, {
     what: 'run folder',

@@ -21,7 +21,13 @@ import type { Plan } from '../plan/types.js';
 import { checkArtifactPaths } from '../preflight/artifacts.js';
 import { driverState, foldEarlierRun, planResume, type EarlierRun } from '../runtime/resume.js';
 import { readLedger } from '../report/load.js';
-import { backendCatalog, createBackend, notRunnableError, unrunnableBackends } from '../backends/registry.js';
+import {
+  backendCatalog,
+  createBackend,
+  loadBackendKinds,
+  notRunnableError,
+  unrunnableBackends,
+} from '../backends/registry.js';
 import { errorMessage } from '../util/errors.js';
 import { inputFiles, loadOptions, printWarnings } from './common.js';
 import { reportError } from './errors.js';
@@ -176,6 +182,7 @@ async function refuseWhileRunning(
   const alive: string[] = [];
   const open = readHandleLedger(ledgerPath(runDir)).open;
   const byName = new Map(trial.backends.map((b) => [b.name, b]));
+  await loadBackendKinds(trial.backends.map((b) => b.type));
   for (const h of open) {
     const planned = byName.get(h.backend);
     if (!planned) continue;

@@ -66,6 +66,18 @@ const MARKERS = new Set(['\u0002', '\u0018', '\u001f', '\ufeff']);
  * tokens, flow collections nested too deeply, or lines indented too far.
  */
 export function precheckYaml(text: string, file: string, at: (offset: number) => SourceLocation): void {
+  for (const tok of checkedLexemes(text, file, at)) void tok;
+}
+
+/**
+ * The YAML lexer's tokens of `text`, each checked as `precheckYaml` does before it is yielded: a
+ * parser fed from here lexes once and still stops at the first token past a limit.
+ */
+export function* checkedLexemes(
+  text: string,
+  file: string,
+  at: (offset: number) => SourceLocation,
+): Generator<string, void, undefined> {
   if (text.length > YAML_LIMITS.maxBytes) {
     throw tooBig(
       'config.too_large',
@@ -119,6 +131,7 @@ export function precheckYaml(text: string, file: string, at: (offset: number) =>
       lineStart = tok === '\n';
       if (lineStart) compact = 0;
     }
+    yield tok;
   }
 }
 

@@ -3,11 +3,23 @@
  * (see source.ts). YAML 1.1 scalars like PyYAML (`yes`/`on` are booleans, as recipes written for
  * the original tool expect), except that `H:MM:SS` stays a string (nv-sflow 0.3.2 behaviour).
  */
-import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
+import {
+  Composer,
+  isAlias,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  Parser,
+  YAMLParseError,
+  type Document,
+  type Node,
+} from 'yaml';
 import { SflowError, type SourceLocation } from './errors.js';
 import { setOrigin, type EntryOrigin, type Origin } from './source.js';
 import { errorCode, errorMessage } from '../util/errors.js';
-import { ConversionBudget, precheckYaml, readBounded, YAML_LIMITS } from './yaml-limits.js';
+import { checkedLexemes, ConversionBudget, readBounded, YAML_LIMITS } from './yaml-limits.js';
 
 const SEXAGESIMAL = /^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?$/;
 /** integer spellings of YAML 1.1 (decimal, octal, hex, binary); any other number was read as a float */
@@ -43,6 +55,36 @@ export function readYamlFile(file: string): ParsedFile {
   return parseYamlText(text, file);
 }
 
+/**
+ * yaml's parseDocument (one document, later ones reported as its error), fed from the checked
+ * lexemes: the text is lexed once, for the limits and the parser together.
+ */
+function parseChecked(text: string, lexemes: Iterable<string>, lc: LineCounter): Document.Parsed {
+  const parser = new Parser(lc.addNewLine);
+  const composer = new Composer({ version: '1.1', uniqueKeys: false, prettyErrors: false });
+  function* tokens() {
+    lc.addNewLine(0);
+    for (const lexeme of lexemes) yield* parser.next(lexeme);
+    yield* parser.end();
+  }
+  let doc: Document.Parsed | undefined;
+  for (const d of composer.compose(tokens(), true, text.length)) {
+    if (!doc) doc = d;
+    else {
+      const range: [number, number] = [d.range[0], d.range[1]];
+      doc.errors.push(
+        new YAMLParseError(
+          range,
+          'MULTIPLE_DOCS',
+          'Source contains multiple documents; please use YAML.parseAllDocuments()',
+        ),
+      );
+      break;
+    }
+  }
+  return doc!;
+}
+
 export function parseYamlText(text: string, file: string): ParsedFile {
   const lc = new LineCounter();
   const loc = (offset: number | undefined): SourceLocation | undefined => {
@@ -50,15 +92,15 @@ export function parseYamlText(text: string, file: string): ParsedFile {
     const p = lc.linePos(offset);
     return { file, line: p.line, col: p.col };
   };
-  precheckYaml(text, file, (offset) => {
+  const lexemes = checkedLexemes(text, file, (offset) => {
     // the line counter fills as the parser runs; before that, count lines here
     const before = text.slice(0, offset);
     const nl = before.lastIndexOf('\n');
     return { file, line: (before.match(/\n/g)?.length ?? 0) + 1, col: offset - nl };
   });
-  let doc: ReturnType<typeof parseDocument>;
+  let doc: Document.Parsed;
   try {
-    doc = parseDocument(text, { lineCounter: lc, version: '1.1', uniqueKeys: false, prettyErrors: false });
+    doc = parseChecked(text, lexemes, lc);
   } catch (e) {
     // the YAML library recurses per nesting level; the lexer pass above should have stopped this
     if (!(e instanceof RangeError)) throw e;

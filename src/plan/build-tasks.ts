@@ -70,6 +70,9 @@ function taskUploads(
   nodes: PlannedNode[],
   env: Record<string, string>,
 ): PlannedUpload[] | null {
+  const items = d.item.uploads as Obj[] | undefined;
+  // the scope copies the driver's environment: built only for a task that has uploads
+  if (!items || items.length === 0) return null;
   const facts = {
     name: inst.name,
     outputDir,
@@ -86,7 +89,7 @@ function taskUploads(
     facts,
     f.env,
   );
-  return planTaskUploads(d.item.uploads as Obj[] | undefined, scope, d.where, facts);
+  return planTaskUploads(items, scope, d.where, facts);
 }
 
 export function finishTasks(f: FinishInput): PlannedTask[] {
@@ -131,9 +134,12 @@ export function finishTasks(f: FinishInput): PlannedTask[] {
         bigScript && operator.scriptFromFile
           ? join(outputDirTask, `${folderName(inst.name)}${operator.shell ? '.sh' : '.script'}`)
           : undefined;
-      const env: Record<string, string> = { ...baseEnv };
-      for (const [k, v] of Object.entries(inst.sweep)) env[k] = renderValue(v);
-      Object.assign(env, {
+      const sweepEnv: Record<string, string> = {};
+      for (const [k, v] of Object.entries(inst.sweep)) sweepEnv[k] = renderValue(v);
+      // one literal: V8 builds it in one go (stores into a copy of baseEnv were ~1 µs each)
+      const env: Record<string, string> = {
+        ...baseEnv,
+        ...sweepEnv,
         SFLOW_TASK_OUTPUT_DIR: outputDirTask,
         SFLOW_TASK_NAME: inst.name,
         SFLOW_REPLICA_INDEX: String(inst.replicaIndex),
@@ -143,7 +149,7 @@ export function finishTasks(f: FinishInput): PlannedTask[] {
         SFLOW_TASK_NODE_INDEX: '0',
         SFLOW_LEADER_ADDRESS: p.nodes[0]?.ip ?? '127.0.0.1',
         SFLOW_TASK_RESULT_FILE: join(outputDirTask, 'result.json'),
-      });
+      };
       // SFLOW_GPU_PLAN: the planned host GPU indices of the task on its node(s) (identical on each)
       if (p.gpus && p.gpus.length) env.CUDA_VISIBLE_DEVICES = env.SFLOW_GPU_PLAN = p.gpus.join(',');
       const loggerInstance = (base: string): string => {
@@ -166,7 +172,8 @@ export function finishTasks(f: FinishInput): PlannedTask[] {
         ...(scriptFile ? { scriptFile } : {}),
       });
       // NUL cannot reach a process (argv and environment are C strings): a located plan error
-      for (const spec of launch) refuseNulInTask(inst.name, spec.argv, { ...env, ...spec.env }, d.where);
+      for (const spec of launch)
+        refuseNulInTask(inst.name, spec.argv, spec.env === env ? env : { ...env, ...spec.env }, d.where);
       const asserts = instanceAssertions(f.asserts?.get(d) ?? [], f.scope, inst.sweep);
       const probe = (role: 'readiness' | 'failure') =>
         d.probes

@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
 
 export const MAX_FOLDER_NAME_BYTES = 120;
 
+const PLAIN = /^[A-Za-z0-9_+=,@:-][A-Za-z0-9_.+=,@:-]*$/;
 const UNSAFE = /[\p{Cc}\u2028\u2029/\\]/gu;
 
 /** the longest prefix of `s` that fits in `bytes` bytes of UTF-8, never splitting a character */
@@ -31,6 +32,8 @@ function fit(s: string, bytes: number): string {
 
 /** `name` made safe as one folder or file name of at most `maxBytes` bytes (see above). */
 export function folderName(name: string, maxBytes = MAX_FOLDER_NAME_BYTES): string {
+  // the common case (plain ASCII, no leading dot, short): nothing to change
+  if (name.length <= maxBytes && PLAIN.test(name)) return name;
   const safe = name.replace(UNSAFE, '_').replace(/^\.+/, (dots) => '_'.repeat(dots.length));
   if (safe === name && safe !== '' && Buffer.byteLength(safe) <= maxBytes) return name;
   const hash = createHash('sha256').update(name).digest('hex').slice(0, 8);

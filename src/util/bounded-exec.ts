@@ -9,7 +9,6 @@
  * Not for task processes: those go through util/process-group.ts.
  */
 
-import { execa } from 'execa';
 import { redactArgs } from './redact.js';
 
 export const SLOW_CALL_MS = 5_000;
@@ -143,6 +142,8 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 async function attempt(file: string, args: string[], o: BoundedExecOptions) {
+  // imported on the first call: execa and its dependencies (~220 KB) stay out of runs that make none
+  const { execa } = await import('execa');
   const sub = execa(file, args, {
     timeout: Math.max(1, o.timeoutMs),
     killSignal: 'SIGTERM',

@@ -4,10 +4,10 @@
  */
 import { DockerBackendSchema } from '../../config/schema/backend-docker.js';
 import type { PlaceholderInput, PlaceholderTools, PlannedNode } from '../../plan/types.js';
-import { placeholderNodes, type BackendKind } from '../kind.js';
-import { DockerBackend } from './docker-backend.js';
+import { lazyPart, placeholderNodes, type BackendKind } from '../kind.js';
 import { dockerCollectorLauncher } from './monitor-collector.js';
-import { dockerLiveDriver, dockerRecoverRun } from './recover-run.js';
+
+const impl = lazyPart('docker', () => import('./kind-impl.js'));
 
 type Host = Record<string, unknown>;
 
@@ -78,8 +78,9 @@ export const dockerKind: BackendKind = {
       return { nodes: poolNodes(input, tools), placeholder: true };
     return { nodes: placeholderNodes(input.name, input.nodes, input.gpusPerNode), placeholder: true };
   },
-  create: (planned, ctx) => new DockerBackend(planned, ctx),
-  liveDriver: dockerLiveDriver,
-  recoverRun: dockerRecoverRun,
+  load: impl.load,
+  create: (planned, ctx) => new (impl.get().DockerBackend)(planned, ctx),
+  liveDriver: (runDir) => impl.get().dockerLiveDriver(runDir),
+  recoverRun: (runDir, o) => impl.get().dockerRecoverRun(runDir, o),
   monitorCollector: dockerCollectorLauncher,
 };

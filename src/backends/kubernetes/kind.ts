@@ -1,11 +1,10 @@
 /** Kubernetes (backends.md §5): pods through the API; the registry entry. */
 import { KubernetesBackendSchema } from '../../config/schema/backend-kubernetes.js';
-import { placeholderNodes, type BackendKind } from '../kind.js';
-import { KubernetesBackend } from './kubernetes-backend.js';
+import { lazyPart, placeholderNodes, type BackendKind } from '../kind.js';
 import { refineKubernetesPlan } from './merge-groups.js';
-import { driverGone } from './cleanup.js';
-import { reapRun } from './reap.js';
 import { liveDriverOf } from './run-record.js';
+
+const impl = lazyPart('kubernetes', () => import('./kind-impl.js'));
 
 export const kubernetesKind: BackendKind = {
   type: 'kubernetes',
@@ -28,7 +27,8 @@ export const kubernetesKind: BackendKind = {
     placeholder: true,
   }),
   refine: refineKubernetesPlan,
-  create: (planned, ctx) => new KubernetesBackend(planned, ctx),
-  liveDriver: (runDir) => liveDriverOf(runDir, (d) => driverGone(d)),
-  recoverRun: reapRun,
+  load: impl.load,
+  create: (planned, ctx) => new (impl.get().KubernetesBackend)(planned, ctx),
+  liveDriver: (runDir) => liveDriverOf(runDir, (d) => impl.get().driverGone(d)),
+  recoverRun: (runDir, o) => impl.get().reapRun(runDir, o),
 };

@@ -1,10 +1,10 @@
 /** Slurm (backends.md §4): the registry entry — capabilities, placeholders, the exact salloc, the backend. */
 import { SlurmBackendSchema } from '../../config/schema/backends.js';
-import { placeholderNodes, type BackendKind } from '../kind.js';
+import { lazyPart, placeholderNodes, type BackendKind } from '../kind.js';
 import { inheritedJob, sallocArgv } from './allocate.js';
 import { slurmCollectorLauncher } from './monitor-collector.js';
-import { recoverSlurmRun, slurmLiveDriver } from './recover-run.js';
-import { SlurmBackend } from './slurm-backend.js';
+
+const impl = lazyPart('slurm', () => import('./kind-impl.js'));
 
 export const slurmKind: BackendKind = {
   type: 'slurm',
@@ -32,8 +32,9 @@ export const slurmKind: BackendKind = {
       return `reuses Slurm job ${job.jobId} (SLURM_JOB_ID) on ${job.nodeList}: no salloc, never cancelled`;
     return sallocArgv(config, workflow);
   },
-  create: (planned, ctx) => new SlurmBackend(planned, ctx),
+  load: impl.load,
+  create: (planned, ctx) => new (impl.get().SlurmBackend)(planned, ctx),
   monitorCollector: () => slurmCollectorLauncher(),
-  liveDriver: slurmLiveDriver,
-  recoverRun: recoverSlurmRun,
+  liveDriver: (runDir) => impl.get().slurmLiveDriver(runDir),
+  recoverRun: (runDir, o) => impl.get().recoverSlurmRun(runDir, o),
 };
