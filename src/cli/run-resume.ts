@@ -26,7 +26,15 @@ import { errorMessage } from '../util/errors.js';
 import { inputFiles, loadOptions, printWarnings } from './common.js';
 import { reportError } from './errors.js';
 import { runPreflight } from './run-preflight.js';
-import { buildRunRecord, composedRecipeText, recordChanges, runInputs, variablesOf } from './run-record.js';
+import {
+  buildRunRecord,
+  composedRecipeText,
+  recordChanges,
+  runInputs,
+  secretsOf,
+  variablesOf,
+} from './run-record.js';
+import { SECRET_PLACEHOLDER } from '../config/secret-variables.js';
 
 const refuse = (message: string, hint?: string) =>
   new SflowError('run.resume_refused', message, { phase: 'preflight', hint });
@@ -70,6 +78,14 @@ export async function resumeCommand(positional: string[], opts: Record<string, u
       runId,
       catalog: backendCatalog,
     });
+    // secret values are not recorded: the resume is given them again
+    const secret = secretsOf(loaded);
+    const missing = trial.variables.filter((v) => secret.has(v.name) && v.rendered === SECRET_PLACEHOLDER);
+    if (missing.length)
+      throw refuse(
+        `cannot resume ${runDir}: the secret variable(s) ${missing.map((v) => v.name).join(', ')} were not recorded (sflow never writes a secret value to the run directory)`,
+        `give them again: sflow run --resume ${runDir} ${missing.map((v) => `-s ${v.name}=…`).join(' ')}`,
+      );
     if (trial.workflow !== earlier.workflow)
       throw refuse(
         `cannot resume ${runDir}: it ran workflow '${earlier.workflow}', the recipe is '${trial.workflow}'`,
@@ -80,7 +96,7 @@ export async function resumeCommand(positional: string[], opts: Record<string, u
     const changes = recorded
       ? recordChanges(
           { recipeText: recorded.recipeText, variables: recorded.record.variables },
-          { recipeText, variables: variablesOf(trial) },
+          { recipeText, variables: variablesOf(trial, secret) },
         )
       : [];
     if (changes.length && !force)
@@ -130,7 +146,7 @@ export async function resumeCommand(positional: string[], opts: Record<string, u
       // a forced resume runs a changed recipe: the record says what the run runs now
       record:
         changes.length || !recorded
-          ? { record: buildRunRecord(trial, inputs, { cwd, workspaceDir }), recipeText }
+          ? { record: buildRunRecord(trial, inputs, { cwd, workspaceDir, secret }), recipeText }
           : undefined,
       resume: { tasks: plan, session: plan.session, rerun: plan.rerun, forced: changes.length > 0, results },
       prior: events,
