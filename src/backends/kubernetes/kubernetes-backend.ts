@@ -164,15 +164,6 @@ export class KubernetesBackend implements Backend {
     const t = req.task;
     try {
       if (t.colocated) return await launchMerged(core, this.merged, req, signal);
-      // refused before anything is allocated (src/plan/not-yet.ts): never reached from `sflow run`
-      if (t.operator.type === 'k8s_mpi')
-        throw new SflowError(
-          'k8s.mpi_not_yet',
-          `Task '${t.name}': the k8s_mpi operator is not run by this version yet`,
-          {
-            phase: 'run',
-          },
-        );
       const { handle, collect } = await launchTaskPods(core, req, signal);
       return this.track(
         handle,
