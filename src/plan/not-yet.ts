@@ -163,6 +163,24 @@ export const NOT_YET: NotYetRow[] = [
     },
   },
   {
+    id: 'k8s-mpi-mpijob-fields',
+    feature:
+      'Kubernetes `k8s_mpi` `launcher_creation_policy` / `launcher_discovery_timeout` (MPIJob route settings)',
+    today: 'ignored',
+    action: 'warn',
+    covers: [],
+    says: 'these settings belong to the MPIJob route, which this version does not run; the pods route starts the launcher with its workers and bounds their sshd start-up by worker_setup_timeout_seconds',
+    find: (ctx) => {
+      const declared = ((ctx.loaded.recipe as Obj).operators as Obj[]) ?? [];
+      return declared.flatMap((o, i): Array<[string, PathSeg[]]> => {
+        const mpi = (o.type === 'k8s_mpi' ? o.mpi : undefined) as Obj | undefined;
+        return ['launcher_creation_policy', 'launcher_discovery_timeout']
+          .filter((k) => mpi?.[k] !== undefined)
+          .map((k) => [`operator '${String(o.name)}' mpi.${k}`, ['operators', i, 'mpi', k]]);
+      });
+    },
+  },
+  {
     id: 'task-timeout',
     feature: 'task `timeout:`',
     today: 'ignored',

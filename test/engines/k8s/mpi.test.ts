@@ -8,7 +8,7 @@
  * With the MPIJob CRD present, `route: auto` runs the pods route too (the MPIJob route is not run
  * yet) and `route: operator` is refused before anything is created.
  */
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -76,6 +76,10 @@ describe.skipIf(missing !== undefined && !required)(
       expect(log).toMatch(/\[sflow-mpi\] worker 1: sshd on 127\.10\.0\.2:\d+/);
       expect(log).toContain('[sflow-mpi] worker 1: the launcher is done');
       expect(log).toContain('after mpirun');
+      // the emulator serves the MPIJob CRD: auto says it runs the pods route anyway
+      expect(readFileSync(join(r.runDir, 'sflow.log'), 'utf8') + r.stderr).toContain(
+        'the MPIJob CRD (mpijobs.kubeflow.org) exists, but this version runs k8s_mpi on the pods route',
+      );
       expect(leftovers(k.emu)).toEqual([]);
     });
 
