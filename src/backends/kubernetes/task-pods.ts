@@ -175,7 +175,9 @@ export function prepareTaskPods(
   const passEnvs = op.pass_envs !== false && op.pass_envs !== 'false';
   const { common, perPod } = splitEnv(specs);
   if (mpi) {
-    if (!passEnvs) for (const k of Object.keys(common)) delete common[k];
+    // pass_envs: false keeps only what the launcher needs (the node addresses) and the key
+    if (!passEnvs)
+      for (const k of Object.keys(common)) if (k !== 'SFLOW_TASK_ASSIGNED_NODE_IPS') delete common[k];
     if (mpi.ompNumThreads !== null && common.OMP_NUM_THREADS === undefined)
       common.OMP_NUM_THREADS = String(mpi.ompNumThreads);
     common[MPI_KEY_ENV] = (core.mpiKey ?? newMpiKey)();
@@ -200,7 +202,7 @@ export function prepareTaskPods(
       nodeIndex: spec.nodeIndex,
       image: spec.image ?? String(op.image ?? s.reservation.image),
       command: containerCommand(spec0.argv, `${SCRIPT_DIR}/${mpi && i > 0 ? 'worker.sh' : 'task.sh'}`),
-      env: passEnvs ? perPod[i] : [],
+      env: passEnvs ? perPod[i] : mpi ? perPod[i].filter((e) => e.name === 'SFLOW_TASK_NODE_INDEX') : [],
       ...(secret ? { envSecret: secret.metadata!.name! } : {}),
       scriptConfigMap: configMap.metadata!.name!,
       ...(outputRoot ? { outputDir: outputRoot } : {}),

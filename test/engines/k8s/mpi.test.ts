@@ -8,7 +8,7 @@
  * With the MPIJob CRD present, `route: auto` runs the pods route too (the MPIJob route is not run
  * yet) and `route: operator` is refused before anything is created.
  */
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +24,13 @@ const FAKE = join(HERE, 'fixtures', 'fake-mpirun.sh');
 const missing =
   sandboxMissing() ??
   (existsSync('/usr/sbin/sshd') ? undefined : 'no /usr/sbin/sshd (apt-get install openssh-server)');
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((n) => {
+    const p = join(dir, n);
+    return statSync(p).isDirectory() ? filesUnder(p) : [p];
+  });
+}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -80,6 +87,15 @@ describe.skipIf(missing !== undefined && !required)(
       expect(readFileSync(join(r.runDir, 'sflow.log'), 'utf8') + r.stderr).toContain(
         'the MPIJob CRD (mpijobs.kubeflow.org) exists, but this version runs k8s_mpi on the pods route',
       );
+      // the attempt's SSH key (PEM, base64 in the env Secret) is in no file of the run and in no
+      // request but the Secret's own (the emulator's log redacts Secret payloads)
+      const PEM_B64 = Buffer.from('-----BEGIN EC PRIVATE KEY-----').toString('base64').slice(0, 36);
+      expect(
+        filesUnder(r.runDir).filter((f) =>
+          /PRIVATE KEY|LS0tLS1CRUdJTiBFQyBQUklWQVRF/.test(readFileSync(f, 'latin1')),
+        ),
+      ).toEqual([]);
+      expect(readFileSync(k.emu.requestLogPath, 'utf8')).not.toContain(PEM_B64);
       expect(leftovers(k.emu)).toEqual([]);
     });
 

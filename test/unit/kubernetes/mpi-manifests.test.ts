@@ -34,7 +34,7 @@ const KEY = Buffer.from(
 const tmp = mkdtempSync(join(tmpdir(), 'sflow-mpi-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-function prepared() {
+function prepared(passEnvs = true) {
   const loaded = loadRecipe({ files: [RECIPE], set: [], artifacts: [], missable: [] });
   const plan = buildPlan(loaded, {
     dryRun: true,
@@ -54,6 +54,7 @@ function prepared() {
     driver: 'driver-host:1:0',
   };
   const t = plan.tasks[0];
+  if (!passEnvs) t.operator.config.pass_envs = false;
   return prepareTaskPods(
     {
       r: r as unknown as K8sRun,
@@ -98,6 +99,16 @@ describe('k8s_mpi pods route manifests', () => {
     expect(p.secret!.stringData).toMatchObject({ SFLOW_MPI_SSH_KEY_B64: KEY, OMP_NUM_THREADS: '2' });
     expect(JSON.stringify(p.configMap)).not.toContain(KEY);
     expect(p.collect).toBe(false);
+  });
+
+  it("pass_envs: false still ships the key, the node addresses and each pod's node index", () => {
+    const p = prepared(false);
+    expect(Object.keys(p.secret!.stringData!).sort()).toEqual([
+      'OMP_NUM_THREADS',
+      'SFLOW_MPI_SSH_KEY_B64',
+      'SFLOW_TASK_ASSIGNED_NODE_IPS',
+    ]);
+    expect(p.pods[1].spec!.containers[0].env).toEqual([{ name: 'SFLOW_TASK_NODE_INDEX', value: '1' }]);
   });
 
   it('the scripts are valid bash; the shim passes hostfile, transport, binding and -x to mpirun', () => {
