@@ -34,12 +34,13 @@ describeWithEngines(
     const sshText = () => `${dest()} -F ${cfg()}`;
     const remote = (cmd: string) =>
       spawnSync('ssh', ['-F', cfg(), dest(), cmd], { encoding: 'utf8', timeout: 60_000 });
-    const local = mkdtempSync(join(tmpdir(), 'sflow-ssh-batch-'));
+    let local = ''; // made in beforeAll: the describe body runs even when the suite is skipped
     const tag = `sbs${process.pid % 100000}`;
     let root = '';
     let buildId = '';
 
     beforeAll(() => {
+      local = mkdtempSync(join(tmpdir(), 'sflow-ssh-batch-'));
       buildId = ensureExecutable();
       root = remote('mktemp -d').stdout.trim();
       expect(root).toMatch(/^\/tmp\//);
@@ -48,7 +49,7 @@ describeWithEngines(
     }, 300_000);
     afterAll(() => {
       if (root) remote(`scancel -n ${tag} 2>/dev/null; rm -rf ${root} "$HOME/.cache/sflow/exe/${buildId}"`);
-      rmSync(local, { recursive: true, force: true });
+      if (local) rmSync(local, { recursive: true, force: true });
     });
 
     it('submits a 3-task workflow over ssh; it runs as a Slurm job; watch and fetch read its receipt', async () => {

@@ -15,9 +15,9 @@ import { applyMonitorFlags } from '../config/monitor-flags.js';
 import { uriPathText } from '../plan/artifacts.js';
 import { buildPlan } from '../plan/build.js';
 import { makeRunId } from '../plan/run-id.js';
-import { composeText } from '../cli/compose.js';
-import { inputFiles, loadOptions, printWarnings } from '../cli/common.js';
-import type { TarEntry } from './tar-write.js';
+import { composeText } from './compose.js';
+import { inputFiles, loadOptions, printWarnings } from './common.js';
+import type { TarEntry } from '../remote/tar-write.js';
 
 const SKIP_DIRS = new Set(['.git', '.venv', '.sflow', 'sflow_output', '__pycache__']);
 
