@@ -21,7 +21,7 @@ export function isSecretName(name: string): boolean {
 }
 
 function declarations(doc: Obj): Obj[] {
-  const lists = [doc.variables, isPlainObject(doc.workflow) ? (doc.workflow as Obj).variables : undefined];
+  const lists = [doc.variables, isPlainObject(doc.workflow) ? doc.workflow.variables : undefined];
   return lists.flatMap((l) => (Array.isArray(l) ? l.filter(isPlainObject) : []));
 }
 

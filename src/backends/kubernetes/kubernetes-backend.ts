@@ -190,8 +190,8 @@ export class KubernetesBackend implements Backend {
     if (this.mpiJobCrdNoted || mpiSettings(op).route !== 'auto') return;
     this.mpiJobCrdNoted = true;
     const r = this.run();
-    const found = await r.api
-      .maybe(
+    const found: unknown = await r.api
+      .maybe<unknown>(
         'read',
         'list',
         'mpijobs',
