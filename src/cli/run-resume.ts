@@ -34,7 +34,7 @@ import {
   secretsOf,
   variablesOf,
 } from './run-record.js';
-import { SECRET_PLACEHOLDER } from '../config/secret-variables.js';
+import { unrecordedSecrets } from '../config/secret-variables.js';
 
 const refuse = (message: string, hint?: string) =>
   new SflowError('run.resume_refused', message, { phase: 'preflight', hint });
@@ -66,6 +66,13 @@ export async function resumeCommand(positional: string[], opts: Record<string, u
       workflow: inputs.enableWorkflowMonitor,
       tasks: inputs.enableTaskMonitor,
     });
+    // secret values are not recorded: the resume is given them again (checked before planning)
+    const missing = unrecordedSecrets(loaded.doc);
+    if (missing.length)
+      throw refuse(
+        `cannot resume ${runDir}: the secret variable(s) ${missing.join(', ')} were not recorded (sflow never writes a secret value to the run directory)`,
+        `give them again: sflow run --resume ${runDir} ${missing.map((n) => `-s ${n}=…`).join(' ')}`,
+      );
     printWarnings(loaded.warnings);
     const workspaceDir = resolve(
       (opts.workspaceDir as string | undefined) ?? recorded?.record.workspace_dir ?? process.cwd(),
@@ -78,14 +85,7 @@ export async function resumeCommand(positional: string[], opts: Record<string, u
       runId,
       catalog: backendCatalog,
     });
-    // secret values are not recorded: the resume is given them again
     const secret = secretsOf(loaded);
-    const missing = trial.variables.filter((v) => secret.has(v.name) && v.rendered === SECRET_PLACEHOLDER);
-    if (missing.length)
-      throw refuse(
-        `cannot resume ${runDir}: the secret variable(s) ${missing.map((v) => v.name).join(', ')} were not recorded (sflow never writes a secret value to the run directory)`,
-        `give them again: sflow run --resume ${runDir} ${missing.map((v) => `-s ${v.name}=…`).join(' ')}`,
-      );
     if (trial.workflow !== earlier.workflow)
       throw refuse(
         `cannot resume ${runDir}: it ran workflow '${earlier.workflow}', the recipe is '${trial.workflow}'`,

@@ -54,3 +54,10 @@ export function redactSetArgs(args: string[], secret: Set<string>): string[] {
     return i > 0 && secret.has(a.slice(0, i).trim()) ? `${a.slice(0, i + 1)}${SECRET_PLACEHOLDER}` : a;
   });
 }
+
+/** secret variables whose value is still the record's placeholder (a resume not given them again) */
+export function unrecordedSecrets(doc: Obj): string[] {
+  return declarations(doc)
+    .filter((v) => v.value === SECRET_PLACEHOLDER)
+    .map((v) => String(v.name ?? ''));
+}
