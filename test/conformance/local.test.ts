@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -9,9 +8,9 @@ import type { BackendContext } from '../../src/backends/backend.js';
 import { resetLocalGpuCache } from '../../src/gpu/local-topology.js';
 import { LOCAL_CAPABILITIES, plannedBackend } from '../helpers/backends.js';
 import { describeBackendConformance } from './backend.conformance.js';
+import { killDriverOnceLaunched } from './dead-driver.js';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const loader = join(repo, 'test', 'fixtures', 'ts-loader', 'register.js');
 const driver = join(repo, 'test', 'fixtures', 'conformance', 'local-driver.ts');
 
 const ctx = (over: Partial<BackendContext> = {}): BackendContext => ({
@@ -29,26 +28,13 @@ const ctx = (over: Partial<BackendContext> = {}): BackendContext => ({
  * spawns inline (no launcher): with the launcher, the lifeline would stop the task before recover
  * looks; this is the case recover exists for (lifeline gone too, e.g. both killed at once).
  */
-function deadDriver(dir: string, script: string): Promise<string> {
+async function deadDriver(dir: string, script: string): Promise<string> {
   const ledger = join(dir, `handles-${Date.now()}.jsonl`);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', loader, driver, ledger, dir, script], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, SFLOW_LAUNCHER: 'inline' },
-    });
-    let err = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`driver did not launch in time: ${err}`));
-    }, 60_000);
-    child.stderr.on('data', (d) => (err += String(d)));
-    child.stdout.on('data', (d) => {
-      if (!String(d).includes('launched')) return;
-      clearTimeout(timer);
-      child.kill('SIGKILL');
-      child.once('exit', () => resolve(ledger));
-    });
+  await killDriverOnceLaunched(driver, [ledger, dir, script], {
+    env: { ...process.env, SFLOW_LAUNCHER: 'inline' },
+    timeoutMs: 60_000,
   });
+  return ledger;
 }
 
 /** nvidia-smi that takes a minute to answer: allocation waits on GPU discovery. */

@@ -3,7 +3,6 @@
  * of scripts/engines/docker.sh): real containers, `docker stop`/`kill`, logs through the attached
  * client, a driver SIGKILLed with its container running and a second driver recovering it.
  */
-import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -14,33 +13,20 @@ import { resetLocalGpuCache } from '../../../src/gpu/local-topology.js';
 import { describeBackendConformance } from '../../conformance/backend.conformance.js';
 import { describeWithEngines, engine } from '../helpers/engines.js';
 import { buildHostbinImage, dockerCtx, dockerPlanned, removeHostbinImage } from './fixture.js';
+import { killDriverOnceLaunched } from '../../conformance/dead-driver.js';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const loader = join(repo, 'test', 'fixtures', 'ts-loader', 'register.js');
 const driver = join(repo, 'test', 'fixtures', 'conformance', 'docker-driver.ts');
 const docker = engine('docker');
 const env = () => docker.childEnv();
 
-function deadDriver(dir: string, script: string): Promise<string> {
+async function deadDriver(dir: string, script: string): Promise<string> {
   const ledger = join(dir, `handles-${Date.now()}.jsonl`);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', loader, driver, ledger, dir, script], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...env(), SFLOW_TEST_DOCKER_BACKEND: JSON.stringify(dockerPlanned()) },
-    });
-    let err = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`driver did not launch in time: ${err}`));
-    }, 90_000);
-    child.stderr.on('data', (d) => (err += String(d)));
-    child.stdout.on('data', (d) => {
-      if (!String(d).includes('launched')) return;
-      clearTimeout(timer);
-      child.kill('SIGKILL');
-      child.once('exit', () => resolve(ledger));
-    });
+  await killDriverOnceLaunched(driver, [ledger, dir, script], {
+    env: { ...env(), SFLOW_TEST_DOCKER_BACKEND: JSON.stringify(dockerPlanned()) },
+    timeoutMs: 90_000,
   });
+  return ledger;
 }
 
 /** a GPU task's allocation reads nvidia-smi, which here takes a minute to answer */

@@ -4,7 +4,6 @@
  * batched stop of 50 pods, reattaching from the ledger of a SIGKILLed driver (a real child
  * process), cancelling an allocation whose reservation pod cannot be scheduled.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -17,9 +16,9 @@ import { describeBackendConformance } from '../../conformance/backend.conformanc
 import { startEmulator, type Emulator } from '../../fixtures/k8s-emulator/server.js';
 import { k8sBackend } from './backend-helpers.js';
 import { required, sandboxMissing, shPod } from './harness.js';
+import { killDriverOnceLaunched } from '../../conformance/dead-driver.js';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const loader = join(repo, 'test', 'fixtures', 'ts-loader', 'register.js');
 const driver = join(repo, 'test', 'engines', 'k8s', 'fixtures', 'dead-driver.ts');
 const missing = sandboxMissing();
 
@@ -30,29 +29,13 @@ const ready = missing
   : startEmulator({ nodes: 2, gpus: 4, warnUnsupported: false }).then((e) => (emu = e));
 const scratch = mkdtempSync(join(tmpdir(), 'sflow-k8s-conf-'));
 
-function deadDriver(dir: string, script: string): Promise<string> {
+async function deadDriver(dir: string, script: string): Promise<string> {
   const ledger = join(dir, `handles-${Date.now()}.jsonl`);
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', loader, driver, emu.kubeconfigPath, ledger, dir, `dead-${Date.now()}`, script],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let err = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`driver did not launch in time: ${err}`));
-    }, 60_000);
-    child.stderr.on('data', (d) => (err += String(d)));
-    child.stdout.on('data', (d) => {
-      if (!String(d).includes('launched')) return;
-      clearTimeout(timer);
-      child.kill('SIGKILL');
-      child.once('exit', () => setTimeout(() => resolve(ledger), 300));
-    });
+  await killDriverOnceLaunched(driver, [emu.kubeconfigPath, ledger, dir, `dead-${Date.now()}`, script], {
+    timeoutMs: 60_000,
+    settleMs: 300,
   });
+  return ledger;
 }
 
 describe.skipIf(missing !== undefined && !required)(

@@ -4,7 +4,6 @@
  * client on the driver; stop is scancel; the dead driver is a child `node` that is SIGKILLed after
  * its step started, and a fresh backend instance recovers the step from its ledger.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -15,9 +14,9 @@ import { srunArgv } from '../../../src/operators/srun.js';
 import { describeBackendConformance } from '../../conformance/backend.conformance.js';
 import { describeWithEngines } from '../helpers/engines.js';
 import { TAG, backendCtx, cancelNamed, plannedSlurm, slurm, useClusterEnv } from './slurm-helpers.js';
+import { killDriverOnceLaunched } from '../../conformance/dead-driver.js';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const loader = join(repo, 'test', 'fixtures', 'ts-loader', 'register.js');
 const driver = join(repo, 'test', 'fixtures', 'conformance', 'slurm-driver.ts');
 const scratch = mkdtempSync(join(tmpdir(), 'sflow-slurm-conf-'));
 const name = `${TAG}-conf`;
@@ -31,26 +30,13 @@ afterAll(async () => {
  * spawns inline (no launcher, so no lifeline that would stop the srun client when the driver dies):
  * the case recover exists for.
  */
-function deadDriver(dir: string, script: string): Promise<string> {
+async function deadDriver(dir: string, script: string): Promise<string> {
   const ledger = join(dir, `handles-${Date.now()}.jsonl`);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', loader, driver, ledger, dir, script, `${name}-dead`], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: slurm.childEnv({ SFLOW_LAUNCHER: 'inline' }),
-    });
-    let err = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`driver did not launch in time: ${err}`));
-    }, 90_000);
-    child.stderr.on('data', (d) => (err += String(d)));
-    child.stdout.on('data', (d) => {
-      if (!String(d).includes('launched')) return;
-      clearTimeout(timer);
-      child.kill('SIGKILL');
-      child.once('exit', () => resolve(ledger));
-    });
+  await killDriverOnceLaunched(driver, [ledger, dir, script, `${name}-dead`], {
+    env: slurm.childEnv({ SFLOW_LAUNCHER: 'inline' }),
+    timeoutMs: 90_000,
   });
+  return ledger;
 }
 
 describeWithEngines('Slurm backend conformance', [slurm], () => {

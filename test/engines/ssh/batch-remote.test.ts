@@ -59,6 +59,7 @@ describeWithEngines(
         `version: '0.1'
 workflow:
   name: ${tag}
+  name: ${tag}
   tasks:
     - name: a
       script: ["echo A $(id -un) > $SFLOW_TASK_OUTPUT_DIR/a.txt"]
@@ -84,6 +85,8 @@ backends:
       const args = ['batch', 'wf.yaml', '--ssh', sshText(), '--ssh-remote-root', root, '-A', 'sflowtest'];
       const r = sflow([...args, '-J', tag, '--submit'], { cwd: local, timeoutMs: 180_000 });
       expect(r.code, r.stderr + r.stdout).toBe(0);
+      // the duplicated key is a recipe warning, printed once (not again when the inputs are staged)
+      expect(r.stderr.match(/duplicate key 'name'/g) ?? []).toHaveLength(1);
       expect(r.stderr).toMatch(
         /1\/4 connect[\s\S]*2\/4 sflow: .*\(copied\)[\s\S]*3\/4 inputs: recipe\.yaml \+ job\.sh \+ 1 file/,
       );
