@@ -10,6 +10,12 @@ import type { Plan } from '../plan/types.js';
 import { RECIPE_RECORD, RUN_RECORD_SCHEMA, type RunInputs, type RunRecord } from '../outputs/run-record.js';
 import { lineDiff } from '../util/line-diff.js';
 import { composeText } from './compose.js';
+import {
+  redactSecretVariables,
+  redactSetArgs,
+  SECRET_PLACEHOLDER,
+  secretVariableNames,
+} from '../config/secret-variables.js';
 import { VERSION } from './version.js';
 
 export function runInputs(files: string[], opts: Record<string, unknown>): RunInputs {
@@ -24,24 +30,37 @@ export function runInputs(files: string[], opts: Record<string, unknown>): RunIn
   };
 }
 
-/** The composed recipe as it ran: overrides and the monitor flags applied (loads on its own). */
+/**
+ * The composed recipe as it ran: overrides and the monitor flags applied (loads on its own), the
+ * values of secret variables replaced by a placeholder (src/config/secret-variables.ts).
+ */
 export function composedRecipeText(loaded: LoadedRecipe, inputs: RunInputs): string {
-  const doc = structuredClone(loaded.doc);
+  const doc = redactSecretVariables(loaded.doc);
   applyMonitorFlags(doc, { workflow: inputs.enableWorkflowMonitor, tasks: inputs.enableTaskMonitor });
   return composeText(doc);
 }
 
-export function variablesOf(plan: Plan): RunRecord['variables'] {
+/** the recipe's secret variables (their values are never recorded) */
+export function secretsOf(loaded: LoadedRecipe): Set<string> {
+  return secretVariableNames(loaded.doc);
+}
+
+/** resolved variables; a secret one's value (and domain) is the placeholder */
+export function variablesOf(plan: Plan, secret: Set<string> = new Set()): RunRecord['variables'] {
   const out: RunRecord['variables'] = {};
-  for (const v of plan.variables) out[v.name] = { value: v.rendered, domain: v.domain };
+  for (const v of plan.variables)
+    out[v.name] = secret.has(v.name)
+      ? { value: SECRET_PLACEHOLDER, domain: v.domain ? v.domain.map(() => SECRET_PLACEHOLDER) : null }
+      : { value: v.rendered, domain: v.domain };
   return out;
 }
 
 export function buildRunRecord(
   plan: Plan,
   inputs: RunInputs,
-  o: { cwd: string; workspaceDir: string },
+  o: { cwd: string; workspaceDir: string; secret?: Set<string> },
 ): RunRecord {
+  const secret = o.secret ?? new Set<string>();
   return {
     schema_version: RUN_RECORD_SCHEMA,
     run_id: plan.runId,
@@ -51,9 +70,9 @@ export function buildRunRecord(
     cwd: o.cwd,
     workspace_dir: resolve(o.workspaceDir),
     output_dir: plan.paths.outputDir,
-    inputs,
+    inputs: { ...inputs, set: redactSetArgs(inputs.set, secret) },
     recipe_file: RECIPE_RECORD,
-    variables: variablesOf(plan),
+    variables: variablesOf(plan, secret),
   };
 }
 

@@ -32,7 +32,15 @@ import { errorMessage } from '../util/errors.js';
 import { inputFiles, loadOptions, printWarnings } from './common.js';
 import { reportError } from './errors.js';
 import { runPreflight } from './run-preflight.js';
-import { buildRunRecord, composedRecipeText, recordChanges, runInputs, variablesOf } from './run-record.js';
+import {
+  buildRunRecord,
+  composedRecipeText,
+  recordChanges,
+  runInputs,
+  secretsOf,
+  variablesOf,
+} from './run-record.js';
+import { unrecordedSecrets } from '../config/secret-variables.js';
 
 const refuse = (message: string, hint?: string) =>
   new SflowError('run.resume_refused', message, { phase: 'preflight', hint });
@@ -64,6 +72,13 @@ export async function resumeCommand(positional: string[], opts: Record<string, u
       workflow: inputs.enableWorkflowMonitor,
       tasks: inputs.enableTaskMonitor,
     });
+    // secret values are not recorded: the resume is given them again (checked before planning)
+    const missing = unrecordedSecrets(loaded.doc);
+    if (missing.length)
+      throw refuse(
+        `cannot resume ${runDir}: the secret variable(s) ${missing.join(', ')} were not recorded (sflow never writes a secret value to the run directory)`,
+        `give them again: sflow run --resume ${runDir} ${missing.map((n) => `-s ${n}=…`).join(' ')}`,
+      );
     printWarnings(loaded.warnings);
     const workspaceDir = resolve(
       (opts.workspaceDir as string | undefined) ?? recorded?.record.workspace_dir ?? process.cwd(),
@@ -76,6 +91,7 @@ export async function resumeCommand(positional: string[], opts: Record<string, u
       runId,
       catalog: backendCatalog,
     });
+    const secret = secretsOf(loaded);
     if (trial.workflow !== earlier.workflow)
       throw refuse(
         `cannot resume ${runDir}: it ran workflow '${earlier.workflow}', the recipe is '${trial.workflow}'`,
@@ -86,7 +102,7 @@ export async function resumeCommand(positional: string[], opts: Record<string, u
     const changes = recorded
       ? recordChanges(
           { recipeText: recorded.recipeText, variables: recorded.record.variables },
-          { recipeText, variables: variablesOf(trial) },
+          { recipeText, variables: variablesOf(trial, secret) },
         )
       : [];
     if (changes.length && !force)
@@ -136,7 +152,7 @@ export async function resumeCommand(positional: string[], opts: Record<string, u
       // a forced resume runs a changed recipe: the record says what the run runs now
       record:
         changes.length || !recorded
-          ? { record: buildRunRecord(trial, inputs, { cwd, workspaceDir }), recipeText }
+          ? { record: buildRunRecord(trial, inputs, { cwd, workspaceDir, secret }), recipeText }
           : undefined,
       resume: { tasks: plan, session: plan.session, rerun: plan.rerun, forced: changes.length > 0, results },
       prior: events,

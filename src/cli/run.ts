@@ -74,13 +74,17 @@ export async function runCommand(positional: string[], opts: Record<string, unkn
     const refused = unrunnableBackends(trial);
     if (refused.length) throw notRunnableError(refused[0]);
     const { executeRecipe } = await import('./run-execute.js');
-    const { buildRunRecord, composedRecipeText, runInputs } = await import('./run-record.js');
+    const { buildRunRecord, composedRecipeText, runInputs, secretsOf } = await import('./run-record.js');
     const inputs = runInputs(files, opts);
     return await executeRecipe(loaded, trial, {
       ...common,
       runId,
       record: {
-        record: buildRunRecord(trial, inputs, { cwd: process.cwd(), workspaceDir }),
+        record: buildRunRecord(trial, inputs, {
+          cwd: process.cwd(),
+          workspaceDir,
+          secret: secretsOf(loaded),
+        }),
         recipeText: composedRecipeText(loaded, inputs),
       },
       logLevel: opts.verbose && opts.logLevel === 'info' ? 'debug' : String(opts.logLevel ?? 'info'),

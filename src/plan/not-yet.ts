@@ -129,20 +129,54 @@ export const NOT_YET: NotYetRow[] = [
     ],
   },
   {
-    id: 'operator-k8s-mpi',
-    feature: 'Kubernetes `k8s_mpi` operator (MPI launcher + worker pods, MPIJob)',
+    id: 'k8s-mpi-operator-route',
+    feature: 'Kubernetes `k8s_mpi` MPIJob route (`mpi.route: operator`), non-OpenMPI, without `host_network`',
     today: 'plans only',
     action: 'refuse',
-    covers: ['operators:k8s_mpi'],
-    says: 'the k8s_mpi operator (launcher and worker pods with sshd and a hostfile, or an MPIJob) is not run by this version yet; --dry-run shows its plan; run each rank as a multi-node `k8s` task, or use the Slurm backend for mpirun',
+    covers: [],
+    says: 'this version runs k8s_mpi on the pods route only (launcher + worker pods with sshd and a hostfile of the node addresses, OpenMPI command line, host_network: true); set mpi.route: pods (auto already runs the pods route), mpi_implementation: OpenMPI and host_network: true',
     find: (ctx) => {
       const declared = ((ctx.loaded.recipe as Obj).operators as Obj[]) ?? [];
-      const used = new Set(
-        ctx.plan.tasks.filter((t) => t.operator.type === 'k8s_mpi').map((t) => t.operator.name),
-      );
-      return [...used].map((name): [string, PathSeg[]] => {
-        const i = declared.findIndex((d) => d.name === name);
-        return [`operator '${name}' (k8s_mpi)`, ['operators', Math.max(0, i), 'type']];
+      const backends = new Map(ctx.plan.backends.map((b) => [b.name, b.config]));
+      const out: Array<[string, PathSeg[]]> = [];
+      const seen = new Set<string>();
+      for (const t of ctx.plan.tasks) {
+        if (t.operator.type !== 'k8s_mpi' || seen.has(t.operator.name)) continue;
+        seen.add(t.operator.name);
+        const i = Math.max(
+          0,
+          declared.findIndex((d) => d.name === t.operator.name),
+        );
+        const c = t.operator.config;
+        const mpi = (c.mpi ?? {}) as Obj;
+        const at = (k: string): [string, PathSeg[]] => [
+          `operator '${t.operator.name}' (k8s_mpi) ${k}`,
+          ['operators', i, ...(k.startsWith('mpi.') ? ['mpi', k.slice(4)] : [k])],
+        ];
+        if (mpi.route === 'operator') out.push(at('mpi.route'));
+        if (mpi.mpi_implementation !== undefined && mpi.mpi_implementation !== 'OpenMPI')
+          out.push(at('mpi.mpi_implementation'));
+        const hostNetwork = c.host_network ?? backends.get(t.backend)?.host_network;
+        if (hostNetwork === false || hostNetwork === 'false') out.push(at('host_network'));
+      }
+      return out;
+    },
+  },
+  {
+    id: 'k8s-mpi-mpijob-fields',
+    feature:
+      'Kubernetes `k8s_mpi` `launcher_creation_policy` / `launcher_discovery_timeout` (MPIJob route settings)',
+    today: 'ignored',
+    action: 'warn',
+    covers: [],
+    says: 'these settings belong to the MPIJob route, which this version does not run; the pods route starts the launcher with its workers and bounds their sshd start-up by worker_setup_timeout_seconds',
+    find: (ctx) => {
+      const declared = ((ctx.loaded.recipe as Obj).operators as Obj[]) ?? [];
+      return declared.flatMap((o, i): Array<[string, PathSeg[]]> => {
+        const mpi = (o.type === 'k8s_mpi' ? o.mpi : undefined) as Obj | undefined;
+        return ['launcher_creation_policy', 'launcher_discovery_timeout']
+          .filter((k) => mpi?.[k] !== undefined)
+          .map((k) => [`operator '${String(o.name)}' mpi.${k}`, ['operators', i, 'mpi', k]]);
       });
     },
   },

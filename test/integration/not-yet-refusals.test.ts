@@ -60,12 +60,20 @@ const CASES: Record<string, Case> = {
     says: "backend 'd' offload_task_logs: the Docker backend streams each container's output",
     dryOnly: true,
   },
-  'operator-k8s-mpi': {
+  'k8s-mpi-operator-route': {
     recipe:
-      'operators:\n  - name: mpi\n    type: k8s_mpi\n    image: x\nbackends:\n  - name: k\n    type: kubernetes\n    namespace: n\n    nodes: 1\n    default: true\n' +
+      'operators:\n  - name: mpi\n    type: k8s_mpi\n    image: x\n    mpi:\n      route: operator\nbackends:\n  - name: k\n    type: kubernetes\n    namespace: n\n    nodes: 1\n    default: true\n' +
       wf('', `    - name: a\n      script: [mpirun -np 1 hostname]\n      operator: mpi\n`),
-    line: 3,
-    says: "operator 'mpi' (k8s_mpi): the k8s_mpi operator (launcher and worker pods with sshd and a hostfile, or an MPIJob) is not run by this version yet",
+    line: 6,
+    says: "operator 'mpi' (k8s_mpi) mpi.route: this version runs k8s_mpi on the pods route only",
+  },
+  'k8s-mpi-mpijob-fields': {
+    recipe:
+      'operators:\n  - name: mpi\n    type: k8s_mpi\n    image: x\n    mpi:\n      launcher_creation_policy: AtStartup\nbackends:\n  - name: k\n    type: kubernetes\n    namespace: n\n    nodes: 1\n    default: true\n' +
+      wf('', `    - name: a\n      script: [mpirun -np 1 hostname]\n      operator: mpi\n`),
+    line: 6,
+    says: "operator 'mpi' mpi.launcher_creation_policy: these settings belong to the MPIJob route",
+    dryOnly: true,
   },
   'task-timeout': {
     recipe: wf('', `${TASK}      timeout: 5\n`),

@@ -47,6 +47,7 @@ import { launchTaskPods, type LaunchCore } from './task-pods.js';
 import { COLLECT_MARKER } from './pod-script.js';
 import { detectRdma } from './rdma-detect.js';
 import { stopAttempts } from './stop.js';
+import { mpiSettings } from './mpi-pods.js';
 
 export class KubernetesBackend implements Backend {
   readonly name: string;
@@ -61,6 +62,7 @@ export class KubernetesBackend implements Backend {
   private probePod: ProbePod | undefined;
   private claims = false;
   private readonly mpiJobs = false;
+  private mpiJobCrdNoted = false;
   private artifactsP: ReturnType<typeof shipArtifacts> | undefined;
   private rdma: RdmaFound = { hcas: [], gkeNetworks: [] };
   private released = false;
@@ -164,15 +166,7 @@ export class KubernetesBackend implements Backend {
     const t = req.task;
     try {
       if (t.colocated) return await launchMerged(core, this.merged, req, signal);
-      // refused before anything is allocated (src/plan/not-yet.ts): never reached from `sflow run`
-      if (t.operator.type === 'k8s_mpi')
-        throw new SflowError(
-          'k8s.mpi_not_yet',
-          `Task '${t.name}': the k8s_mpi operator is not run by this version yet`,
-          {
-            phase: 'run',
-          },
-        );
+      if (t.operator.type === 'k8s_mpi') await this.noteMpiJobRoute(t.operator.config, signal);
       const { handle, collect } = await launchTaskPods(core, req, signal);
       return this.track(
         handle,
@@ -186,6 +180,40 @@ export class KubernetesBackend implements Backend {
         cause: e,
       });
     }
+  }
+
+  /**
+   * `mpi.route: auto` runs the pods route in this version; where the MPIJob CRD exists (it would
+   * pick the MPIJob route) it says so once.
+   */
+  private async noteMpiJobRoute(op: Record<string, unknown>, signal: AbortSignal): Promise<void> {
+    if (this.mpiJobCrdNoted || mpiSettings(op).route !== 'auto') return;
+    this.mpiJobCrdNoted = true;
+    const r = this.run();
+    const found: unknown = await r.api
+      .maybe<unknown>(
+        'read',
+        'list',
+        'mpijobs',
+        undefined,
+        (o) =>
+          r.api.custom.listNamespacedCustomObject(
+            {
+              group: 'kubeflow.org',
+              version: 'v2beta1',
+              namespace: r.api.namespace,
+              plural: 'mpijobs',
+              limit: 1,
+            },
+            o,
+          ),
+        { signal },
+      )
+      .catch(() => undefined);
+    if (found !== undefined)
+      this.ctx.log(
+        `Kubernetes backend '${this.name}': the MPIJob CRD (mpijobs.kubeflow.org) exists, but this version runs k8s_mpi on the pods route (mpi.route: auto); set mpi.route: pods to say so`,
+      );
   }
 
   private track(handle: TaskHandle, pods: string[], collect: boolean): TaskHandle {

@@ -19,6 +19,7 @@ import { attemptBase, L_NODE, podName, taskLabels, type Role } from './names.js'
 import { buildPod, SCRIPT_DIR, type ManifestContext, type PodPlan } from './pod-manifest.js';
 import { collectTrap, containerCommand, splitCommand, stageDir } from './pod-script.js';
 import type { Reservation } from './reservation.js';
+import { MPI_DIR, MPI_KEY_ENV, launcherScript, mpiSettings, newMpiKey, workerScript } from './mpi-pods.js';
 import type { K8sRun } from './run-context.js';
 
 export interface LaunchCore {
@@ -117,7 +118,10 @@ export interface Prepared {
 
 /** Every object of one attempt, built without touching the cluster (golden tests read these). */
 export function prepareTaskPods(
-  core: Pick<LaunchCore, 'r' | 'manifest' | 'rdma' | 'channel'>,
+  core: Pick<LaunchCore, 'r' | 'manifest' | 'rdma' | 'channel'> & {
+    /** k8s_mpi: the attempt's SSH key (golden tests give a fixed one) */
+    mpiKey?: () => string;
+  },
   req: Pick<LaunchRequest, 'task' | 'attempt' | 'specs'>,
   artifacts: PodPlan['artifacts'],
   role: Role = 'task',
@@ -134,15 +138,26 @@ export function prepareTaskPods(
     labels,
     annotations: { 'sflow/driver': manifest.driver, 'sflow/run-id': r.run.runId },
   });
-  const spec0 = req.specs[0];
+  const mpi = t.operator.type === 'k8s_mpi' ? mpiSettings(op) : undefined;
+  // k8s_mpi plans one launch spec; its pods route has one pod per node of the task
+  const specs: NodeLaunchSpec[] =
+    mpi && req.specs.length === 1 && t.nodes.length > 1
+      ? t.nodes.map((n, i) => ({
+          ...req.specs[0],
+          node: { name: n.name, ip: n.ip, index: n.index },
+          nodeIndex: i,
+          env: { ...req.specs[0].env, SFLOW_TASK_NODE_INDEX: String(i) },
+        }))
+      : req.specs;
+  const spec0 = specs[0];
   const split = splitCommand(spec0.argv);
   const shellish = split !== null && /(^|\/)(ba|da|z|k)?sh$/.test(split.interpreter[0] ?? '');
-  const collect =
-    s.collect && shellish && req.specs.length === 1 && t.operator.type === 'k8s' && !t.colocated;
+  const collect = s.collect && shellish && specs.length === 1 && t.operator.type === 'k8s' && !t.colocated;
   const outputRoot = spec0.env.SFLOW_OUTPUT_DIR;
   const maxBytes =
     op.collect_max_file_size !== undefined ? Number(op.collect_max_file_size) : s.collectMaxBytes;
-  const podNames = req.specs.map((_, i) => podName(base, i));
+  const podNames = specs.map((_, i) => podName(base, i));
+  const slots = mpi ? (mpi.slotsPerWorker ?? Math.max(1, gpusPerPod(t))) : 0;
   const script = split
     ? (collect && outputRoot
         ? collectTrap(
@@ -151,15 +166,27 @@ export function prepareTaskPods(
           )
         : '') + split.script
     : '';
-  const configMap: k8s.V1ConfigMap = { metadata: meta(`${base}-script`), data: { 'task.sh': script } };
+  const configMap: k8s.V1ConfigMap = {
+    metadata: meta(`${base}-script`),
+    data: mpi
+      ? { 'task.sh': launcherScript(mpi, slots, script), 'worker.sh': workerScript(mpi) }
+      : { 'task.sh': script },
+  };
   const passEnvs = op.pass_envs !== false && op.pass_envs !== 'false';
-  const { common, perPod } = splitEnv(req.specs);
-  const secret: k8s.V1Secret | undefined = passEnvs
-    ? { metadata: meta(`${base}-env`), type: 'Opaque', stringData: common }
-    : undefined;
+  const { common, perPod } = splitEnv(specs);
+  if (mpi) {
+    // pass_envs: false keeps only what the launcher needs (the node addresses) and the key
+    if (!passEnvs)
+      for (const k of Object.keys(common)) if (k !== 'SFLOW_TASK_ASSIGNED_NODE_IPS') delete common[k];
+    if (mpi.ompNumThreads !== null && common.OMP_NUM_THREADS === undefined)
+      common.OMP_NUM_THREADS = String(mpi.ompNumThreads);
+    common[MPI_KEY_ENV] = (core.mpiKey ?? newMpiKey)();
+  }
+  const secret: k8s.V1Secret | undefined =
+    passEnvs || mpi ? { metadata: meta(`${base}-env`), type: 'Opaque', stringData: common } : undefined;
   const gpus = gpusPerPod(t);
   const claims: Obj[] = [];
-  const pods = req.specs.map((spec, i) => {
+  const pods = specs.map((spec, i) => {
     const name = podNames[i];
     let claim: string | undefined;
     if (s.scheduling === 'dra' && gpus > 0) {
@@ -174,8 +201,8 @@ export function prepareTaskPods(
       ...(spec.node?.name ? { node: spec.node.name } : {}),
       nodeIndex: spec.nodeIndex,
       image: spec.image ?? String(op.image ?? s.reservation.image),
-      command: containerCommand(spec0.argv, `${SCRIPT_DIR}/task.sh`),
-      env: passEnvs ? perPod[i] : [],
+      command: containerCommand(spec0.argv, `${SCRIPT_DIR}/${mpi && i > 0 ? 'worker.sh' : 'task.sh'}`),
+      env: passEnvs ? perPod[i] : mpi ? perPod[i].filter((e) => e.name === 'SFLOW_TASK_NODE_INDEX') : [],
       ...(secret ? { envSecret: secret.metadata!.name! } : {}),
       scriptConfigMap: configMap.metadata!.name!,
       ...(outputRoot ? { outputDir: outputRoot } : {}),
@@ -187,6 +214,14 @@ export function prepareTaskPods(
         ? { rdma: rdmaPatch(s.rdma, core.rdma, s.hostNetwork, process.env.SFLOW_RDMA_AFFINITY ?? 'auto') }
         : {}),
       extraLabels: { [L_NODE]: String(spec.nodeIndex) },
+      ...(mpi
+        ? {
+            role: i === 0 ? 'mpi-launcher' : 'mpi-worker',
+            extraVolumes: [{ name: 'sflow-mpi', emptyDir: {} }],
+            extraMounts: [{ name: 'sflow-mpi', mountPath: MPI_DIR }],
+            ...(i > 0 ? { ports: [{ name: 'sshd', containerPort: mpi.sshPort }] } : {}),
+          }
+        : {}),
     };
     if (!split) plan.command = spec.argv;
     return buildPod(manifest, op, plan, (m) => r.log(`Task '${t.name}': ${m}`));

@@ -22,6 +22,8 @@ export const VariableSchema = strictObject('variable', {
   /** free string at load; unknown names fail at plan */
   type: str().optional(),
   domain: list(z.unknown(), 'domain').nullable().optional(),
+  /** sflow extension: the value is never written to the run record (config/secret-variables.ts) */
+  secret: z.boolean().optional(),
 }).superRefine((v, ctx) => {
   if (v.domain == null || isExpr(v.value)) return;
   if (!v.domain.some((d) => sameValue(d, v.value))) {

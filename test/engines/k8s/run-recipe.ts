@@ -24,12 +24,13 @@ export async function runRecipe(
   files: string[],
   extra: string[],
   dirs: string[],
+  env: Record<string, string> = {},
 ): Promise<RecipeRun> {
   const cwd = mkdtempSync(join(tmpdir(), 'sflow-k8s-run-'));
   dirs.push(cwd);
   const args = ['run', ...files.flatMap((f) => ['-f', f]), ...extra];
   if (k) args.push('--kubeconfig', k.emu.kubeconfigPath);
-  const r = await sflowInProcess(args, { cwd, env: { SFLOW_K8S_WAIT_HEARTBEAT_SECS: '1' } });
+  const r = await sflowInProcess(args, { cwd, env: { SFLOW_K8S_WAIT_HEARTBEAT_SECS: '1', ...env } });
   let runDir = '';
   try {
     runDir = onlyRunDir(join(cwd, 'sflow_output'));

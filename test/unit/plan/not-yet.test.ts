@@ -53,6 +53,7 @@ const IMPLEMENTED = new Set([
   'backends:slurm',
   'backends:kubernetes',
   'operators:k8s',
+  'operators:k8s_mpi',
   'backends:docker',
   'operators:bash',
   'operators:python',

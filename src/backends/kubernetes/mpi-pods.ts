@@ -1,0 +1,228 @@
+/**
+ * The `k8s_mpi` operator's pods route (backends.md §5.2): one pod per node of the task, the
+ * launcher first (node index 0, its exit code is the task's), then the workers. All of them get a
+ * per-attempt SSH key from the task's env Secret (SFLOW_MPI_SSH_KEY_B64, never in a manifest,
+ * argv or log) and a private emptyDir at /sflow/mpi for the key, the hostfile and sshd's files.
+ *
+ *  - a worker runs worker.sh: sshd (installed first when the image lacks it and `ensure_sshd`)
+ *    on its node address and `ssh_port`, accepting only the attempt's key, until the launcher
+ *    says it is done (a file it touches over ssh) — then it exits 0;
+ *  - the launcher runs the recipe's script behind a preamble that writes the hostfile
+ *    (`<ip> slots=<slots_per_worker>`, the launcher's own node too unless
+ *    `run_launcher_as_worker: false`) and puts an `mpirun` shim first on PATH. The shim waits for
+ *    every worker's sshd (the barrier, bounded by `worker_setup_timeout_seconds`), then runs the
+ *    image's real mpirun with the hostfile, the ssh transport (port, key), `-x` for PATH,
+ *    LD_LIBRARY_PATH, OMP_NUM_THREADS and the forwarded prefixes, and a per-rank CPU binding
+ *    (`cpu_bind`, only with more than one rank per pod and when the command sets none). So the
+ *    recipe's plain `mpirun -np N …` line works wherever it sits in the script. An EXIT trap
+ *    releases the workers.
+ *
+ * Only OpenMPI's command line is generated; the MPIJob route is not run yet (src/plan/not-yet.ts).
+ */
+import { generateKeyPairSync } from 'node:crypto';
+
+type Obj = Record<string, unknown>;
+
+export const MPI_DIR = '/sflow/mpi';
+export const MPI_KEY_ENV = 'SFLOW_MPI_SSH_KEY_B64';
+/** env prefixes always forwarded to remote ranks (the recipe's `forward_env_prefixes` add to them) */
+export const FORWARD_PREFIXES = ['NCCL_', 'UCX_', 'GLOO_', 'NVSHMEM_', 'OMPI_MCA_', 'SFLOW_'];
+const FORWARD_VARS = ['PATH', 'LD_LIBRARY_PATH', 'OMP_NUM_THREADS'];
+
+export interface MpiSettings {
+  route: 'auto' | 'operator' | 'pods';
+  slotsPerWorker: number | undefined;
+  runLauncherAsWorker: boolean;
+  sshPort: number;
+  implementation: string;
+  ensureSshd: boolean;
+  forwardPrefixes: string[];
+  /** null: keep the image's default */
+  ompNumThreads: number | null;
+  cpuBind: 'core' | 'numa' | 'none';
+  cpuBindCap: number;
+  workerSetupTimeoutS: number;
+}
+
+const num = (v: unknown, d: number): number =>
+  v === undefined || v === null || v === '' || !Number.isFinite(Number(v)) ? d : Number(v);
+const flag = (v: unknown, d: boolean): boolean =>
+  v === undefined || v === null ? d : v === true || v === 'true';
+
+export function mpiSettings(op: Obj): MpiSettings {
+  const m = (op.mpi ?? {}) as Obj;
+  const omp =
+    m.omp_num_threads === undefined ? 8 : m.omp_num_threads === null ? 0 : num(m.omp_num_threads, 8);
+  return {
+    route: (m.route as MpiSettings['route']) ?? 'auto',
+    slotsPerWorker: m.slots_per_worker === undefined ? undefined : num(m.slots_per_worker, 1),
+    runLauncherAsWorker: flag(m.run_launcher_as_worker, true),
+    sshPort: num(m.ssh_port, 2222),
+    implementation: String(m.mpi_implementation ?? 'OpenMPI'),
+    ensureSshd: flag(m.ensure_sshd, true),
+    forwardPrefixes: ((m.forward_env_prefixes as unknown[] | undefined) ?? []).map(String),
+    ompNumThreads: omp > 0 ? omp : null,
+    cpuBind: (m.cpu_bind as MpiSettings['cpuBind']) ?? 'core',
+    cpuBindCap: num(m.cpu_bind_cores_per_rank, 8),
+    workerSetupTimeoutS: num(m.worker_setup_timeout_seconds, 900),
+  };
+}
+
+/** a fresh private key for one attempt (PEM, base64: one line for the env Secret) */
+export function newMpiKey(): string {
+  const { privateKey } = generateKeyPairSync('ec', {
+    namedCurve: 'prime256v1',
+    privateKeyEncoding: { type: 'sec1', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  });
+  return Buffer.from(privateKey).toString('base64');
+}
+
+const SSH_OPTS = (port: number) =>
+  `-p ${port} -i ${MPI_DIR}/ssh/id -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes -o LogLevel=ERROR -o ConnectTimeout=10`;
+
+/** lines every pod runs first: the key and its public half, the node's addresses */
+function common(): string[] {
+  return [
+    `__sflow_mpi=${MPI_DIR}`,
+    'mkdir -p "$__sflow_mpi/ssh" "$__sflow_mpi/bin" && chmod 700 "$__sflow_mpi/ssh"',
+    `printf %s "\${${MPI_KEY_ENV}:-}" | base64 -d > "$__sflow_mpi/ssh/id" 2>/dev/null`,
+    'chmod 600 "$__sflow_mpi/ssh/id"',
+    'if ! ssh-keygen -y -f "$__sflow_mpi/ssh/id" > "$__sflow_mpi/ssh/id.pub" 2>/dev/null; then',
+    '  echo "[sflow-mpi] cannot read the attempt\'s SSH key (the image needs ssh-keygen from openssh-client)" >&2; exit 1',
+    'fi',
+    `unset ${MPI_KEY_ENV}`,
+    "__sflow_mpi_ips=$(printf %s \"${SFLOW_TASK_ASSIGNED_NODE_IPS:-}\" | tr ',' ' ')",
+    '__sflow_mpi_index=${SFLOW_TASK_NODE_INDEX:-0}',
+  ];
+}
+
+/** worker.sh: sshd until the launcher is done */
+export function workerScript(m: MpiSettings): string {
+  const p = m.sshPort;
+  return [
+    '#!/bin/bash',
+    "# sflow k8s_mpi worker (pods route): sshd for the launcher's mpirun until it is done",
+    ...common(),
+    'set -- $__sflow_mpi_ips; shift "$__sflow_mpi_index"; __sflow_mpi_ip=$1',
+    '__sflow_sshd=$(command -v sshd || { [ -x /usr/sbin/sshd ] && echo /usr/sbin/sshd; })',
+    ...(m.ensureSshd
+      ? [
+          'if [ -z "$__sflow_sshd" ]; then',
+          '  echo "[sflow-mpi] installing openssh-server (ensure_sshd)"',
+          '  (export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq --no-install-recommends openssh-server) >/dev/null 2>&1 || yum install -y -q openssh-server >/dev/null 2>&1',
+          '  __sflow_sshd=$(command -v sshd || { [ -x /usr/sbin/sshd ] && echo /usr/sbin/sshd; })',
+          'fi',
+        ]
+      : []),
+    '[ -n "$__sflow_sshd" ] || { echo "[sflow-mpi] the image has no sshd (set mpi.ensure_sshd: true or use an image with openssh-server)" >&2; exit 1; }',
+    'cp "$__sflow_mpi/ssh/id.pub" "$__sflow_mpi/ssh/authorized_keys"',
+    'ssh-keygen -q -t ed25519 -N "" -f "$__sflow_mpi/ssh/host_key" >/dev/null',
+    'mkdir -p /run/sshd 2>/dev/null; chmod 755 /run/sshd 2>/dev/null',
+    `cat > "$__sflow_mpi/sshd_config" <<EOF`,
+    `Port ${p}`,
+    'ListenAddress $__sflow_mpi_ip',
+    'HostKey $__sflow_mpi/ssh/host_key',
+    'PidFile $__sflow_mpi/sshd.pid',
+    'AuthorizedKeysFile $__sflow_mpi/ssh/authorized_keys',
+    'PermitRootLogin prohibit-password',
+    'PasswordAuthentication no',
+    'KbdInteractiveAuthentication no',
+    'StrictModes no',
+    'UsePAM no',
+    'EOF',
+    `echo "[sflow-mpi] worker $__sflow_mpi_index: sshd on $__sflow_mpi_ip:${p}"`,
+    '"$__sflow_sshd" -D -e -f "$__sflow_mpi/sshd_config" &',
+    '__sflow_sshd_pid=$!',
+    'trap \'kill "$__sflow_sshd_pid" 2>/dev/null; exit 143\' TERM INT',
+    'while [ ! -e "$__sflow_mpi/done" ] && kill -0 "$__sflow_sshd_pid" 2>/dev/null; do sleep 1; done',
+    'if [ -e "$__sflow_mpi/done" ]; then',
+    '  kill "$__sflow_sshd_pid" 2>/dev/null',
+    `  echo "[sflow-mpi] worker $__sflow_mpi_index: the launcher is done"`,
+    '  exit 0',
+    'fi',
+    'wait "$__sflow_sshd_pid"; __sflow_rc=$?',
+    `echo "[sflow-mpi] worker $__sflow_mpi_index: sshd ended (exit $__sflow_rc)" >&2`,
+    'exit 1',
+    '',
+  ].join('\n');
+}
+
+/** the `mpirun` shim the launcher puts first on PATH */
+export function mpirunShim(m: MpiSettings, slots: number): string {
+  const prefixes = [...new Set([...FORWARD_PREFIXES, ...m.forwardPrefixes])];
+  const grep = `^(${prefixes.map((x) => x.replace(/[^A-Za-z0-9_]/g, '')).join('|')})[A-Za-z0-9_]*=`;
+  const bind =
+    m.cpuBind === 'none' || slots <= 1
+      ? []
+      : [
+          'case " $* " in *" --bind-to "*|*" -bind-to "*|*" --map-by "*|*" -map-by "*|*" --cpu-set "*) ;; *)',
+          ...(m.cpuBind === 'numa'
+            ? ['  __o+=(--bind-to numa) ;;']
+            : [
+                `  __pe=$(( $(nproc 2>/dev/null || echo 1) / ${slots} ))`,
+                ...(m.cpuBindCap > 0 ? [`  [ "$__pe" -gt ${m.cpuBindCap} ] && __pe=${m.cpuBindCap}`] : []),
+                '  if [ "$__pe" -ge 1 ]; then __o+=(--map-by "slot:PE=$__pe" --bind-to core); fi ;;',
+              ]),
+          'esac',
+        ];
+  return [
+    '#!/bin/bash',
+    '# sflow k8s_mpi mpirun shim (pods route): hostfile, ssh transport, env forwarding, binding',
+    `__d=${MPI_DIR}`,
+    '__real=${SFLOW_MPI_REAL_MPIRUN:-}',
+    'if [ -z "$__real" ]; then',
+    '  for __c in $(type -ap mpirun); do [ "$__c" != "$__d/bin/mpirun" ] && { __real=$__c; break; }; done',
+    'fi',
+    '[ -n "$__real" ] || { echo "[sflow-mpi] the image has no mpirun" >&2; exit 127; }',
+    "# barrier: every worker's sshd takes the attempt's key",
+    `__deadline=$(( $(date +%s) + ${Math.max(1, Math.round(m.workerSetupTimeoutS))} ))`,
+    'for __ip in $(cat "$__d/workers"); do',
+    `  until ssh ${SSH_OPTS(m.sshPort)} "$__ip" true 2>/dev/null; do`,
+    '    if [ "$(date +%s)" -ge "$__deadline" ]; then',
+    `      echo "[sflow-mpi] worker $__ip: no sshd on port ${m.sshPort} within ${m.workerSetupTimeoutS}s (worker_setup_timeout_seconds)" >&2; exit 1`,
+    '    fi',
+    '    sleep 1',
+    '  done',
+    'done',
+    `__o=(--hostfile "$__d/hostfile" --mca plm_rsh_agent ssh --mca plm_rsh_args "${SSH_OPTS(m.sshPort)}")`,
+    ...bind,
+    `for __v in ${FORWARD_VARS.join(' ')} $(env | grep -oE '${grep}' | tr -d = | sort -u); do`,
+    `  [ "$__v" = ${MPI_KEY_ENV} ] && continue`,
+    '  [ -n "${!__v+x}" ] && __o+=(-x "$__v")',
+    'done',
+    'echo "[sflow-mpi] launch: mpirun ${__o[*]} $*" >&2',
+    'exec "$__real" "${__o[@]}" "$@"',
+    '',
+  ].join('\n');
+}
+
+/** the launcher's task.sh: preamble (hostfile, shim, release trap) + the recipe's script */
+export function launcherScript(m: MpiSettings, slots: number, recipe: string): string {
+  return [
+    '# ----- sflow k8s_mpi launcher (pods route) -----',
+    ...common(),
+    'set -- $__sflow_mpi_ips',
+    `${m.runLauncherAsWorker ? '' : 'shift; '}for __ip in "$@"; do echo "$__ip slots=${slots}"; done > "$__sflow_mpi/hostfile"`,
+    'set -- $__sflow_mpi_ips; shift; printf \'%s\\n\' "$@" > "$__sflow_mpi/workers"',
+    `cat > "$__sflow_mpi/bin/mpirun" <<'SFLOW_MPIRUN_SHIM'`,
+    mpirunShim(m, slots).trimEnd(),
+    'SFLOW_MPIRUN_SHIM',
+    'chmod 755 "$__sflow_mpi/bin/mpirun"',
+    'export PATH="$__sflow_mpi/bin:$PATH"',
+    'echo "[sflow-mpi] hostfile: $(tr \'\\n\' \' \' < "$__sflow_mpi/hostfile")"',
+    '__sflow_mpi_release() {',
+    '  __sflow_rc=$?',
+    '  trap - EXIT',
+    '  for __ip in $(cat "$__sflow_mpi/workers"); do',
+    `    timeout 20 ssh ${SSH_OPTS(m.sshPort)} "$__ip" touch ${MPI_DIR}/done >/dev/null 2>&1 &`,
+    '  done',
+    '  wait',
+    '  exit "$__sflow_rc"',
+    '}',
+    'trap __sflow_mpi_release EXIT',
+    'set --',
+    '# ----- the recipe -----',
+    recipe,
+  ].join('\n');
+}

@@ -1,0 +1,123 @@
+/**
+ * `k8s_mpi` on the pods route, end to end on the emulator (its pods run as local processes in
+ * their own namespaces): the worker pod's real sshd takes the attempt's key, the launcher's shim
+ * waits for it, writes the hostfile and the ssh transport, and a stand-in mpirun
+ * (fixtures/fake-mpirun.sh: no MPI is installed here) starts 4 ranks over real ssh — 2 on the
+ * launcher's node, 2 on the worker's — with the forwarded env. The workers exit 0 once the
+ * launcher is done; a failing rank fails the task; nothing of the run is left in the namespace.
+ * With the MPIJob CRD present, `route: auto` runs the pods route too (the MPIJob route is not run
+ * yet) and `route: operator` is refused before anything is created.
+ */
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { taskLog, taskTable } from '../../helpers/run-dir.js';
+import { leftovers } from './backend-helpers.js';
+import { required, sandboxMissing, startK8s, type K8s } from './harness.js';
+import { runRecipe } from './run-recipe.js';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const RECIPE = join(HERE, 'fixtures', 'recipes', 'mpi.yaml');
+const FAKE = join(HERE, 'fixtures', 'fake-mpirun.sh');
+const missing =
+  sandboxMissing() ??
+  (existsSync('/usr/sbin/sshd') ? undefined : 'no /usr/sbin/sshd (apt-get install openssh-server)');
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((n) => {
+    const p = join(dir, n);
+    return statSync(p).isDirectory() ? filesUnder(p) : [p];
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '0.0.0.0', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+describe.skipIf(missing !== undefined && !required)(
+  `k8s_mpi pods route on the emulator${missing ? ` (skipped: ${missing})` : ''}`,
+  () => {
+    let k: K8s;
+    const dirs: string[] = [];
+    beforeAll(async () => {
+      if (missing) throw new Error(missing);
+      k = await startK8s({ nodes: 2, gpus: 4, mpiJob: true });
+    });
+    afterAll(async () => {
+      await k?.emu.stop();
+      for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    });
+
+    const run = async (extra: string[]) =>
+      runRecipe(
+        k,
+        [RECIPE],
+        ['-s', `FAKE_MPIRUN=${FAKE}`, '-s', `MPI_PORT=${await freePort()}`, ...extra],
+        dirs,
+      );
+
+    it('4 ranks over ssh on 2 nodes; the worker exits 0 after the launcher; nothing left', async () => {
+      const r = await run([]);
+      expect(r.code, r.stderr + r.stdout).toBe(0);
+      expect(r.statuses).toEqual({ ranks: 'COMPLETED' });
+      const log = taskLog(r.runDir, 'ranks');
+      const ranks = [...log.matchAll(/\] rank=(\d)\/4 host=(\S+) omp=(\S*) flag=(\S*)$/gm)].map((m) =>
+        m.slice(1),
+      );
+      expect(ranks.sort(), log).toEqual([
+        ['0', 'node-0', '3', 'forwarded'],
+        ['1', 'node-0', '3', 'forwarded'],
+        ['2', 'node-1', '3', 'forwarded'],
+        ['3', 'node-1', '3', 'forwarded'],
+      ]);
+      expect(log).toMatch(/\[sflow-mpi\] hostfile: 127\.10\.0\.1 slots=2 127\.10\.0\.2 slots=2/);
+      expect(log).toMatch(/\[sflow-mpi\] worker 1: sshd on 127\.10\.0\.2:\d+/);
+      expect(log).toContain('[sflow-mpi] worker 1: the launcher is done');
+      expect(log).toContain('after mpirun');
+      // the emulator serves the MPIJob CRD: auto says it runs the pods route anyway
+      expect(readFileSync(join(r.runDir, 'sflow.log'), 'utf8') + r.stderr).toContain(
+        'the MPIJob CRD (mpijobs.kubeflow.org) exists, but this version runs k8s_mpi on the pods route',
+      );
+      // the attempt's SSH key (PEM, base64 in the env Secret) is in no file of the run and in no
+      // request but the Secret's own (the emulator's log redacts Secret payloads)
+      const PEM_B64 = Buffer.from('-----BEGIN EC PRIVATE KEY-----').toString('base64').slice(0, 36);
+      expect(
+        filesUnder(r.runDir).filter((f) =>
+          /PRIVATE KEY|LS0tLS1CRUdJTiBFQyBQUklWQVRF/.test(readFileSync(f, 'latin1')),
+        ),
+      ).toEqual([]);
+      expect(readFileSync(k.emu.requestLogPath, 'utf8')).not.toContain(PEM_B64);
+      expect(leftovers(k.emu)).toEqual([]);
+    });
+
+    it('a failing rank on the worker fails the task with its exit code; nothing left', async () => {
+      const r = await run(['-s', 'FAIL=5']);
+      expect(r.code, r.stderr + r.stdout).not.toBe(0);
+      expect(taskTable(r.runDir).ranks).toMatchObject({ status: 'FAILED', exit: '5' });
+      expect(taskLog(r.runDir, 'ranks')).not.toContain('after mpirun');
+      expect(leftovers(k.emu)).toEqual([]);
+    });
+
+    it('route: operator is refused before anything is created', async () => {
+      const before = k.emu.requests().length;
+      const r = await run(['-s', 'ROUTE=operator']);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/mpi\.route.*pods route only|pods route only[\s\S]*mpi\.route/);
+      expect(
+        k.emu
+          .requests()
+          .slice(before)
+          .filter((q) => q.method === 'POST'),
+      ).toEqual([]);
+    });
+  },
+);

@@ -1,0 +1,162 @@
+/**
+ * The `k8s_mpi` pods route, field by field (test/fixtures/k8s-manifests/k8s_mpi_pods.json;
+ * `SFLOW_UPDATE_GOLDEN=1` rewrites it): a launcher pod and a worker pod pinned to the two nodes,
+ * the SSH key only in the env Secret, OMP_NUM_THREADS injected, the MPI emptyDir, worker.sh for
+ * workers; and the generated scripts are valid bash that write the hostfile and the mpirun flags
+ * the settings ask for (run with a stub mpirun: test/engines/k8s/mpi.test.ts runs them on pods).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { backendCatalog } from '../../../src/backends/registry.js';
+import { runNames } from '../../../src/backends/kubernetes/names.js';
+import {
+  launcherScript,
+  mpiSettings,
+  mpirunShim,
+  workerScript,
+} from '../../../src/backends/kubernetes/mpi-pods.js';
+import type { K8sRun } from '../../../src/backends/kubernetes/run-context.js';
+import { k8sSettings } from '../../../src/backends/kubernetes/settings.js';
+import { prepareTaskPods } from '../../../src/backends/kubernetes/task-pods.js';
+import { loadRecipe } from '../../../src/config/load.js';
+import { buildPlan } from '../../../src/plan/build.js';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const RECIPE = join(HERE, '..', '..', 'fixtures', 'k8s-mpi', 'mpi-pods.yaml');
+const GOLDEN = join(HERE, '..', '..', 'fixtures', 'k8s-manifests', 'k8s_mpi_pods.json');
+const KEY = Buffer.from(
+  '-----BEGIN EC PRIVATE KEY-----\nfixed-for-golden\n-----END EC PRIVATE KEY-----\n',
+).toString('base64');
+const tmp = mkdtempSync(join(tmpdir(), 'sflow-mpi-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+function prepared(passEnvs = true) {
+  const loaded = loadRecipe({ files: [RECIPE], set: [], artifacts: [], missable: [] });
+  const plan = buildPlan(loaded, {
+    dryRun: true,
+    runId: 'golden-20261201-000000-000000',
+    workspaceDir: '/work/golden',
+    catalog: backendCatalog,
+  });
+  const b = plan.backends[0];
+  const settings = k8sSettings(b);
+  const run = runNames('golden-20261201-000000-000000');
+  const r = { settings, run, backend: b.name, api: { namespace: settings.namespace }, log: () => undefined };
+  const manifest = {
+    settings,
+    run,
+    backend: b.name,
+    namespace: settings.namespace,
+    driver: 'driver-host:1:0',
+  };
+  const t = plan.tasks[0];
+  if (!passEnvs) t.operator.config.pass_envs = false;
+  return prepareTaskPods(
+    {
+      r: r as unknown as K8sRun,
+      manifest,
+      rdma: { hcas: [], gkeNetworks: [] },
+      channel: undefined,
+      mpiKey: () => KEY,
+    },
+    { task: t, attempt: 1, specs: t.launch },
+    undefined,
+  );
+}
+
+describe('k8s_mpi pods route manifests', () => {
+  it('matches the golden manifests field by field', () => {
+    const p = prepared();
+    const text = `${JSON.stringify(p, null, 2)}\n`;
+    if (process.env.SFLOW_UPDATE_GOLDEN === '1') writeFileSync(GOLDEN, text);
+    expect(existsSync(GOLDEN), `${GOLDEN} (SFLOW_UPDATE_GOLDEN=1 records it)`).toBe(true);
+    expect(JSON.parse(text)).toEqual(JSON.parse(readFileSync(GOLDEN, 'utf8')));
+  });
+
+  it('a launcher and a worker, pinned, with the key only in the Secret', () => {
+    const p = prepared();
+    expect(p.pods.map((x) => x.metadata!.labels!['sflow/role'])).toEqual(['mpi-launcher', 'mpi-worker']);
+    expect(p.pods.map((x) => x.spec!.nodeSelector!['kubernetes.io/hostname'])).toEqual([
+      'cluster-node0',
+      'cluster-node1',
+    ]);
+    expect(p.pods[0].spec!.containers[0].command!.at(-1)).toBe('/sflow/run/task.sh');
+    expect(p.pods[1].spec!.containers[0].command!.at(-1)).toBe('/sflow/run/worker.sh');
+    expect(p.pods[1].spec!.containers[0].ports).toContainEqual({ name: 'sshd', containerPort: 2222 });
+    for (const pod of p.pods) {
+      expect(pod.spec!.volumes).toContainEqual({ name: 'sflow-mpi', emptyDir: {} });
+      expect(pod.spec!.containers[0].volumeMounts).toContainEqual({
+        name: 'sflow-mpi',
+        mountPath: '/sflow/mpi',
+      });
+      expect(pod.spec!.containers[0].resources!.limits).toMatchObject({ 'nvidia.com/gpu': '4' });
+      expect(JSON.stringify(pod)).not.toContain(KEY);
+    }
+    expect(p.secret!.stringData).toMatchObject({ SFLOW_MPI_SSH_KEY_B64: KEY, OMP_NUM_THREADS: '2' });
+    expect(JSON.stringify(p.configMap)).not.toContain(KEY);
+    expect(p.collect).toBe(false);
+  });
+
+  it("pass_envs: false still ships the key, the node addresses and each pod's node index", () => {
+    const p = prepared(false);
+    expect(Object.keys(p.secret!.stringData!).sort()).toEqual([
+      'OMP_NUM_THREADS',
+      'SFLOW_MPI_SSH_KEY_B64',
+      'SFLOW_TASK_ASSIGNED_NODE_IPS',
+    ]);
+    expect(p.pods[1].spec!.containers[0].env).toEqual([{ name: 'SFLOW_TASK_NODE_INDEX', value: '1' }]);
+  });
+
+  it('the scripts are valid bash; the shim passes hostfile, transport, binding and -x to mpirun', () => {
+    const m = mpiSettings({
+      mpi: { slots_per_worker: 4, cpu_bind_cores_per_rank: 6, forward_env_prefixes: ['MY_'] },
+    });
+    for (const [name, text] of [
+      ['task.sh', launcherScript(m, 4, 'mpirun -np 8 hostname')],
+      ['worker.sh', workerScript(m)],
+    ] as const) {
+      const f = join(tmp, name);
+      writeFileSync(f, text);
+      const r = spawnSync('bash', ['-n', f], { encoding: 'utf8' });
+      expect(r.status, `${name}: ${r.stderr}`).toBe(0);
+    }
+    // the shim against a stub mpirun that prints its arguments, one per line
+    const d = join(tmp, 'shim');
+    spawnSync('mkdir', ['-p', d]);
+    writeFileSync(join(d, 'real-mpirun'), '#!/bin/sh\nfor a in "$@"; do echo "$a"; done\n', { mode: 0o755 });
+    writeFileSync(join(d, 'workers'), '');
+    // 48 cores in the pod's cpuset: 4 ranks get min(48 / 4, 6) = 6 cores each
+    writeFileSync(join(d, 'nproc'), '#!/bin/sh\necho 48\n', { mode: 0o755 });
+    const shim = mpirunShim(m, 4).replace('__d=/sflow/mpi', `__d=${d}`);
+    writeFileSync(join(d, 'mpirun'), shim, { mode: 0o755 });
+    const r = spawnSync(join(d, 'mpirun'), ['-np', '8', 'hostname'], {
+      encoding: 'utf8',
+      env: {
+        PATH: `${d}:${process.env.PATH}`,
+        SFLOW_MPI_REAL_MPIRUN: join(d, 'real-mpirun'),
+        MY_X: '1',
+        OMP_NUM_THREADS: '2',
+        SFLOW_MPI_SSH_KEY_B64: 'k',
+      },
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const args = r.stdout.trim().split('\n');
+    expect(args.slice(0, 2)).toEqual(['--hostfile', `${d}/hostfile`]);
+    expect(args).toContain('plm_rsh_args');
+    expect(args.join(' ')).toContain('-p 2222 -i /sflow/mpi/ssh/id -o StrictHostKeyChecking=no');
+    expect(args.join(' ')).toContain('--map-by slot:PE=6 --bind-to core');
+    for (const v of ['PATH', 'OMP_NUM_THREADS', 'MY_X']) expect(args.join(' ')).toContain(`-x ${v}`);
+    expect(args.join(' ')).not.toContain('SFLOW_MPI_SSH_KEY_B64');
+    expect(args.slice(-3)).toEqual(['-np', '8', 'hostname']);
+    // a binding in the command itself is left alone
+    const own = spawnSync(join(d, 'mpirun'), ['--bind-to', 'none', 'hostname'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, SFLOW_MPI_REAL_MPIRUN: join(d, 'real-mpirun') },
+    });
+    expect(own.stdout).not.toContain('--map-by');
+  });
+});
