@@ -70,7 +70,23 @@ function installRoot(): string {
   process.exit(1);
 }
 
+/**
+ * Node warns once when the bundle's `require` is asked for a module that is not built in. The
+ * bundle makes such calls only for optional dependencies it guards (the Kubernetes client's), so
+ * the warning says nothing the user can act on: that one is dropped, every other is kept.
+ */
+function quietOptionalRequireWarning(): void {
+  // Node prints warnings from its own 'warning' listener; this one replaces it, same format
+  const printers = process.listeners('warning');
+  process.removeAllListeners('warning');
+  process.on('warning', (w: Error) => {
+    if (/require\(\) provided to the main script embedded into single-executable/.test(w.message)) return;
+    for (const print of printers) print(w);
+  });
+}
+
 async function start(): Promise<void> {
+  quietOptionalRequireWarning();
   const root = sea.isSea() ? installRoot() : process.env.SFLOW_SEA_ROOT;
   if (!root) throw new Error('the single-executable entry runs only inside the executable');
   globalThis.__sflowSeaUrl = pathToFileURL(join(root, 'dist', 'sea', 'sflow.cjs')).href;

@@ -57,6 +57,10 @@ describe('single executable on a PATH without Node.js', () => {
     const png = exe(['visualize', '-f', HELLO, '--format', 'png', '-o', join(dir, 'g.png')]);
     expect(png.status, png.stderr).toBe(0);
     expect(readFileSync(join(dir, 'g.png')).subarray(1, 4).toString()).toBe('PNG');
+    // recover loads every backend kind (the Kubernetes client's optional requires): no Node warning
+    const rec = exe(['recover']);
+    expect(rec.status, rec.stderr).toBe(0);
+    expect(rec.stderr).not.toMatch(/Warning|require\(\)/);
   });
 
   it('--tui on a terminal is refused by name (the live view is not in the executable)', () => {
