@@ -2,7 +2,8 @@
  * A Docker pool over real SSH: hosts `a` and `b` of scripts/engines/ssh.sh, whose sessions reach
  * docker engines a and b. A two-host task runs one container per host (`docker -H ssh://<alias>`),
  * each with its node index and the leader's address; killing one member's container fails the
- * task and removes the other; the pre-flight reports every broken host and missing mount at once.
+ * task and removes the other; Ctrl-C (130) and SIGTERM (143) of the driver leave no container of
+ * the run on either host; the pre-flight reports every broken host and missing mount at once.
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -107,23 +108,42 @@ describeWithEngines('Docker pool over SSH', [docker, ssh], () => {
     for (const e of engines()) expect(await names(e)).toEqual([]);
   });
 
-  it('killing one member fails the task with its code and removes the other', async () => {
-    const f = task('victim', 'echo up-$SFLOW_TASK_NODE_INDEX; exec sleep 300');
+  /** a driver running a two-member task that sleeps, once both containers are running */
+  const startLong = async (name: string) => {
+    const f = task(name, 'echo up-$SFLOW_TASK_NODE_INDEX; exec sleep 300');
     const child = spawn(process.execPath, [BIN, 'run', '-f', f, '-f', pool], {
       cwd: dir,
       env,
       stdio: 'ignore',
     });
     const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+    const mine = `sflow-p${child.pid}-`;
+    const [a, b] = engines();
+    const end = Date.now() + 90_000;
+    // both containers running (not merely created)
+    while ((await names(a, mine, false)).length === 0 || (await names(b, mine, false)).length === 0) {
+      if (Date.now() > end) {
+        child.kill('SIGKILL');
+        throw new Error(`${name}: the two members did not start`);
+      }
+      await sleep(500);
+    }
+    return { child, exited, mine };
+  };
+  /** the run's containers left on either host, polled until none or the deadline */
+  const leftAfter = async (mine: string, ms = 30_000) => {
+    const end = Date.now() + ms;
+    for (;;) {
+      const left = (await Promise.all(engines().map((e) => names(e, mine)))).flat();
+      if (left.length === 0 || Date.now() > end) return left;
+      await sleep(500);
+    }
+  };
+
+  it('killing one member fails the task with its code and removes the other', async () => {
+    const { child, exited, mine } = await startLong('victim');
     try {
       const [a, b] = engines();
-      const mine = `sflow-p${child.pid}-`;
-      const end = Date.now() + 90_000;
-      // both containers running (not merely created)
-      while ((await names(a, mine, false)).length === 0 || (await names(b, mine, false)).length === 0) {
-        if (Date.now() > end) throw new Error('the two members did not start');
-        await sleep(500);
-      }
       expect(await names(b, mine)).toEqual([`${mine}victim-b`]);
       expect(await names(a, mine)).toEqual([`${mine}victim-a`]);
       const k = await docker.exec('docker', ['-H', b, 'kill', `${mine}victim-b`]);
@@ -136,6 +156,21 @@ describeWithEngines('Docker pool over SSH', [docker, ssh], () => {
       child.kill('SIGKILL');
     }
   });
+
+  for (const [sig, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)
+    it(`${sig} of the driver during a pool run exits ${code} and leaves no container on either host`, async () => {
+      const { child, exited, mine } = await startLong(`sig${code}`);
+      try {
+        child.kill(sig);
+        expect(await exited).toBe(code);
+        expect(await leftAfter(mine)).toEqual([]);
+      } finally {
+        child.kill('SIGKILL');
+      }
+    });
 
   it('the pre-flight names every broken host and missing mount source together', async () => {
     const broken = join(dir, 'broken.yaml');
