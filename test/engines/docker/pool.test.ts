@@ -84,6 +84,23 @@ describeWithEngines('Docker pool over SSH', [docker, ssh], () => {
     return join(dir, 'sflow_output', d);
   };
 
+  /** collector processes or temporary folders left on the hosts, polled until none or the deadline */
+  const collectorLeft = async (ms = 20_000) => {
+    const end = Date.now() + ms;
+    for (;;) {
+      let left = '';
+      for (const alias of [ssh.get('SFLOW_TEST_SSH_ALIAS_A'), ssh.get('SFLOW_TEST_SSH_ALIAS_B')]) {
+        const r = await ssh.exec(join(ssh.get('SFLOW_TEST_SSH_BIN'), 'ssh'), [
+          alias,
+          'ps -eo args | grep "[s]flow-collector"; ls -d "${TMPDIR:-/tmp}"/sflow-monitor.* 2>/dev/null; true',
+        ]);
+        left += String(r.stdout).trim();
+      }
+      if (left === '' || Date.now() > end) return left;
+      await sleep(500);
+    }
+  };
+
   it('a two-host task runs one container per host with its node index and the leader address, lines labelled', async () => {
     const f = task(
       'span',
@@ -95,23 +112,31 @@ describeWithEngines('Docker pool over SSH', [docker, ssh], () => {
       timeoutMs: 150_000,
     });
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    // pool hosts are not sampled yet: said, not silently skipped
-    expect(r.stdout + r.stderr).toMatch(/'a' is a Docker pool host: .* not sampled/);
-    const log = readFileSync(join(runDir('span'), 'span', 'span.log'), 'utf8');
-    expect(log.split('\n').filter(Boolean).sort()).toEqual([
-      '[a #0] node=0 of 2 leader=127.0.0.1',
-      '[b #1] node=1 of 2 leader=127.0.0.1', // the leader is host a
-    ]);
-    const ids = readFileSync(join(runDir('span'), 'handles.jsonl'), 'utf8');
-    expect(ids).toContain(`-span-a@ssh://${ssh.get('SFLOW_TEST_SSH_ALIAS_A')}`);
-    expect(ids).toContain(`-span-b@ssh://${ssh.get('SFLOW_TEST_SSH_ALIAS_B')}`);
+    // each pool host is sampled over ssh: its CSV rows land in the per-node raw files here
+    expect(r.stdout + r.stderr).not.toMatch(/not sampled|did not start/);
+    const raw = join(runDir('span'), 'sflow_monitor', 'raw');
+    for (const [id, host] of [
+      [0, 'a'],
+      [1, 'b'],
+    ] as const) {
+      const files = readdirSync(raw).filter((n) =>
+        new RegExp(`^[a-z]+_monitor_node_${id}_${host}\\.log$`).test(n),
+      );
+      const rows = files.flatMap((n) =>
+        readFileSync(join(raw, n), 'utf8')
+          .split('\n')
+          .filter((l) => /^\d+\.\d{3},/.test(l)),
+      );
+      expect(rows.length, `${host}: ${files.join(' ')}`).toBeGreaterThan(0);
+    }
+    expect(await collectorLeft()).toBe(''); // nothing of the collectors is left on the hosts
     for (const e of engines()) expect(await names(e)).toEqual([]);
   });
 
-  /** a driver running a two-member task that sleeps, once both containers are running */
+  /** a monitored driver running a two-member task that sleeps, once both containers are running */
   const startLong = async (name: string) => {
     const f = task(name, 'echo up-$SFLOW_TASK_NODE_INDEX; exec sleep 300');
-    const child = spawn(process.execPath, [BIN, 'run', '-f', f, '-f', pool], {
+    const child = spawn(process.execPath, [BIN, 'run', '-f', f, '-f', pool, '--enable-workflow-monitor'], {
       cwd: dir,
       env,
       stdio: 'ignore',
@@ -167,6 +192,7 @@ describeWithEngines('Docker pool over SSH', [docker, ssh], () => {
         child.kill(sig);
         expect(await exited).toBe(code);
         expect(await leftAfter(mine)).toEqual([]);
+        expect(await collectorLeft()).toBe(''); // the monitor's ssh sessions ended their collectors
       } finally {
         child.kill('SIGKILL');
       }
