@@ -236,10 +236,12 @@ export class DockerBackend implements Backend {
     setMaxListeners(0, batch);
     const lives = handles.map((h) => this.liveOf(h));
     const members = lives.flatMap((l) => l.members);
-    const before = await this.states(members, batch).catch(
-      () => new Map<Member, ContainerState | undefined>(),
-    );
-    const running = members.filter((m) => isRunning(before.get(m)) || before.get(m)?.status === 'created');
+    // states unknown (the inspect failed or timed out, e.g. a slow ssh host): stop every member
+    // rather than none; `no such container` answers are ignored below
+    const before = await this.states(members, batch).catch(() => undefined);
+    const running = before
+      ? members.filter((m) => isRunning(before.get(m)) || before.get(m)?.status === 'created')
+      : members;
     for (const l of lives) l.stopped = true;
     const errors = new Map<Endpoint, string>();
     await Promise.all(
