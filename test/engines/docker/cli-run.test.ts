@@ -106,6 +106,34 @@ describeWithEngines('sflow run on the Docker backend', [docker], () => {
     expect(await leftOf(d)).toEqual([]);
   });
 
+  it('--extra-docker-args reaches the container: a repeatable option adds, a single-use one replaces', async () => {
+    const recipe = join(dir, 'xtra.yaml');
+    writeFileSync(
+      recipe,
+      'version: "0.1"\nworkflow:\n  name: dkxtra\n  tasks:\n    - name: svc\n      script: [\'echo "X=$XTRA"; df -k /dev/shm | tail -1\']\n',
+    );
+    const shm = join(dir, 'shm.yaml');
+    writeFileSync(
+      shm,
+      readFileSync(fragment, 'utf8').replace("'--network=host'", "'--network=host', '--shm-size=32m'"),
+    );
+    const r = await run([
+      '-f', recipe, '-f', shm, '--extra-docker-args=--env=XTRA=from-cli', '--extra-docker-args', '--shm-size=96m',
+    ]); // prettier-ignore
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout + r.stderr).toMatch(/--shm-size=96m replaces --shm-size=32m/);
+    const log = readFileSync(
+      join(
+        runDirs().find((x) => x.includes('dkxtra'))!,
+        'svc',
+        'svc.log',
+      ),
+      'utf8',
+    );
+    expect(log).toMatch(/^X=from-cli$/m);
+    expect(log).toMatch(/\s98304\s/); // 96 MiB in KiB
+  });
+
   it('the hardware monitor samples the local engine host beside the containers', async () => {
     const recipe = join(dir, 'mon.yaml');
     writeFileSync(
