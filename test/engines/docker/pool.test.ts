@@ -3,7 +3,8 @@
  * docker engines a and b. A two-host task runs one container per host (`docker -H ssh://<alias>`),
  * each with its node index and the leader's address; killing one member's container fails the
  * task and removes the other; Ctrl-C (130) and SIGTERM (143) of the driver leave no container of
- * the run on either host; the pre-flight reports every broken host and missing mount at once.
+ * the run on either host; a SIGKILLed driver's containers are removed by `sflow recover` or reaped
+ * by the next run; the pre-flight reports every broken host and missing mount at once.
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -197,6 +198,33 @@ describeWithEngines('Docker pool over SSH', [docker, ssh], () => {
         child.kill('SIGKILL');
       }
     });
+
+  it("SIGKILLed drivers: `sflow recover` removes one run's containers on both hosts, the next run reaps the other's", async () => {
+    const [x, y] = await Promise.all([startLong('killx'), startLong('killy')]);
+    try {
+      for (const r of [x, y]) r.child.kill('SIGKILL');
+      await Promise.all([x.exited, y.exited]);
+      // nobody stopped them: both members of both runs are still there
+      for (const e of engines()) {
+        expect(await names(e, x.mine)).toHaveLength(1);
+        expect(await names(e, y.mine)).toHaveLength(1);
+      }
+      const rec = await sflowAsync(['recover', runDir('killx')], { cwd: dir, env, timeoutMs: 150_000 });
+      expect(rec.code, rec.stdout + rec.stderr).toBe(0);
+      for (const e of engines()) expect(await names(e, x.mine)).toEqual([]);
+      for (const e of engines()) expect(await names(e, y.mine)).toHaveLength(1); // not this run's
+      const next = await sflowAsync(['run', '-f', task('after', 'echo ok'), '-f', pool], {
+        cwd: dir,
+        env,
+        timeoutMs: 150_000,
+      });
+      expect(next.code, next.stdout + next.stderr).toBe(0);
+      expect(await leftAfter(y.mine)).toEqual([]);
+      expect(await collectorLeft()).toBe(''); // the dead drivers' ssh collectors saw EOF and ended
+    } finally {
+      for (const r of [x, y]) r.child.kill('SIGKILL');
+    }
+  });
 
   it('the pre-flight names every broken host and missing mount source together', async () => {
     const broken = join(dir, 'broken.yaml');
