@@ -183,6 +183,20 @@ describeWithEngines('Docker pool over SSH', [docker, ssh], () => {
     }
   });
 
+  it('a member that fails by itself fails the task with its code; no container is left on either host', async () => {
+    const f = task(
+      'selffail',
+      'if [ "$SFLOW_TASK_NODE_INDEX" = 1 ]; then sleep 1; exit 3; fi; exec sleep 300',
+    );
+    const r = await sflowAsync(['run', '-f', f, '-f', pool], { cwd: dir, env, timeoutMs: 150_000 });
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(readFileSync(join(runDir('selffail'), 'events.jsonl'), 'utf8')).toMatch(/"exitCode":3/);
+    const ids = readFileSync(join(runDir('selffail'), 'handles.jsonl'), 'utf8');
+    const mine = /"(sflow-p\d+-)selffail-a@/.exec(ids)?.[1];
+    expect(mine, ids).toBeDefined();
+    for (const e of engines()) expect(await names(e, mine)).toEqual([]);
+  });
+
   for (const [sig, code] of [
     ['SIGINT', 130],
     ['SIGTERM', 143],
