@@ -2,7 +2,8 @@
  * The intended flow of src/ (docs/architecture.md), checked in CI by `npm run lint:deps`:
  *
  *   util, visualize ─► config ─► events ─► operators ─► plan ─► gpu, probes, outputs, preflight,
- *     uploads ─► monitor, artifacts ─► backends ─► runtime ─► reporters, report, samples, skills ─► cli
+ *     uploads ─► monitor, artifacts ─► backends ─► runtime ─► reporters, report, samples, skills,
+ *     remote ─► cli ─► sea
  *
  * A folder imports only folders to its left (and itself); within a layer, folders do not import
  * each other. So there is no cycle between folders, and `no-circular` forbids cycles between files.
@@ -19,8 +20,9 @@ const layers = [
   ['monitor', 'artifacts'],
   ['backends'],
   ['runtime'],
-  ['reporters', 'report', 'samples', 'skills'],
+  ['reporters', 'report', 'samples', 'skills', 'remote'],
   ['cli'],
+  ['sea'],
 ];
 
 const folder = (names) => `^src/(${names.join('|')})/`;
@@ -69,6 +71,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/backends/([^/]+)/' },
       to: { path: '^src/backends/([^/]+)/', pathNot: '^src/backends/$1/' },
+    },
+    {
+      name: 'folder-in-layer-table',
+      comment: 'every folder of src/ has its place in the layer table above (add a new one there)',
+      severity: 'error',
+      from: { path: '^src/[^/]+/', pathNot: folder(layers.flat()) },
+      to: {},
     },
     ...layerRules,
   ],

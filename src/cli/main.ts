@@ -131,7 +131,7 @@ export function buildProgram(): Command {
     .addHelpText('after', `\n${DOCS}`)
     .action(async (files: string[], opts: Record<string, unknown>) => {
       if (opts.ssh !== undefined) {
-        const { sshCommand } = await import('../remote/run-remote.js');
+        const { sshCommand } = await import('./remote-run.js');
         process.exitCode = await sshCommand('run', files, opts);
         return;
       }
@@ -192,7 +192,7 @@ export function buildProgram(): Command {
     .addHelpText('after', `\n${DOCS}`)
     .action(async (files: string[], opts: Record<string, unknown>) => {
       if (opts.ssh !== undefined) {
-        const { batchSshCommand } = await import('../remote/batch-remote.js');
+        const { batchSshCommand } = await import('./remote-batch.js');
         process.exitCode = await batchSshCommand(files, opts);
         return;
       }
@@ -209,7 +209,7 @@ export function buildProgram(): Command {
     .addHelpText('after', `\n${DOCS}`)
     .action(async (files: string[], opts: Record<string, unknown>) => {
       if (opts.ssh !== undefined) {
-        const { sshCommand } = await import('../remote/run-remote.js');
+        const { sshCommand } = await import('./remote-run.js');
         process.exitCode = await sshCommand('compose', files, opts);
         return;
       }

@@ -1,6 +1,6 @@
 /**
  * Checks of `sflow run` that need the plan and the command line together, before anything is
- * allocated: SFLOW_TASK_OUTPUT, and the features this
+ * allocated: SFLOW_TASK_OUTPUT, `--tui` in the single executable, and the features this
  * version plans but does not run yet (src/plan/not-yet.ts). A real run refuses those (exit 1,
  * located); `--dry-run` prints the plan and lists them as warnings.
  */
@@ -8,6 +8,7 @@ import type { LoadedRecipe } from '../config/load.js';
 import { SflowError } from '../config/errors.js';
 import { describeFinding, findNotYet } from '../plan/not-yet.js';
 import type { Plan } from '../plan/types.js';
+import { inSingleExecutable } from '../util/sea.js';
 
 export const TASK_OUTPUT_VALUES = ['auto', 'always', 'never', '1', '0'];
 
@@ -38,6 +39,12 @@ export function runPreflight(
       throw usage('cli.task_output_value', output, 'unset it, or set always (echo task output) or never');
     warnings.push(`${output}: a real run refuses it`);
   }
+  // refused before the run folder exists (the executable's bundle has no live view to load)
+  if (!plan.dryRun && opts.tui && process.stdout.isTTY && inSingleExecutable())
+    throw new SflowError('exe.no_tui', 'the full-screen live view (--tui) is not in the single executable', {
+      phase: 'limitation',
+      hint: 'run without --tui (the console view), or use sflow installed with npm',
+    });
   const findings = findNotYet({ plan, loaded, options: opts });
   const refused = findings.filter((f) => f.row.action === 'refuse');
   for (const f of findings) {

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { stopGroup } from '../util/terminate/index.js';
 import {
   collectorArgs,
   type CollectorLauncher,
@@ -62,15 +63,7 @@ export function hostCollectorLauncher(): CollectorLauncher {
         startedAt,
         stop() {
           stopping ??= (async () => {
-            signal('SIGTERM');
-            let timer: NodeJS.Timeout | undefined;
-            const late = new Promise<void>((r) => (timer = setTimeout(r, GRACE_MS)));
-            await Promise.race([gone, late]);
-            clearTimeout(timer);
-            if (!exited) {
-              signal('SIGKILL');
-              await gone;
-            }
+            if (pid !== undefined) await stopGroup(pid, { graceMs: GRACE_MS, leaderExit: gone });
             process.removeListener('exit', onExit);
           })();
           return stopping;

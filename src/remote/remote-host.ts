@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getAsset, isSea } from 'node:sea';
 import { SflowError } from '../config/errors.js';
-import { VERSION } from '../cli/version.js';
+import { VERSION } from '../util/version.js';
 import { shCommand, shQuote, type SshTarget } from './ssh-target.js';
 import { sshCall, sshFailure, sshOk } from './ssh-call.js';
 import { DEFAULT_REMOTE_ROOT } from './session-layout.js';

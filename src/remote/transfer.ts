@@ -15,6 +15,23 @@ export function agentCommand(sflow: string, verb: string, session: string, args:
   return [sflow, 'remote-agent', verb, session, ...args].map(shQuote).join(' ');
 }
 
+/** One bounded ssh call running `script` with a tar stream of `inputs` on its stdin. */
+export async function sshWithTar(
+  t: SshTarget,
+  script: string,
+  inputs: TarEntry[],
+  what: string,
+): Promise<Awaited<ReturnType<typeof sshCall>>> {
+  const tar = new PassThrough();
+  const writing = writeTar(tar, inputs).then(
+    () => tar.end(),
+    (e: unknown) => tar.destroy(e as Error),
+  );
+  const r = await sshCall(t, shCommand(script), { timeoutMs: 5 * 60_000, input: tar, what });
+  await writing.catch(() => undefined);
+  return r;
+}
+
 /**
  * Unpack the inputs into `<session>/inputs` and start the controller detached. Throws the
  * classified error when that failed; the caller then removes the (unstarted) session folder.
@@ -28,19 +45,10 @@ export async function uploadAndStart(
 ): Promise<void> {
   const q = shQuote(session);
   const script = `umask 077; mkdir -p ${q}/inputs && tar -xf - -C ${q}/inputs && exec ${agentCommand(sflow, 'start', session, ['--', ...sflowArgs])}`;
-  const tar = new PassThrough();
-  const writing = writeTar(tar, inputs).then(
-    () => tar.end(),
-    (e: unknown) => tar.destroy(e as Error),
-  );
-  const r = await sshCall(t, shCommand(script), {
-    timeoutMs: 5 * 60_000,
-    input: tar,
-    what: 'uploading the inputs and starting sflow',
-  });
-  await writing.catch(() => undefined);
+  const what = 'uploading the inputs and starting sflow';
+  const r = await sshWithTar(t, script, inputs, what);
   if (r.code !== 0 || r.timedOut || !/^started supervisor=\d+/m.test(r.stdout))
-    throw sshFailure(t, r.code === 0 ? { ...r, code: 1 } : r, 'uploading the inputs and starting sflow');
+    throw sshFailure(t, r.code === 0 ? { ...r, code: 1 } : r, what);
 }
 
 /** Copy the session's output (`logs` set or `all`) into `dest`. */

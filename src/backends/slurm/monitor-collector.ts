@@ -8,6 +8,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
+import { stopGroup } from '../../util/terminate/index.js';
 import {
   collectorArgs,
   type CollectorLaunch,
@@ -83,14 +84,7 @@ export function slurmCollectorLauncher(env: NodeJS.ProcessEnv = process.env): Co
         startedAt,
         stop() {
           stopping ??= (async () => {
-            signal('SIGTERM');
-            let timer: NodeJS.Timeout | undefined;
-            await Promise.race([gone, new Promise<void>((r) => (timer = setTimeout(r, GRACE_MS)))]);
-            clearTimeout(timer);
-            if (!exited) {
-              signal('SIGKILL');
-              await gone;
-            }
+            if (child.pid !== undefined) await stopGroup(child.pid, { graceMs: GRACE_MS, leaderExit: gone });
             process.removeListener('exit', onExit);
           })();
           return stopping;

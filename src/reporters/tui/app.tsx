@@ -7,7 +7,7 @@
  * a returns to following the newest task, q (or Ctrl-C) stops the run the way Ctrl-C does and,
  * once it has ended, leaves.
  */
-import { Box, Text, useInput, useStdin, useStdout } from 'ink';
+import { Box, Text, useInput, useStdin, useStdout, type Key } from 'ink';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import {
   autoSelect,
@@ -21,6 +21,18 @@ import {
   windowStart,
 } from './format.js';
 import { humanBytes, readLogTail, type LogTail } from './log-tail.js';
+
+/** the keys the view reacts to (a subset of ink's Key) */
+type Keys = Pick<Key, 'upArrow' | 'downArrow' | 'home' | 'end' | 'pageUp' | 'pageDown' | 'ctrl'>;
+const NO_KEYS: Keys = {
+  upArrow: false,
+  downArrow: false,
+  home: false,
+  end: false,
+  pageUp: false,
+  pageDown: false,
+  ctrl: false,
+};
 import type { TuiModel } from './model.js';
 
 export interface AppProps {
@@ -91,27 +103,34 @@ export function App(props: AppProps) {
 
   useInput(
     (input, key) => {
-      if (input === 'q' || (key.ctrl && input === 'c')) return onQuit();
-      const { selected, task } = current.current;
-      const move = (to: number) => {
-        setPicked(Math.max(0, Math.min(tasks.length - 1, to)));
-        setPaused(undefined);
-      };
-      if (key.upArrow || input === 'k') move(selected - 1);
-      else if (key.downArrow || input === 'j') move(selected + 1);
-      else if (key.home || input === 'g') move(0);
-      else if (key.end || input === 'G') move(tasks.length - 1);
-      else if (input === 'a') {
-        setPicked(undefined);
-        setPaused(undefined);
-      } else if (input === 'f' || input === ' ')
-        setPaused((p) => (p ? undefined : { size: readTail(task?.logPath ?? '').size, back: 0 }));
-      else if (key.pageUp || key.pageDown) {
-        const step = Math.max(1, rows - 8) * (key.pageUp ? 1 : -1);
-        setPaused((p) => {
-          const base = p ?? { size: readTail(task?.logPath ?? '').size, back: 0 };
-          return { ...base, back: Math.max(0, base.back + step) };
-        });
+      // a busy terminal hands several typed keys over in one chunk ("jq"): each one counts
+      const chunk = !key.ctrl && !key.meta && input.length > 1 && !input.startsWith('\u001b');
+      const keys: [string, Keys][] = chunk ? [...input].map((ch) => [ch, NO_KEYS]) : [[input, key]];
+      let { selected } = current.current;
+      const { task } = current.current;
+      for (const [input, key] of keys) {
+        if (input === 'q' || (key.ctrl && input === 'c')) return onQuit();
+        const move = (to: number) => {
+          selected = Math.max(0, Math.min(tasks.length - 1, to));
+          setPicked(selected);
+          setPaused(undefined);
+        };
+        if (key.upArrow || input === 'k') move(selected - 1);
+        else if (key.downArrow || input === 'j') move(selected + 1);
+        else if (key.home || input === 'g') move(0);
+        else if (key.end || input === 'G') move(tasks.length - 1);
+        else if (input === 'a') {
+          setPicked(undefined);
+          setPaused(undefined);
+        } else if (input === 'f' || input === ' ')
+          setPaused((p) => (p ? undefined : { size: readTail(task?.logPath ?? '').size, back: 0 }));
+        else if (key.pageUp || key.pageDown) {
+          const step = Math.max(1, rows - 8) * (key.pageUp ? 1 : -1);
+          setPaused((p) => {
+            const base = p ?? { size: readTail(task?.logPath ?? '').size, back: 0 };
+            return { ...base, back: Math.max(0, base.back + step) };
+          });
+        }
       }
     },
     { isActive: isRawModeSupported },

@@ -62,8 +62,10 @@ describe('single executable on a PATH without Node.js', () => {
   it('--tui on a terminal is refused by name (the live view is not in the executable)', () => {
     // `script` gives the run a terminal, so the live view would be chosen
     const cmd = `${EXE} run -f ${HELLO} --tui`;
+    const cwd = join(dir, 'tui');
+    mkdirSync(cwd);
     const r = spawnSync('script', ['-qec', cmd, '/dev/null'], {
-      cwd: dir,
+      cwd,
       env: env(),
       encoding: 'utf8',
       timeout: 120_000,
@@ -72,6 +74,8 @@ describe('single executable on a PATH without Node.js', () => {
     expect(r.stdout).toMatch(
       /Not supported in this version: the full-screen live view \(--tui\) is not in the single executable/,
     );
+    // refused before anything is written: no run folder
+    expect(existsSync(join(cwd, 'sflow_output'))).toBe(false);
   });
 });
 

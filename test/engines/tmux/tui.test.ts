@@ -150,7 +150,14 @@ describe.skipIf(!HAVE_TMUX)('sflow run --tui under tmux', () => {
     );
     const pid = await start('long', cwd, ['run', '-f', 'long.yaml', '--tui']);
     await waitFor('both tasks running', () => (screen('long').match(/▶ RUNNING/g) ?? []).length === 2);
-    await waitFor('the chatter log in the pane', () => /line \d+/.test(screen('long')));
+    // which live task the log pane follows first depends on which launch was recorded last (they
+    // start in the same tick); pick chatter explicitly: g = first row (sleeper), j = the next one
+    tmux('send-keys', '-t', 'long', 'g');
+    tmux('send-keys', '-t', 'long', 'j');
+    await waitFor('the chatter log in the pane', () => {
+      const s = screen('long');
+      return s.includes('log: chatter') && /line \d+/.test(s);
+    });
     const runDir = onlyRunDir(join(cwd, 'sflow_output'));
     const pids = readFileSync(join(runDir, 'events.jsonl'), 'utf8')
       .split('\n')
@@ -160,7 +167,12 @@ describe.skipIf(!HAVE_TMUX)('sflow run --tui under tmux', () => {
     expect(pids).toHaveLength(2);
 
     tmux('send-keys', '-t', 'long', 'q');
-    await waitFor('sflow to exit', () => exitCode(cwd) !== undefined, 30_000);
+    try {
+      await waitFor('sflow to exit', () => exitCode(cwd) !== undefined, 30_000);
+    } catch (e) {
+      process.stderr.write(`the screen when sflow had not exited:\n${screen('long')}\n`);
+      throw e;
+    }
     expect(exitCode(cwd)).toBe('130');
     expect(alive(pid)).toBe(false);
     for (const p of pids) {

@@ -146,6 +146,16 @@ describe('live view', () => {
     await until(() => quits.length === 2, 'Ctrl-C to reach onQuit');
   });
 
+  it('keys that arrive in one chunk (a busy terminal) each count: "kk" moves twice, "gjq" quits', async () => {
+    const { app, frame, quits } = show(model(Date.parse('2026-01-01T12:00:00')));
+    expect(frame()).toContain('log: train');
+    app.stdin.write('kk');
+    await until(() => /›▶ RUNNING +1 +0:03 +tokenize/.test(frame()), 'two moves up from one chunk');
+    app.stdin.write('gjq');
+    await until(() => quits.length === 1, 'the q at the end of a chunk to reach onQuit');
+    expect(frame()).toContain('log: tokenize');
+  });
+
   it('the end of the run: verdict in the header, the notice tells how to leave', async () => {
     const m = model(Date.parse('2026-01-01T12:00:00'));
     const { frame } = show(m);

@@ -15,9 +15,9 @@ import { applyMonitorFlags } from '../config/monitor-flags.js';
 import { uriPathText } from '../plan/artifacts.js';
 import { buildPlan } from '../plan/build.js';
 import { makeRunId } from '../plan/run-id.js';
-import { composeText } from '../cli/compose.js';
-import { inputFiles, loadOptions, printWarnings } from '../cli/common.js';
-import type { TarEntry } from './tar-write.js';
+import { composeText } from './compose.js';
+import { inputFiles, loadOptions, printWarnings } from './common.js';
+import type { TarEntry } from '../remote/tar-write.js';
 
 const SKIP_DIRS = new Set(['.git', '.venv', '.sflow', 'sflow_output', '__pycache__']);
 
@@ -46,12 +46,14 @@ export function stageInputs(
   command: 'run' | 'compose',
   positional: string[],
   opts: Record<string, unknown>,
+  /** the caller has already printed the recipe's warnings (batch --ssh: from its own validation) */
+  o: { quiet?: boolean } = {},
 ): StagedInputs {
   const files = inputFiles(positional, opts, command === 'run' ? 'sflow.yaml' : undefined);
   if (files.length === 0)
     throw new SflowError('cli.no_input', 'no input files provided', { phase: 'usage', exitCode: 1 });
   const loaded = loadRecipe(loadOptions(files, opts));
-  printWarnings(loaded.warnings);
+  if (!o.quiet) printWarnings(loaded.warnings);
   const recipeText = composeText(loaded.doc);
   const workflow = String((loaded.recipe as { workflow: { name: string } }).workflow.name);
   const uploads: TarEntry[] = [];

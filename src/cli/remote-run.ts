@@ -9,17 +9,17 @@
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { reportError } from '../cli/errors.js';
+import { reportError } from './errors.js';
 import { SflowError } from '../config/errors.js';
-import { VERSION } from '../cli/version.js';
-import { stageInputs } from './inputs.js';
-import { parseSshTarget, type SshTarget } from './ssh-target.js';
-import { killAllSsh, sshCall } from './ssh-call.js';
-import { prepareRemote, removeUnstarted } from './remote-host.js';
-import { agentCommand, fetchOutput, uploadAndStart } from './transfer.js';
-import { followRemote, type FollowMode } from './follow-local.js';
-import { updateReceipt, writeReceipt, type Receipt } from './receipt.js';
-import { parseEndLine, sessionPaths, type RemoteState } from './session-layout.js';
+import { VERSION } from './version.js';
+import { stageInputs } from './remote-inputs.js';
+import { parseSshTarget, type SshTarget } from '../remote/ssh-target.js';
+import { killAllSsh, sshCall } from '../remote/ssh-call.js';
+import { prepareRemote, removeUnstarted } from '../remote/remote-host.js';
+import { agentCommand, fetchOutput, uploadAndStart } from '../remote/transfer.js';
+import { followRemote, type FollowMode } from '../remote/follow-local.js';
+import { updateReceipt, writeReceipt, type Receipt } from '../remote/receipt.js';
+import { parseEndLine, sessionPaths, type RemoteState } from '../remote/session-layout.js';
 
 type Kind = 'run' | 'compose';
 

@@ -12,24 +12,23 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { detectAccount, detectPartition } from '../backends/slurm/batch-env.js';
 import type { SlurmExec } from '../backends/slurm/slurm-exec.js';
-import { reportError } from '../cli/errors.js';
-import { batchScript, type BatchScriptInput } from '../cli/batch-script.js';
-import { validateJob, validationFailure, type BatchCommon, type ValidJob } from '../cli/batch-job.js';
-import { inputFiles } from '../cli/common.js';
-import { composeText } from '../cli/compose.js';
-import { VERSION } from '../cli/version.js';
+import { reportError } from './errors.js';
+import { batchScript, type BatchScriptInput } from './batch-script.js';
+import { validateJob, validationFailure, type BatchCommon, type ValidJob } from './batch-job.js';
+import { inputFiles } from './common.js';
+import { composeText } from './compose.js';
+import { VERSION } from './version.js';
 import { resolveComposed } from '../config/compose-resolve.js';
 import { SflowError } from '../config/errors.js';
 import { parseTaskMonitorFlag } from '../config/monitor-flags.js';
-import { stageInputs } from './inputs.js';
-import { writeReceipt } from './receipt.js';
-import { prepareRemote, removeUnstarted } from './remote-host.js';
-import { sessionName } from './run-remote.js';
-import { sessionPaths } from './session-layout.js';
-import { sshCall, sshFailure } from './ssh-call.js';
-import { parseSshTarget, shCommand, shQuote, type SshTarget } from './ssh-target.js';
-import { writeTar } from './tar-write.js';
-import { PassThrough } from 'node:stream';
+import { stageInputs } from './remote-inputs.js';
+import { writeReceipt } from '../remote/receipt.js';
+import { prepareRemote, removeUnstarted } from '../remote/remote-host.js';
+import { sessionName } from './remote-run.js';
+import { sessionPaths } from '../remote/session-layout.js';
+import { sshCall, sshFailure } from '../remote/ssh-call.js';
+import { parseSshTarget, shQuote, type SshTarget } from '../remote/ssh-target.js';
+import { sshWithTar } from '../remote/transfer.js';
 
 const usage = (message: string, hint: string) =>
   new SflowError('cli.ssh_unsupported', message, { phase: 'usage', exitCode: 2, hint });
@@ -124,7 +123,7 @@ export async function batchSshCommand(positional: string[], opts: Record<string,
       common,
     );
     // the local inputs to upload (relative file:// and fs:// artifacts), as run --ssh finds them
-    staged = stageInputs('run', positional, opts);
+    staged = stageInputs('run', positional, opts, { quiet: true }); // its warnings are job.warnings
   } catch (e) {
     process.stderr.write(`✗ Configuration error: ${validationFailure(e)}\n`);
     process.stderr.write('✗ Aborting sbatch generation: the workflow does not pass its dry-run validation\n');
@@ -268,19 +267,9 @@ async function uploadAndSubmit(
   const p = sessionPaths(session);
   const q = shQuote;
   const script = `umask 077; mkdir -p ${q(p.inputs)} ${q(p.workspace)} ${q(p.output)} ${q(p.state)} && tar -xf - -C ${q(p.inputs)} && cd ${q(p.workspace)} && sbatch ${q(`${p.inputs}/job.sh`)}`;
-  const tar = new PassThrough();
-  const writing = writeTar(tar, inputs).then(
-    () => tar.end(),
-    (e: unknown) => tar.destroy(e as Error),
-  );
-  const r = await sshCall(t, shCommand(script), {
-    timeoutMs: 5 * 60_000,
-    input: tar,
-    what: 'uploading the inputs and running sbatch',
-  });
-  await writing.catch(() => undefined);
+  const what = 'uploading the inputs and running sbatch';
+  const r = await sshWithTar(t, script, inputs, what);
   const id = /Submitted batch job (\d+)/.exec(r.stdout)?.[1];
-  if (r.code !== 0 || r.timedOut || !id)
-    throw sshFailure(t, r.code === 0 ? { ...r, code: 1 } : r, 'uploading the inputs and running sbatch');
+  if (r.code !== 0 || r.timedOut || !id) throw sshFailure(t, r.code === 0 ? { ...r, code: 1 } : r, what);
   return id;
 }
