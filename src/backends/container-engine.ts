@@ -123,7 +123,7 @@ export function describe(r: ExecOutcome): string {
   return tail ?? r.errorMessage ?? `exit ${String(r.exitCode)}`;
 }
 
-function pidAlive(pid: number): boolean {
+export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

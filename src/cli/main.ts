@@ -116,6 +116,11 @@ export function buildProgram(): Command {
       collect,
     )
     .option('-e, --extra-args <arg>', 'appended to every slurm backend extra_args', collect)
+    .option(
+      '--extra-docker-args <arg>',
+      'merged into every docker backend extra_args, per option, this flag winning (repeatable)',
+      collect,
+    )
     .option('-v, --verbose', 'more detail in sflow.log (same as --log-level debug)')
     .option(
       '--resume <run-dir>',

@@ -9,6 +9,7 @@ import { parseWaitForGpus } from '../gpu/settings.js';
 import { inputFiles, loadOptions, printWarnings } from './common.js';
 import { reportError } from './errors.js';
 import { applySlurmExtraArgs, applySlurmGpusPerNode } from '../backends/slurm/extra-args.js';
+import { applyDockerExtraArgs } from '../backends/docker/extra-args.js';
 import { runPreflight } from './run-preflight.js';
 import {
   backendCatalog,
@@ -33,6 +34,7 @@ export async function runCommand(positional: string[], opts: Record<string, unkn
     for (const w of [
       ...applySlurmExtraArgs(loaded.recipe, (opts.extraArgs as string[] | undefined) ?? []),
       ...applySlurmGpusPerNode(loaded.recipe),
+      ...applyDockerExtraArgs(loaded.recipe, (opts.extraDockerArgs as string[] | undefined) ?? []),
     ])
       loaded.warnings.push({ message: w });
     applyMonitorFlags(loaded.recipe, {

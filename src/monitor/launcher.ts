@@ -1,8 +1,9 @@
 /**
  * How a collector is started: "one command per node". `collectorArgs` is the argument list of
  * assets/sh/monitor-collector.sh for one planned collector; a backend's launcher runs it on the
- * node (local: a process group on this host; later Slurm: an `srun --overlap` step per node,
- * Docker pool: `ssh host sh -s -- ARGS < script`).
+ * node (local and Docker's local engine: a process group on this host; Slurm: an `srun --overlap`
+ * step per node; Docker pool: over ssh, the script passed as an argument to a small remote `sh`
+ * wrapper that streams the samples back and stops when ssh's stdin closes).
  */
 import { assetPath } from '../config/assets.js';
 import type { CollectorPlan } from '../plan/monitor-schedule.js';

@@ -117,6 +117,31 @@ export const NOT_YET: NotYetRow[] = [
     find: (ctx) => dockerFields(ctx, ['include_nodes', 'exclude_nodes']),
   },
   {
+    id: 'docker-host-context',
+    feature: 'Docker pool host `context:` (0.3.1 spelling)',
+    today: 'not yet',
+    action: 'refuse',
+    covers: [],
+    says: 'reaching a pool host through a docker context is not implemented; give the host an `address:` (ssh) or `docker_host: ssh://…`',
+    find: (ctx) => {
+      const declared = ((ctx.loaded.recipe as Obj).backends as Obj[]) ?? [];
+      return declared.flatMap((b, i) =>
+        b.type !== 'docker' || !Array.isArray(b.hosts)
+          ? []
+          : (b.hosts as Obj[]).flatMap((h, hi): Array<[string, PathSeg[]]> =>
+              h.context === undefined || h.context === null
+                ? []
+                : [
+                    [
+                      `backend '${String(b.name)}' host '${String(h.name)}' context`,
+                      ['backends', i, 'hosts', hi, 'context'],
+                    ],
+                  ],
+            ),
+      );
+    },
+  },
+  {
     id: 'docker-log-offload',
     feature: 'Docker `offload_task_logs: true` / operator `log_to_file: true`',
     today: 'ignored',

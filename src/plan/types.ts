@@ -16,6 +16,8 @@ export interface PlannedNode {
   gpuUuids?: string[];
   /** the engine allocation the node belongs to (a Slurm job id), when the backend has one */
   allocation?: string;
+  /** `[user@]address` the driver reaches the node at over ssh (Docker pool hosts: node-side helpers) */
+  sshDestination?: string;
 }
 
 export type BackendType = 'local' | 'docker' | 'slurm' | 'kubernetes';

@@ -52,6 +52,13 @@ const CASES: Record<string, Case> = {
     line: 6,
     says: "backend 'd' include_nodes: picking pool hosts by name is not implemented",
   },
+  'docker-host-context': {
+    recipe:
+      'backends:\n  - name: d\n    type: docker\n    image: x\n    default: true\n    hosts:\n      - {name: h1, context: remote1, ip_address: 10.0.0.9}\n' +
+      wf(),
+    line: 7,
+    says: "backend 'd' host 'h1' context: reaching a pool host through a docker context is not implemented",
+  },
   'docker-log-offload': {
     recipe:
       'backends:\n  - name: d\n    type: docker\n    image: x\n    default: true\n    offload_task_logs: true\n' +

@@ -48,6 +48,7 @@ import {
 } from './members.js';
 import { memberCommand } from './member-command.js';
 import { recoverMembers } from './recover-handle.js';
+import { releaseMembers, removeMembers } from './remove-members.js';
 
 interface Live {
   handle: TaskHandle;
@@ -221,7 +222,7 @@ export class DockerBackend implements Backend {
   /** ended attempts: their containers go (peers of a failed member are killed with them), GPUs back */
   private async finish(ended: Live[], signal: AbortSignal): Promise<void> {
     const members = ended.flatMap((l) => l.members);
-    await Promise.all([...byHost(members)].map(([host, names]) => this.engine.rm(host, names, signal)));
+    await removeMembers(this.engine, members, signal);
     for (const m of members) m.group?.killGroupNow();
     for (const l of ended) if (l.gpus) await this.claims?.done(l.task.name);
   }
@@ -236,10 +237,12 @@ export class DockerBackend implements Backend {
     setMaxListeners(0, batch);
     const lives = handles.map((h) => this.liveOf(h));
     const members = lives.flatMap((l) => l.members);
-    const before = await this.states(members, batch).catch(
-      () => new Map<Member, ContainerState | undefined>(),
-    );
-    const running = members.filter((m) => isRunning(before.get(m)) || before.get(m)?.status === 'created');
+    // states unknown (the inspect failed or timed out, e.g. a slow ssh host): stop every member
+    // rather than none; `no such container` answers are ignored below
+    const before = await this.states(members, batch).catch(() => undefined);
+    const running = before
+      ? members.filter((m) => isRunning(before.get(m)) || before.get(m)?.status === 'created')
+      : members;
     for (const l of lives) l.stopped = true;
     const errors = new Map<Endpoint, string>();
     await Promise.all(
@@ -301,15 +304,15 @@ export class DockerBackend implements Backend {
 
   async release(signal: AbortSignal, nodes?: string[]): Promise<void> {
     if (nodes !== undefined) return; // hosts are not held: nothing to give back early
+    // every container this instance launched that no engine confirmed removed, ended ones too: an
+    // ended attempt's removal in `finish` may have been cut short (the status watch closes at the
+    // end of the teardown and aborts it), so `final` does not mean removed
     const left = [...this.live.values()]
-      .filter((l) => l.task !== undefined && !l.final)
-      .flatMap((l) => l.members);
+      .filter((l) => l.task !== undefined)
+      .flatMap((l) => l.members)
+      .filter((m) => !m.removed);
     this.live.clear();
-    if (left.length)
-      await Promise.all(
-        [...byHost(left)].map(([host, names]) => this.engine.rm(host, names, signal).catch(() => undefined)),
-      );
-    for (const m of left) m.group?.killGroupNow();
+    await releaseMembers(this.engine, left, signal);
     await this.claims?.releaseAll();
   }
 

@@ -48,15 +48,17 @@ export function dockerHosts(config: Obj, plannedCount: number): DockerHostRef[] 
   }
   return hosts.map((h, i) => {
     const address = String(h.address ?? h.name);
+    const ssh = `${typeof h.user === 'string' && h.user ? `${h.user}@` : ''}${address}`;
     return {
       node: {
         name: String(h.name ?? address),
         ip: String(h.rendezvous_address ?? h.ip_address ?? address),
         index: i,
         numGpus: num(h.gpus_per_node),
+        sshDestination: ssh,
       },
       endpoint: hostEndpoint(h),
-      ssh: `${typeof h.user === 'string' && h.user ? `${h.user}@` : ''}${address}`,
+      ssh,
       mounts: [...backendMounts, ...strings(h.mounts)],
     };
   });

@@ -20,6 +20,8 @@ export interface Member {
   /** when the container was first seen ended (the attached CLI then has a few seconds to finish) */
   endedAt?: number;
   last?: ContainerState;
+  /** an engine confirmed its removal (`rm` succeeded or it no longer existed) */
+  removed?: boolean;
 }
 
 export const memberId = (m: Pick<Member, 'name' | 'host'>): string =>

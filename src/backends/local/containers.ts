@@ -5,7 +5,15 @@
  * also removes the container by name, and the first container launch of a run removes the
  * containers of dead drivers (the same reaping as the Docker backend, ../container-engine.ts).
  */
-import { DockerEngine, describe, reapOrphans, type Endpoint } from '../container-engine.js';
+import type { StopOptions, StopOutcome } from '../backend.js';
+import {
+  DockerEngine,
+  describe,
+  driverPid,
+  pidAlive,
+  reapOrphans,
+  type Endpoint,
+} from '../container-engine.js';
 
 export interface TaskContainer {
   engine: DockerEngine;
@@ -44,4 +52,43 @@ export class ContainerReaper {
     this.done.add(key);
     return reapOrphans(c.engine, [c.host], signal);
   }
+}
+
+/** the container a recorded handle names (its remote id), on the engine of this environment */
+export function recordedContainer(remoteIds: string[], env: NodeJS.ProcessEnv): TaskContainer | undefined {
+  const name = remoteIds[0];
+  return name ? { engine: new DockerEngine(env), host: undefined, name } : undefined;
+}
+
+/**
+ * `sflow recover` of a dead driver's `docker_run` task: its container outlives the attached client
+ * (the launcher's lifeline ended that), so it is stopped (TERM, the grace, KILL; or killed at once)
+ * when it still runs, then removed. A name whose driver pid is alive again belongs to that driver.
+ */
+export async function recoverContainer(
+  c: TaskContainer,
+  opts: StopOptions,
+  signal: AbortSignal,
+): Promise<{ found: boolean; stop?: StopOutcome; detail: string }> {
+  const pid = driverPid(c.name);
+  if (pid !== undefined && pid !== process.pid && pidAlive(pid))
+    return { found: false, detail: `container ${c.name}: its driver pid ${pid} runs again, left alone` };
+  const st = (await c.engine.inspect(c.host, [c.name], signal)).get(c.name);
+  if (!st) return { found: false, detail: `no container ${c.name} left` };
+  const running = st.status !== 'exited' && st.status !== 'dead';
+  const t0 = Date.now();
+  if (running)
+    await (opts.force
+      ? c.engine.kill(c.host, [c.name], signal)
+      : c.engine.stop(c.host, [c.name], opts.graceMs, signal));
+  const error = await removeContainer(c, signal);
+  if (error) throw new Error(error);
+  if (!running) return { found: false, detail: `removed ended container ${c.name}` };
+  const stop: StopOutcome = {
+    signals: opts.force ? ['SIGKILL'] : ['SIGTERM'],
+    gone: true,
+    alreadyGone: false,
+    elapsedMs: Date.now() - t0,
+  };
+  return { found: true, stop, detail: `container ${c.name} stopped and removed` };
 }

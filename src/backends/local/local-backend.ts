@@ -37,7 +37,14 @@ import {
   type TaskHandle,
   type WatchHooks,
 } from '../backend.js';
-import { ContainerReaper, removeContainer, taskContainer, type TaskContainer } from './containers.js';
+import {
+  ContainerReaper,
+  recordedContainer,
+  recoverContainer,
+  removeContainer,
+  taskContainer,
+  type TaskContainer,
+} from './containers.js';
 import { gpuClaimsFor, withMachineGpus } from './gpus.js';
 
 /** Synthetic nodes: `localhost`, `localhost-1`, … (backends.md §2). */
@@ -267,13 +274,32 @@ export class LocalBackend implements Backend {
   async recover(record: TaskHandle, opts: StopOptions, signal: AbortSignal): Promise<RecoverOutcome> {
     if (!this.isHere(record))
       return { found: false, detail: `not on this machine (${record.process?.host ?? '?'})` };
+    const group = await this.recoverGroup(record, opts, signal);
+    const container = recordedContainer(record.remoteIds, this.ctx.env);
+    if (!container) return group;
+    // a docker_run task: its container outlives the client, whether the group still ran or not
+    const c = await recoverContainer(container, opts, signal);
+    const stop = group.stop ?? c.stop;
+    return {
+      found: group.found || c.found,
+      ...(stop ? { stop: { ...stop, gone: (group.stop?.gone ?? true) && (c.stop?.gone ?? true) } } : {}),
+      detail: `${group.detail}; ${c.detail}`,
+    };
+  }
+
+  /** the attempt's process group (the attached docker client of a docker_run task) */
+  private async recoverGroup(
+    record: TaskHandle,
+    opts: StopOptions,
+    signal: AbortSignal,
+  ): Promise<RecoverOutcome> {
     const { pid, pgid, startTime } = record.process!;
     // the leader still runs under a different start time: its pid (and group id) went to someone else
     const now = processStartTime(pid);
     if (startTime !== undefined && now !== null && now !== startTime)
       return { found: false, detail: `pid ${pid} belongs to another process now` };
     if (groupState(pgid) !== 'alive') return { found: false, detail: `process group ${pgid} has ended` };
-    const stop = await this.stopOne(record, opts, signal);
+    const stop = await this.stopGroupOf(record, opts, signal);
     return { found: true, stop, detail: `process group ${pgid} stopped (${stop.signals.join('+') || '-'})` };
   }
 

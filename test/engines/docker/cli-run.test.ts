@@ -106,6 +106,34 @@ describeWithEngines('sflow run on the Docker backend', [docker], () => {
     expect(await leftOf(d)).toEqual([]);
   });
 
+  it('--extra-docker-args reaches the container: a repeatable option adds, a single-use one replaces', async () => {
+    const recipe = join(dir, 'xtra.yaml');
+    writeFileSync(
+      recipe,
+      'version: "0.1"\nworkflow:\n  name: dkxtra\n  tasks:\n    - name: svc\n      script: [\'echo "X=$XTRA"; df -k /dev/shm | tail -1\']\n',
+    );
+    const shm = join(dir, 'shm.yaml');
+    writeFileSync(
+      shm,
+      readFileSync(fragment, 'utf8').replace("'--network=host'", "'--network=host', '--shm-size=32m'"),
+    );
+    const r = await run([
+      '-f', recipe, '-f', shm, '--extra-docker-args=--env=XTRA=from-cli', '--extra-docker-args', '--shm-size=96m',
+    ]); // prettier-ignore
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout + r.stderr).toMatch(/--shm-size=96m replaces --shm-size=32m/);
+    const log = readFileSync(
+      join(
+        runDirs().find((x) => x.includes('dkxtra'))!,
+        'svc',
+        'svc.log',
+      ),
+      'utf8',
+    );
+    expect(log).toMatch(/^X=from-cli$/m);
+    expect(log).toMatch(/\s98304\s/); // 96 MiB in KiB
+  });
+
   it('the hardware monitor samples the local engine host beside the containers', async () => {
     const recipe = join(dir, 'mon.yaml');
     writeFileSync(
@@ -195,20 +223,18 @@ describeWithEngines('sflow run on the Docker backend', [docker], () => {
     expect(await leftOf(runDir)).toEqual([]);
   });
 
-  it('sflow recover hooks: a live driver is named; once it is dead, recoverRun removes its containers', async () => {
+  it('sflow recover: a live driver is named; once it is dead, `sflow recover` removes its container', async () => {
     const { child, exited, runDir } = await startLong('dkrec');
     expect(dockerLiveDriver(runDir)).toMatch(/^sflow driver pid \d+/);
     child.kill('SIGKILL');
     await exited;
     expect(dockerLiveDriver(runDir)).toBeUndefined();
-    expect((await leftOf(runDir)).length).toBe(1);
-    const lines = await dockerRecoverRun(runDir, {
-      env: env(),
-      signal: AbortSignal.timeout(60_000),
-      options: {},
-    });
-    expect(lines.join('\n')).toMatch(/docker: removed 1 container\(s\): sflow-p\d+-svc-localhost/);
+    expect((await leftOf(runDir)).length).toBe(1); // still running: nobody stopped it
+    const r = await sflowAsync(['recover', runDir], { cwd: dir, env: env(), timeoutMs: 120_000 });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout + r.stderr).toMatch(/svc/);
     expect(await leftOf(runDir)).toEqual([]);
+    // the run-level hook finds nothing more
     expect(
       await dockerRecoverRun(runDir, { env: env(), signal: AbortSignal.timeout(60_000), options: {} }),
     ).toEqual([]);

@@ -1,7 +1,8 @@
 /**
  * `docker_run` on the *local* backend against the real test engine: the run directory is mounted at
  * its own path (outputs land), two concurrent runs get distinct container names, Ctrl-C removes the
- * run's container, and a SIGKILLed driver's container is reaped by the next run.
+ * run's container, a SIGKILLed driver's container is reaped by the next run and removed by
+ * `sflow recover`.
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -130,5 +131,19 @@ describeWithEngines('docker_run on the local backend', [docker], () => {
     expect(readFileSync(join(runDir('ldrc')!, 'c.txt'), 'utf8')).toBe('done\n');
     expect(await existing(nb)).toEqual([]);
     expect(await existing(containersOf(runDir('ldrc')!))).toEqual([]); // --rm
+  });
+
+  it("sflow recover stops and removes a SIGKILLed driver's docker_run container", async () => {
+    const d = await startLong('ldrd');
+    const names = containersOf(d.dir);
+    expect(names).toHaveLength(1);
+    d.child.kill('SIGKILL');
+    await d.exited;
+    expect(await existing(names)).toEqual(names); // its client is gone, the container is not
+    const r = await sflowAsync(['recover', d.dir], { cwd: dir, env: env(), timeoutMs: 120_000 });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(await existing(names)).toEqual([]);
+    const again = await sflowAsync(['recover', d.dir], { cwd: dir, env: env(), timeoutMs: 120_000 });
+    expect(again.code, again.stdout + again.stderr).toBe(0);
   });
 });

@@ -2,7 +2,9 @@
  * A Docker pool over real SSH: hosts `a` and `b` of scripts/engines/ssh.sh, whose sessions reach
  * docker engines a and b. A two-host task runs one container per host (`docker -H ssh://<alias>`),
  * each with its node index and the leader's address; killing one member's container fails the
- * task and removes the other; the pre-flight reports every broken host and missing mount at once.
+ * task and removes the other; Ctrl-C (130) and SIGTERM (143) of the driver leave no container of
+ * the run on either host; a SIGKILLed driver's containers are removed by `sflow recover` or reaped
+ * by the next run; the pre-flight reports every broken host and missing mount at once.
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -83,6 +85,23 @@ describeWithEngines('Docker pool over SSH', [docker, ssh], () => {
     return join(dir, 'sflow_output', d);
   };
 
+  /** collector processes or temporary folders left on the hosts, polled until none or the deadline */
+  const collectorLeft = async (ms = 20_000) => {
+    const end = Date.now() + ms;
+    for (;;) {
+      let left = '';
+      for (const alias of [ssh.get('SFLOW_TEST_SSH_ALIAS_A'), ssh.get('SFLOW_TEST_SSH_ALIAS_B')]) {
+        const r = await ssh.exec(join(ssh.get('SFLOW_TEST_SSH_BIN'), 'ssh'), [
+          alias,
+          'ps -eo args | grep "[s]flow-collector"; ls -d "${TMPDIR:-/tmp}"/sflow-monitor.* 2>/dev/null; true',
+        ]);
+        left += String(r.stdout).trim();
+      }
+      if (left === '' || Date.now() > end) return left;
+      await sleep(500);
+    }
+  };
+
   it('a two-host task runs one container per host with its node index and the leader address, lines labelled', async () => {
     const f = task(
       'span',
@@ -94,36 +113,63 @@ describeWithEngines('Docker pool over SSH', [docker, ssh], () => {
       timeoutMs: 150_000,
     });
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    // pool hosts are not sampled yet: said, not silently skipped
-    expect(r.stdout + r.stderr).toMatch(/'a' is a Docker pool host: .* not sampled/);
-    const log = readFileSync(join(runDir('span'), 'span', 'span.log'), 'utf8');
-    expect(log.split('\n').filter(Boolean).sort()).toEqual([
-      '[a #0] node=0 of 2 leader=127.0.0.1',
-      '[b #1] node=1 of 2 leader=127.0.0.1', // the leader is host a
-    ]);
-    const ids = readFileSync(join(runDir('span'), 'handles.jsonl'), 'utf8');
-    expect(ids).toContain(`-span-a@ssh://${ssh.get('SFLOW_TEST_SSH_ALIAS_A')}`);
-    expect(ids).toContain(`-span-b@ssh://${ssh.get('SFLOW_TEST_SSH_ALIAS_B')}`);
+    // each pool host is sampled over ssh: its CSV rows land in the per-node raw files here
+    expect(r.stdout + r.stderr).not.toMatch(/not sampled|did not start/);
+    const raw = join(runDir('span'), 'sflow_monitor', 'raw');
+    for (const [id, host] of [
+      [0, 'a'],
+      [1, 'b'],
+    ] as const) {
+      const files = readdirSync(raw).filter((n) =>
+        new RegExp(`^[a-z]+_monitor_node_${id}_${host}\\.log$`).test(n),
+      );
+      const rows = files.flatMap((n) =>
+        readFileSync(join(raw, n), 'utf8')
+          .split('\n')
+          .filter((l) => /^\d+\.\d{3},/.test(l)),
+      );
+      expect(rows.length, `${host}: ${files.join(' ')}`).toBeGreaterThan(0);
+    }
+    expect(await collectorLeft()).toBe(''); // nothing of the collectors is left on the hosts
     for (const e of engines()) expect(await names(e)).toEqual([]);
   });
 
-  it('killing one member fails the task with its code and removes the other', async () => {
-    const f = task('victim', 'echo up-$SFLOW_TASK_NODE_INDEX; exec sleep 300');
-    const child = spawn(process.execPath, [BIN, 'run', '-f', f, '-f', pool], {
+  /** a monitored driver running a two-member task that sleeps, once both containers are running */
+  const startLong = async (name: string) => {
+    const f = task(name, 'echo up-$SFLOW_TASK_NODE_INDEX; exec sleep 300');
+    const child = spawn(process.execPath, [BIN, 'run', '-f', f, '-f', pool, '--enable-workflow-monitor'], {
       cwd: dir,
       env,
       stdio: 'ignore',
     });
     const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+    const mine = `sflow-p${child.pid}-`;
+    const [a, b] = engines();
+    const end = Date.now() + 90_000;
+    // both containers running (not merely created)
+    while ((await names(a, mine, false)).length === 0 || (await names(b, mine, false)).length === 0) {
+      if (Date.now() > end) {
+        child.kill('SIGKILL');
+        throw new Error(`${name}: the two members did not start`);
+      }
+      await sleep(500);
+    }
+    return { child, exited, mine };
+  };
+  /** the run's containers left on either host, polled until none or the deadline */
+  const leftAfter = async (mine: string, ms = 30_000) => {
+    const end = Date.now() + ms;
+    for (;;) {
+      const left = (await Promise.all(engines().map((e) => names(e, mine)))).flat();
+      if (left.length === 0 || Date.now() > end) return left;
+      await sleep(500);
+    }
+  };
+
+  it('killing one member fails the task with its code and removes the other', async () => {
+    const { child, exited, mine } = await startLong('victim');
     try {
       const [a, b] = engines();
-      const mine = `sflow-p${child.pid}-`;
-      const end = Date.now() + 90_000;
-      // both containers running (not merely created)
-      while ((await names(a, mine, false)).length === 0 || (await names(b, mine, false)).length === 0) {
-        if (Date.now() > end) throw new Error('the two members did not start');
-        await sleep(500);
-      }
       expect(await names(b, mine)).toEqual([`${mine}victim-b`]);
       expect(await names(a, mine)).toEqual([`${mine}victim-a`]);
       const k = await docker.exec('docker', ['-H', b, 'kill', `${mine}victim-b`]);
@@ -134,6 +180,63 @@ describeWithEngines('Docker pool over SSH', [docker, ssh], () => {
       for (const e of engines()) expect(await names(e, mine)).toEqual([]);
     } finally {
       child.kill('SIGKILL');
+    }
+  });
+
+  it('a member that fails by itself fails the task with its code; no container is left on either host', async () => {
+    const f = task(
+      'selffail',
+      'if [ "$SFLOW_TASK_NODE_INDEX" = 1 ]; then sleep 1; exit 3; fi; exec sleep 300',
+    );
+    const r = await sflowAsync(['run', '-f', f, '-f', pool], { cwd: dir, env, timeoutMs: 150_000 });
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(readFileSync(join(runDir('selffail'), 'events.jsonl'), 'utf8')).toMatch(/"exitCode":3/);
+    const ids = readFileSync(join(runDir('selffail'), 'handles.jsonl'), 'utf8');
+    const mine = /"(sflow-p\d+-)selffail-a@/.exec(ids)?.[1];
+    expect(mine, ids).toBeDefined();
+    for (const e of engines()) expect(await names(e, mine)).toEqual([]);
+  });
+
+  for (const [sig, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)
+    it(`${sig} of the driver during a pool run exits ${code} and leaves no container on either host`, async () => {
+      const { child, exited, mine } = await startLong(`sig${code}`);
+      try {
+        child.kill(sig);
+        expect(await exited).toBe(code);
+        expect(await leftAfter(mine)).toEqual([]);
+        expect(await collectorLeft()).toBe(''); // the monitor's ssh sessions ended their collectors
+      } finally {
+        child.kill('SIGKILL');
+      }
+    });
+
+  it("SIGKILLed drivers: `sflow recover` removes one run's containers on both hosts, the next run reaps the other's", async () => {
+    const [x, y] = await Promise.all([startLong('killx'), startLong('killy')]);
+    try {
+      for (const r of [x, y]) r.child.kill('SIGKILL');
+      await Promise.all([x.exited, y.exited]);
+      // nobody stopped them: both members of both runs are still there
+      for (const e of engines()) {
+        expect(await names(e, x.mine)).toHaveLength(1);
+        expect(await names(e, y.mine)).toHaveLength(1);
+      }
+      const rec = await sflowAsync(['recover', runDir('killx')], { cwd: dir, env, timeoutMs: 150_000 });
+      expect(rec.code, rec.stdout + rec.stderr).toBe(0);
+      for (const e of engines()) expect(await names(e, x.mine)).toEqual([]);
+      for (const e of engines()) expect(await names(e, y.mine)).toHaveLength(1); // not this run's
+      const next = await sflowAsync(['run', '-f', task('after', 'echo ok'), '-f', pool], {
+        cwd: dir,
+        env,
+        timeoutMs: 150_000,
+      });
+      expect(next.code, next.stdout + next.stderr).toBe(0);
+      expect(await leftAfter(y.mine)).toEqual([]);
+      expect(await collectorLeft()).toBe(''); // the dead drivers' ssh collectors saw EOF and ended
+    } finally {
+      for (const r of [x, y]) r.child.kill('SIGKILL');
     }
   });
 

@@ -96,6 +96,7 @@ const IMPLEMENTED = new Set([
   '--skip-artifact-check',
   '--wait-for-gpus',
   '--extra-args', // appended to slurm backends' extra_args: src/backends/slurm/extra-args.ts
+  '--extra-docker-args', // merged into docker backends' extra_args: src/backends/docker/extra-args.ts
   '--output',
   '--resolve',
   '--format',
