@@ -54,11 +54,11 @@ const REQUIRED: Record<EngineName, string[]> = {
 
 /** a quick synchronous check that the engine answers (bounded); returns why not, or undefined */
 function probe(name: EngineName, env: Record<string, string>): string | undefined {
-  const run = (what: string, file: string, args: string[], ok: (out: string) => boolean = () => true) => {
+  const once = (what: string, file: string, args: string[], ok: (out: string) => boolean) => {
     try {
       const out = execFileSync(file, args, {
         env: { ...process.env, ...env },
-        timeout: 15_000,
+        timeout: 20_000,
         stdio: ['ignore', 'pipe', 'pipe'],
         encoding: 'utf8',
       });
@@ -68,6 +68,10 @@ function probe(name: EngineName, env: Record<string, string>): string | undefine
       return `${what} failed: ${(err.stderr || err.message || String(e)).trim().split('\n').pop()}`;
     }
   };
+  // a second try: on this loaded 2-core machine one ssh handshake has been seen to stall past 15 s
+  // while several suites start at once (CI, 2026-12-01); a second failure is a real answer
+  const run = (what: string, file: string, args: string[], ok: (out: string) => boolean = () => true) =>
+    once(what, file, args, ok) && once(what, file, args, ok);
   const checks: Record<EngineName, (() => string | undefined)[]> = {
     slurm: [() => run('scontrol ping', 'scontrol', ['ping'], (out) => /is UP/.test(out))],
     docker: ['DOCKER_HOST', 'SFLOW_TEST_DOCKER_HOST_B'].map(
