@@ -38,6 +38,8 @@ export class PodAttempt {
   private resolveDone!: () => void;
   /** resolves once EXITED was reported */
   readonly done = new Promise<void>((r) => (this.resolveDone = r));
+  /** k8s_mpi MPIJob route: the attempt's MPIJob (deleted with the attempt's other objects) */
+  mpiJob: string | undefined;
   /** extra work before EXITED (the output copy) */
   pendingWork: Promise<void> | undefined;
 
