@@ -48,7 +48,7 @@ import { COLLECT_MARKER } from './pod-script.js';
 import { detectRdma } from './rdma-detect.js';
 import { stopAttempts } from './stop.js';
 import { mpiSettings } from './mpi-pods.js';
-import { deleteMpiJob, launchMpiJob, mpiJobServed } from './mpijob-launch.js';
+import { abandonMpiJob, deleteMpiJob, launchMpiJob, mpiJobServed } from './mpijob-launch.js';
 
 export class KubernetesBackend implements Backend {
   readonly name: string;
@@ -64,6 +64,7 @@ export class KubernetesBackend implements Backend {
   private claims = false;
   private mpiJobs = false;
   private mpiJobServed: Promise<boolean> | undefined;
+  private mpiPodsNoted = false;
   private artifactsP: ReturnType<typeof shipArtifacts> | undefined;
   private rdma: RdmaFound = { hcas: [], gkeNetworks: [] };
   private released = false;
@@ -198,6 +199,16 @@ export class KubernetesBackend implements Backend {
       throw e;
     });
     if (served) return 'mpijob';
+    const mpi = (op.mpi ?? {}) as Record<string, unknown>;
+    const mpiJobOnly = ['launcher_creation_policy', 'launcher_discovery_timeout'].filter(
+      (k) => mpi[k] !== undefined,
+    );
+    if (route === 'auto' && mpiJobOnly.length && !this.mpiPodsNoted) {
+      this.mpiPodsNoted = true;
+      this.ctx.log(
+        `Kubernetes backend '${this.name}': no MPIJob CRD (mpijobs.kubeflow.org) in namespace ${this.run().api.namespace}, so k8s_mpi runs on the pods route (mpi.route: auto), where ${mpiJobOnly.join(' / ')} do not apply`,
+      );
+    }
     if (route === 'operator')
       throw new SflowError(
         'k8s.mpijob_crd_missing',
@@ -212,16 +223,16 @@ export class KubernetesBackend implements Backend {
     let job: string | undefined;
     try {
       const got = await launchMpiJob(core, req, signal, (name) => (job = name));
-      const a = this.track(got.handle, got.pods, false);
+      const a = this.track(got.handle, got.pods, false, true);
       this.attempts.get(handleKey(a))!.mpiJob = got.job;
       return a;
     } catch (e) {
-      if (job) await deleteMpiJob(this.run().api, job).catch(() => undefined);
+      if (job) await abandonMpiJob(this.run(), req, job);
       throw e;
     }
   }
 
-  private track(handle: TaskHandle, pods: string[], collect: boolean): TaskHandle {
+  private track(handle: TaskHandle, pods: string[], collect: boolean, leaderOnly = false): TaskHandle {
     const r = this.run();
     const holder: { a?: PodAttempt } = {};
     const tap = collect
@@ -243,6 +254,7 @@ export class KubernetesBackend implements Backend {
       },
       tap,
       this.settings.reservation.timeoutS * 1000,
+      leaderOnly,
     );
     holder.a = a;
     this.attempts.set(handleKey(handle), a);

@@ -3,8 +3,9 @@
  * on the pods route), the reserved GPUs handed over on every node of the task, one MPIJob
  * (mpijob.ts), then the launcher pod the mpi-operator makes, found by its labels
  * (`training.kubeflow.org/job-name` + `job-role=launcher`) within `launcher_discovery_timeout`.
- * The attempt follows that pod alone: its log is the task log, its exit code the task's; the
- * workers' state does not decide the task (the operator deletes them, sflow deletes the MPIJob).
+ * The attempt follows that pod: its log is the task log, its exit code the task's; the workers
+ * (`<job>-worker-<i>`, the operator's names) do not decide the task, but a stop waits until they
+ * are gone too (sflow deletes the MPIJob with the attempt).
  */
 import type { LaunchRequest, TaskHandle } from '../backend.js';
 import { apiStatus } from './client.js';
@@ -17,7 +18,8 @@ import {
   buildMpiJob,
 } from './mpijob.js';
 import { mpiSettings } from './mpi-pods.js';
-import { L_NODE } from './names.js';
+import { L_ATTEMPT, L_NODE, L_TASK, labelValue, selector } from './names.js';
+import type { K8sRun } from './run-context.js';
 import { createObject, gpusPerPod, newHandle, prepareTaskPods, type LaunchCore } from './task-pods.js';
 import type { KubeApi } from './client.js';
 
@@ -177,5 +179,25 @@ export async function launchMpiJob(
   const launcher = await findLauncher(core, t.name, job, m.launcherDiscoveryTimeoutS, signal);
   const handle = newHandle(core, req, [launcher]);
   req.record(handle);
-  return { handle, pods: [launcher], job };
+  // the workers the operator names <job>-worker-<i>: a stop waits for them too
+  const workers = p.pods.slice(1).map((_, i) => `${job}-worker-${i}`);
+  return { handle, pods: [launcher, ...workers], job };
+}
+
+/** a launch stopped or failed before its attempt was tracked: its pods go at once, then the MPIJob */
+export async function abandonMpiJob(
+  r: K8sRun,
+  req: Pick<LaunchRequest, 'task' | 'attempt'>,
+  job: string,
+): Promise<void> {
+  const sel = selector(r.run, { [L_TASK]: labelValue(req.task.name), [L_ATTEMPT]: String(req.attempt) });
+  await r.api
+    .call('delete', 'deletecollection', 'pods', sel, (o) =>
+      r.api.core.deleteCollectionNamespacedPod(
+        { namespace: r.api.namespace, labelSelector: sel, gracePeriodSeconds: 0 },
+        o,
+      ),
+    )
+    .catch(() => undefined);
+  await deleteMpiJob(r.api, job).catch(() => undefined);
 }
