@@ -155,11 +155,11 @@ export const NOT_YET: NotYetRow[] = [
   },
   {
     id: 'k8s-mpi-operator-route',
-    feature: 'Kubernetes `k8s_mpi` MPIJob route (`mpi.route: operator`), non-OpenMPI, without `host_network`',
+    feature: 'Kubernetes `k8s_mpi` with a non-OpenMPI `mpi_implementation` or without `host_network`',
     today: 'plans only',
     action: 'refuse',
     covers: [],
-    says: 'this version runs k8s_mpi on the pods route only (launcher + worker pods with sshd and a hostfile of the node addresses, OpenMPI command line, host_network: true); set mpi.route: pods (auto already runs the pods route), mpi_implementation: OpenMPI and host_network: true',
+    says: "this version's k8s_mpi (pods and MPIJob routes alike) wires sshd, a hostfile of the reserved nodes' addresses and OpenMPI's command line over the host network; set mpi_implementation: OpenMPI and host_network: true",
     find: (ctx) => {
       const declared = ((ctx.loaded.recipe as Obj).operators as Obj[]) ?? [];
       const backends = new Map(ctx.plan.backends.map((b) => [b.name, b.config]));
@@ -178,7 +178,6 @@ export const NOT_YET: NotYetRow[] = [
           `operator '${t.operator.name}' (k8s_mpi) ${k}`,
           ['operators', i, ...(k.startsWith('mpi.') ? ['mpi', k.slice(4)] : [k])],
         ];
-        if (mpi.route === 'operator') out.push(at('mpi.route'));
         if (mpi.mpi_implementation !== undefined && mpi.mpi_implementation !== 'OpenMPI')
           out.push(at('mpi.mpi_implementation'));
         const hostNetwork = c.host_network ?? backends.get(t.backend)?.host_network;
@@ -190,15 +189,16 @@ export const NOT_YET: NotYetRow[] = [
   {
     id: 'k8s-mpi-mpijob-fields',
     feature:
-      'Kubernetes `k8s_mpi` `launcher_creation_policy` / `launcher_discovery_timeout` (MPIJob route settings)',
+      'Kubernetes `k8s_mpi` `launcher_creation_policy` / `launcher_discovery_timeout` with `mpi.route: pods`',
     today: 'ignored',
     action: 'warn',
     covers: [],
-    says: 'these settings belong to the MPIJob route, which this version does not run; the pods route starts the launcher with its workers and bounds their sshd start-up by worker_setup_timeout_seconds',
+    says: 'these settings belong to the MPIJob route (route: operator, or auto where the CRD exists); the pods route starts the launcher with its workers and bounds their sshd start-up by worker_setup_timeout_seconds',
     find: (ctx) => {
       const declared = ((ctx.loaded.recipe as Obj).operators as Obj[]) ?? [];
       return declared.flatMap((o, i): Array<[string, PathSeg[]]> => {
         const mpi = (o.type === 'k8s_mpi' ? o.mpi : undefined) as Obj | undefined;
+        if (mpi?.route !== 'pods') return [];
         return ['launcher_creation_policy', 'launcher_discovery_timeout']
           .filter((k) => mpi?.[k] !== undefined)
           .map((k) => [`operator '${String(o.name)}' mpi.${k}`, ['operators', i, 'mpi', k]]);

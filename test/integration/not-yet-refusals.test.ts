@@ -69,16 +69,16 @@ const CASES: Record<string, Case> = {
   },
   'k8s-mpi-operator-route': {
     recipe:
-      'operators:\n  - name: mpi\n    type: k8s_mpi\n    image: x\n    mpi:\n      route: operator\nbackends:\n  - name: k\n    type: kubernetes\n    namespace: n\n    nodes: 1\n    default: true\n' +
+      'operators:\n  - name: mpi\n    type: k8s_mpi\n    image: x\n    mpi:\n      mpi_implementation: MPICH\nbackends:\n  - name: k\n    type: kubernetes\n    namespace: n\n    nodes: 1\n    default: true\n' +
       wf('', `    - name: a\n      script: [mpirun -np 1 hostname]\n      operator: mpi\n`),
     line: 6,
-    says: "operator 'mpi' (k8s_mpi) mpi.route: this version runs k8s_mpi on the pods route only",
+    says: "operator 'mpi' (k8s_mpi) mpi.mpi_implementation: this version's k8s_mpi (pods and MPIJob routes alike)",
   },
   'k8s-mpi-mpijob-fields': {
     recipe:
-      'operators:\n  - name: mpi\n    type: k8s_mpi\n    image: x\n    mpi:\n      launcher_creation_policy: AtStartup\nbackends:\n  - name: k\n    type: kubernetes\n    namespace: n\n    nodes: 1\n    default: true\n' +
+      'operators:\n  - name: mpi\n    type: k8s_mpi\n    image: x\n    mpi:\n      route: pods\n      launcher_creation_policy: AtStartup\nbackends:\n  - name: k\n    type: kubernetes\n    namespace: n\n    nodes: 1\n    default: true\n' +
       wf('', `    - name: a\n      script: [mpirun -np 1 hostname]\n      operator: mpi\n`),
-    line: 6,
+    line: 7,
     says: "operator 'mpi' mpi.launcher_creation_policy: these settings belong to the MPIJob route",
     dryOnly: true,
   },

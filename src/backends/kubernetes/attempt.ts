@@ -38,6 +38,8 @@ export class PodAttempt {
   private resolveDone!: () => void;
   /** resolves once EXITED was reported */
   readonly done = new Promise<void>((r) => (this.resolveDone = r));
+  /** k8s_mpi MPIJob route: the attempt's MPIJob (deleted with the attempt's other objects) */
+  mpiJob: string | undefined;
   /** extra work before EXITED (the output copy) */
   pendingWork: Promise<void> | undefined;
 
@@ -49,6 +51,11 @@ export class PodAttempt {
     private readonly hooks: AttemptHooks,
     tap?: (pod: string, line: string) => void,
     private readonly unschedulableMs = 600_000,
+    /**
+     * k8s_mpi MPIJob route: only the leader (the launcher) is followed and decides the task; the
+     * others (the operator's workers) only count for a stop, which waits until they are gone too
+     */
+    private readonly leaderOnly = false,
   ) {
     this.sink = new TaskLogSink(handle.logPath, pods.length > 1, tap);
     setMaxListeners(0, this.streamAbort.signal);
@@ -71,7 +78,8 @@ export class PodAttempt {
       const pod = w.get(name);
       if (pod) this.seen.add(name);
       const st = podState(pod);
-      if ((st.started || st.terminated) && !this.streams.has(name) && pod) this.follow(name);
+      if ((st.started || st.terminated) && !this.streams.has(name) && pod && (i === 0 || !this.leaderOnly))
+        this.follow(name);
       if (i === 0) leaderStarted = st.started || st.terminated;
       if (st.terminated || (!pod && this.seen.has(name))) this.hooks.podEnded(name);
     }
@@ -84,6 +92,7 @@ export class PodAttempt {
       return;
     }
     for (const [i, name] of this.pods.entries()) {
+      if (i > 0 && this.leaderOnly) break;
       const pod = w.get(name);
       const st = podState(pod);
       if (st.problem) return this.fail(`pod ${name}: ${st.problem}`);

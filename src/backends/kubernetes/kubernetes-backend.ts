@@ -48,6 +48,7 @@ import { COLLECT_MARKER } from './pod-script.js';
 import { detectRdma } from './rdma-detect.js';
 import { stopAttempts } from './stop.js';
 import { mpiSettings } from './mpi-pods.js';
+import { abandonMpiJob, deleteMpiJob, launchMpiJob, mpiJobServed } from './mpijob-launch.js';
 
 export class KubernetesBackend implements Backend {
   readonly name: string;
@@ -61,8 +62,9 @@ export class KubernetesBackend implements Backend {
   private readonly merged: MergedPods;
   private probePod: ProbePod | undefined;
   private claims = false;
-  private readonly mpiJobs = false;
-  private mpiJobCrdNoted = false;
+  private mpiJobs = false;
+  private mpiJobServed: Promise<boolean> | undefined;
+  private mpiPodsNoted = false;
   private artifactsP: ReturnType<typeof shipArtifacts> | undefined;
   private rdma: RdmaFound = { hcas: [], gkeNetworks: [] };
   private released = false;
@@ -166,7 +168,8 @@ export class KubernetesBackend implements Backend {
     const t = req.task;
     try {
       if (t.colocated) return await launchMerged(core, this.merged, req, signal);
-      if (t.operator.type === 'k8s_mpi') await this.noteMpiJobRoute(t.operator.config, signal);
+      if (t.operator.type === 'k8s_mpi' && (await this.mpiRoute(t.operator.config, signal)) === 'mpijob')
+        return await this.launchMpiJob(core, req, signal);
       const { handle, collect } = await launchTaskPods(core, req, signal);
       return this.track(
         handle,
@@ -183,40 +186,53 @@ export class KubernetesBackend implements Backend {
   }
 
   /**
-   * `mpi.route: auto` runs the pods route in this version; where the MPIJob CRD exists (it would
-   * pick the MPIJob route) it says so once.
+   * `k8s_mpi` route of a task: `pods`, or the MPIJob route for `operator` and for `auto` where
+   * the API serves kubeflow.org/v2beta1 mpijobs (asked once per run). `operator` without the
+   * CRD is refused before any object of the task is made.
    */
-  private async noteMpiJobRoute(op: Record<string, unknown>, signal: AbortSignal): Promise<void> {
-    if (this.mpiJobCrdNoted || mpiSettings(op).route !== 'auto') return;
-    this.mpiJobCrdNoted = true;
-    const r = this.run();
-    const found: unknown = await r.api
-      .maybe<unknown>(
-        'read',
-        'list',
-        'mpijobs',
-        undefined,
-        (o) =>
-          r.api.custom.listNamespacedCustomObject(
-            {
-              group: 'kubeflow.org',
-              version: 'v2beta1',
-              namespace: r.api.namespace,
-              plural: 'mpijobs',
-              limit: 1,
-            },
-            o,
-          ),
-        { signal },
-      )
-      .catch(() => undefined);
-    if (found !== undefined)
+  private async mpiRoute(op: Record<string, unknown>, signal: AbortSignal): Promise<'pods' | 'mpijob'> {
+    const route = mpiSettings(op).route;
+    if (route === 'pods') return 'pods';
+    this.mpiJobServed ??= mpiJobServed(this.run().api, signal);
+    const served = await this.mpiJobServed.catch((e: unknown) => {
+      this.mpiJobServed = undefined;
+      throw e;
+    });
+    if (served) return 'mpijob';
+    const mpi = (op.mpi ?? {}) as Record<string, unknown>;
+    const mpiJobOnly = ['launcher_creation_policy', 'launcher_discovery_timeout'].filter(
+      (k) => mpi[k] !== undefined,
+    );
+    if (route === 'auto' && mpiJobOnly.length && !this.mpiPodsNoted) {
+      this.mpiPodsNoted = true;
       this.ctx.log(
-        `Kubernetes backend '${this.name}': the MPIJob CRD (mpijobs.kubeflow.org) exists, but this version runs k8s_mpi on the pods route (mpi.route: auto); set mpi.route: pods to say so`,
+        `Kubernetes backend '${this.name}': no MPIJob CRD (mpijobs.kubeflow.org) in namespace ${this.run().api.namespace}, so k8s_mpi runs on the pods route (mpi.route: auto), where ${mpiJobOnly.join(' / ')} do not apply`,
       );
+    }
+    if (route === 'operator')
+      throw new SflowError(
+        'k8s.mpijob_crd_missing',
+        `k8s_mpi mpi.route: operator needs the Kubeflow MPI operator, but namespace ${this.run().api.namespace} serves no kubeflow.org/v2beta1 mpijobs (CRD mpijobs.kubeflow.org); install the mpi-operator or set mpi.route: pods (or auto)`,
+        { phase: 'run' },
+      );
+    return 'pods';
   }
 
-  private track(handle: TaskHandle, pods: string[], collect: boolean): TaskHandle {
+  private async launchMpiJob(core: LaunchCore, req: LaunchRequest, signal: AbortSignal): Promise<TaskHandle> {
+    this.mpiJobs = true;
+    let job: string | undefined;
+    try {
+      const got = await launchMpiJob(core, req, signal, (name) => (job = name));
+      const a = this.track(got.handle, got.pods, false, true);
+      this.attempts.get(handleKey(a))!.mpiJob = got.job;
+      return a;
+    } catch (e) {
+      if (job) await abandonMpiJob(this.run(), req, job);
+      throw e;
+    }
+  }
+
+  private track(handle: TaskHandle, pods: string[], collect: boolean, leaderOnly = false): TaskHandle {
     const r = this.run();
     const holder: { a?: PodAttempt } = {};
     const tap = collect
@@ -238,6 +254,7 @@ export class KubernetesBackend implements Backend {
       },
       tap,
       this.settings.reservation.timeoutS * 1000,
+      leaderOnly,
     );
     holder.a = a;
     this.attempts.set(handleKey(handle), a);
@@ -376,10 +393,12 @@ export class KubernetesBackend implements Backend {
       [L_TASK]: labelValue(a.handle.task),
       [L_ATTEMPT]: String(a.handle.attempt),
     });
-    const live = a.pods.some((p) => {
-      const pod = r.watch.get(p);
-      return pod && !['Succeeded', 'Failed'].includes(pod.status?.phase ?? '');
-    });
+    const live =
+      !!a.mpiJob ||
+      a.pods.some((p) => {
+        const pod = r.watch.get(p);
+        return pod && !['Succeeded', 'Failed'].includes(pod.status?.phase ?? '');
+      });
     await Promise.all([
       live
         ? r.api.call('delete', 'deletecollection', 'pods', sel, (o) =>
@@ -392,6 +411,7 @@ export class KubernetesBackend implements Backend {
       r.api.call('delete', 'deletecollection', 'secrets', sel, (o) =>
         r.api.core.deleteCollectionNamespacedSecret({ namespace: r.api.namespace, labelSelector: sel }, o),
       ),
+      a.mpiJob ? deleteMpiJob(r.api, a.mpiJob) : undefined,
     ]);
   }
 
@@ -401,12 +421,7 @@ export class KubernetesBackend implements Backend {
       const stale = await staleRuns(r.api, signal);
       for (const [label, runId] of stale) {
         if (label === r.run.label) continue;
-        const res = await deleteByLabel(
-          r.api,
-          `sflow/run=${label}`,
-          { claims: true, mpiJobs: false },
-          signal,
-        );
+        const res = await deleteByLabel(r.api, `sflow/run=${label}`, { claims: true, mpiJobs: true }, signal);
         this.ctx.log(
           `Kubernetes backend '${this.name}': deleted the objects of run ${runId}, whose driver on this host is gone${res.errors.length ? ` (not all: ${res.errors.join('; ')})` : ''}`,
         );

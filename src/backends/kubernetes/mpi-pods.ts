@@ -17,7 +17,8 @@
  *    recipe's plain `mpirun -np N …` line works wherever it sits in the script. An EXIT trap
  *    releases the workers.
  *
- * Only OpenMPI's command line is generated; the MPIJob route is not run yet (src/plan/not-yet.ts).
+ * Only OpenMPI's command line is generated. The MPIJob route (mpijob.ts) runs these same scripts in
+ * the operator's pods.
  */
 import { generateKeyPairSync } from 'node:crypto';
 
@@ -42,6 +43,10 @@ export interface MpiSettings {
   cpuBind: 'core' | 'numa' | 'none';
   cpuBindCap: number;
   workerSetupTimeoutS: number;
+  /** MPIJob route: as written (absent: the operator's default, WaitForWorkersReady) */
+  launcherCreationPolicy: string | undefined;
+  /** MPIJob route: how long to wait for the operator's launcher pod */
+  launcherDiscoveryTimeoutS: number;
 }
 
 const num = (v: unknown, d: number): number =>
@@ -65,6 +70,9 @@ export function mpiSettings(op: Obj): MpiSettings {
     cpuBind: (m.cpu_bind as MpiSettings['cpuBind']) ?? 'core',
     cpuBindCap: num(m.cpu_bind_cores_per_rank, 8),
     workerSetupTimeoutS: num(m.worker_setup_timeout_seconds, 900),
+    launcherCreationPolicy:
+      m.launcher_creation_policy === undefined ? undefined : String(m.launcher_creation_policy),
+    launcherDiscoveryTimeoutS: num(m.launcher_discovery_timeout, 600),
   };
 }
 
@@ -105,6 +113,8 @@ export function workerScript(m: MpiSettings): string {
     "# sflow k8s_mpi worker (pods route): sshd for the launcher's mpirun until it is done",
     ...common(),
     'set -- $__sflow_mpi_ips; shift "$__sflow_mpi_index"; __sflow_mpi_ip=$1',
+    "# MPIJob route: the pod's own address (downward API), the replica index is not the node index",
+    '[ -n "${SFLOW_MPI_LISTEN_IP:-}" ] && __sflow_mpi_ip=$SFLOW_MPI_LISTEN_IP',
     '__sflow_sshd=$(command -v sshd || { [ -x /usr/sbin/sshd ] && echo /usr/sbin/sshd; })',
     ...(m.ensureSshd
       ? [

@@ -27,7 +27,7 @@ export async function recoverAttempt(
   );
   const live = pods.items.filter((p) => !['Succeeded', 'Failed'].includes(p.status?.phase ?? ''));
   const grace = opts.force ? 0 : Math.max(1, Math.ceil(opts.graceMs / 1000));
-  const res = await deleteByLabel(api, sel, { claims: false, mpiJobs: false }, signal, grace);
+  const res = await deleteByLabel(api, sel, { claims: false, mpiJobs: true }, signal, grace);
   if (pods.items.length === 0)
     return { found: false, detail: `no pods of ${h.task}#${h.attempt} in namespace ${api.namespace}` };
   const deadline = Date.now() + opts.graceMs + 30_000;

@@ -43,7 +43,7 @@ export function k8sBackend(
 /** every object in the namespace whose `sflow/run` label is `run` (all runs when absent) */
 export function leftovers(emu: Emulator, namespace = 'default', runLabel?: string): string[] {
   const out: string[] = [];
-  for (const kind of ['pods', 'configmaps', 'secrets']) {
+  for (const kind of ['pods', 'configmaps', 'secrets', 'mpijobs.kubeflow.org']) {
     for (const o of emu.store.list(kind, namespace) as Array<{
       metadata: { name: string; labels?: Record<string, string> };
     }>) {

@@ -1,7 +1,8 @@
 /**
  * Nothing of a run is left in the namespace (issue 12) — task pods, merged pods, k8s_mpi launcher
- * and worker pods, ConfigMaps, Secrets: after Ctrl-C or SIGTERM, a failing task, and
- * after a SIGKILLed driver once `sflow recover <run dir>` ran. Every run carries a token in its
+ * and worker pods (pods route; MPIJob route: the MPIJob and what the emulator's mpi-operator made
+ * for it), ConfigMaps, Secrets: after Ctrl-C or SIGTERM, a failing task, and after a SIGKILLed
+ * driver once `sflow recover <run dir>` ran. Every run carries a token in its
  * env Secret; it appears in no file of the run directory and in no request the emulator logged
  * (the log redacts Secret payloads, so a hit is a leak through a pod spec, a ConfigMap, an argv).
  */
@@ -52,7 +53,7 @@ describe.skipIf(missing !== undefined && !required)(
     const children: ChildProcess[] = [];
     beforeAll(async () => {
       if (missing) throw new Error(missing);
-      k = await startK8s({ nodes: 2, gpus: 4 });
+      k = await startK8s({ nodes: 2, gpus: 4, mpiJob: true });
     });
     afterAll(async () => {
       for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
@@ -74,7 +75,7 @@ describe.skipIf(missing !== undefined && !required)(
     }
 
     /** the CLI as a child process, once every long-running pod of its run is Running */
-    async function startRun(secret: string) {
+    async function startRun(secret: string, route = 'pods') {
       const cwd = mkdtempSync(join(tmpdir(), 'sflow-k8s-life-'));
       dirs.push(cwd);
       const args = [
@@ -84,6 +85,8 @@ describe.skipIf(missing !== undefined && !required)(
         '-s',
         `API_TOKEN=${secret}`,
         ...(await mpiArgs()),
+        '-s',
+        `MPI_ROUTE=${route}`,
         '--kubeconfig',
         k.emu.kubeconfigPath,
       ];
@@ -119,21 +122,40 @@ describe.skipIf(missing !== undefined && !required)(
       return { child, exited, cwd, out: () => out };
     }
 
+    /** what the emulator's mpi-operator made for an MPIJob (owned by it, not labelled by sflow) */
+    const owned = () =>
+      ['pods', 'configmaps', 'secrets'].flatMap((kind) =>
+        (
+          k.emu.store.list(kind, 'default') as Array<{
+            metadata: { name: string; ownerReferences?: unknown[] };
+          }>
+        )
+          .filter((o) => o.metadata.ownerReferences?.length)
+          .map((o) => `${kind}/${o.metadata.name}`),
+      );
+
     it.each([
-      ['Ctrl-C', 130, 'SIGINT'],
-      ['SIGTERM', 143, 'SIGTERM'],
-    ] as const)('%s: the driver deletes every object of the run, exits %i', async (_what, exit, sig) => {
-      const secret = token();
-      const r = await startRun(secret);
-      expect(leftovers(k.emu).length).toBeGreaterThan(0);
-      r.child.kill(sig);
-      const code = await r.exited;
-      expect(code, r.out()).toBe(exit);
-      expect(leftovers(k.emu)).toEqual([]);
-      const runDir = onlyRunDir(join(r.cwd, 'sflow_output'));
-      expect(taskLog(runDir, 'server')).toBe(`token has ${secret.length} chars\nSERVING\n`);
-      expectNoLeak(runDir, secret);
-    });
+      ['Ctrl-C', 130, 'SIGINT', 'pods'],
+      ['SIGTERM', 143, 'SIGTERM', 'pods'],
+      ['Ctrl-C (k8s_mpi MPIJob route)', 130, 'SIGINT', 'operator'],
+    ] as const)(
+      '%s: the driver deletes every object of the run, exits %i',
+      async (_what, exit, sig, route) => {
+        const secret = token();
+        const r = await startRun(secret, route);
+        expect(leftovers(k.emu).length).toBeGreaterThan(0);
+        if (route === 'operator')
+          expect(leftovers(k.emu).filter((o) => o.startsWith('mpijobs'))).toHaveLength(1);
+        r.child.kill(sig);
+        const code = await r.exited;
+        expect(code, r.out()).toBe(exit);
+        expect(leftovers(k.emu)).toEqual([]);
+        await waitFor('the MPIJob-owned objects to go', () => owned().length === 0 || undefined);
+        const runDir = onlyRunDir(join(r.cwd, 'sflow_output'));
+        expect(taskLog(runDir, 'server')).toBe(`token has ${secret.length} chars\nSERVING\n`);
+        expectNoLeak(runDir, secret);
+      },
+    );
 
     /** `sflow recover <run dir>` as its own process */
     async function recover(runDir: string, cwd: string) {
@@ -149,34 +171,42 @@ describe.skipIf(missing !== undefined && !required)(
       return { code, out };
     }
 
-    it('a SIGKILLed driver leaves its objects; `sflow recover <run dir>` deletes them (not while it lives)', async () => {
-      const secret = token();
-      const r = await startRun(secret);
-      const runDir = onlyRunDir(join(r.cwd, 'sflow_output'));
-      const alive = await recover(runDir, r.cwd);
-      expect(alive.code, alive.out).not.toBe(0);
-      expect(alive.out).toMatch(/driver still runs \(pid \d+/);
-      r.child.kill('SIGKILL');
-      await r.exited;
-      expect(leftovers(k.emu).length).toBeGreaterThan(0);
-      const rec = await recover(runDir, r.cwd);
-      expect(rec.code, rec.out).toBe(0);
-      expect(rec.out).toMatch(/kubernetes backend 'cluster': deleted the objects labelled sflow\/run=/);
-      await waitFor('the namespace to be empty of the run', () => leftovers(k.emu).length === 0 || undefined);
-      expectNoLeak(runDir, secret);
-    });
+    it.each(['pods', 'operator'])(
+      'a SIGKILLed driver leaves its objects; `sflow recover <run dir>` deletes them (not while it lives; k8s_mpi route %s)',
+      async (route) => {
+        const secret = token();
+        const r = await startRun(secret, route);
+        const runDir = onlyRunDir(join(r.cwd, 'sflow_output'));
+        const alive = await recover(runDir, r.cwd);
+        expect(alive.code, alive.out).not.toBe(0);
+        expect(alive.out).toMatch(/driver still runs \(pid \d+/);
+        r.child.kill('SIGKILL');
+        await r.exited;
+        expect(leftovers(k.emu).length).toBeGreaterThan(0);
+        const rec = await recover(runDir, r.cwd);
+        expect(rec.code, rec.out).toBe(0);
+        expect(rec.out).toMatch(/kubernetes backend 'cluster': deleted the objects labelled sflow\/run=/);
+        await waitFor(
+          'the namespace to be empty of the run',
+          () => leftovers(k.emu).length === 0 || undefined,
+        );
+        await waitFor('the MPIJob-owned objects to go', () => owned().length === 0 || undefined);
+        expectNoLeak(runDir, secret);
+      },
+    );
 
     it('a failing task: the run fails, every object of the run is deleted', async () => {
       const secret = token();
       const r = await runRecipe(
         k,
         [RECIPE],
-        ['-s', `API_TOKEN=${secret}`, '-s', 'FAIL=4', ...(await mpiArgs())],
+        ['-s', `API_TOKEN=${secret}`, '-s', 'FAIL=4', '-s', 'MPI_ROUTE=operator', ...(await mpiArgs())],
         dirs,
       );
       expect(r.code, r.stderr + r.stdout).not.toBe(0);
       expect(taskTable(r.runDir).check).toMatchObject({ status: 'FAILED', exit: '4' });
       expect(leftovers(k.emu)).toEqual([]);
+      expect(owned()).toEqual([]);
       expectNoLeak(r.runDir, secret);
     });
   },

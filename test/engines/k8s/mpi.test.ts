@@ -5,8 +5,11 @@
  * (fixtures/fake-mpirun.sh: no MPI is installed here) starts 4 ranks over real ssh — 2 on the
  * launcher's node, 2 on the worker's — with the forwarded env. The workers exit 0 once the
  * launcher is done; a failing rank fails the task; nothing of the run is left in the namespace.
- * With the MPIJob CRD present, `route: auto` runs the pods route too (the MPIJob route is not run
- * yet) and `route: operator` is refused before anything is created.
+ * The same recipe on the MPIJob route (`route: auto` with the CRD served, the emulator's minimal
+ * mpi-operator making the worker and launcher pods): the launcher pod is found by its labels, its
+ * log is the task log, its exit code the task's, and the MPIJob with everything it owns is gone
+ * after success, failure and Ctrl-C. `route: operator` where the CRD is missing is refused before
+ * any object of the task is made.
  */
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -57,16 +60,16 @@ describe.skipIf(missing !== undefined && !required)(
       for (const d of dirs) rmSync(d, { recursive: true, force: true });
     });
 
-    const run = async (extra: string[]) =>
+    const run = async (extra: string[], on = k) =>
       runRecipe(
-        k,
+        on,
         [RECIPE],
         ['-s', `FAKE_MPIRUN=${FAKE}`, '-s', `MPI_PORT=${await freePort()}`, ...extra],
         dirs,
       );
 
     it('4 ranks over ssh on 2 nodes; the worker exits 0 after the launcher; nothing left', async () => {
-      const r = await run([]);
+      const r = await run(['-s', 'ROUTE=pods']);
       expect(r.code, r.stderr + r.stdout).toBe(0);
       expect(r.statuses).toEqual({ ranks: 'COMPLETED' });
       const log = taskLog(r.runDir, 'ranks');
@@ -83,10 +86,7 @@ describe.skipIf(missing !== undefined && !required)(
       expect(log).toMatch(/\[sflow-mpi\] worker 1: sshd on 127\.10\.0\.2:\d+/);
       expect(log).toContain('[sflow-mpi] worker 1: the launcher is done');
       expect(log).toContain('after mpirun');
-      // the emulator serves the MPIJob CRD: auto says it runs the pods route anyway
-      expect(readFileSync(join(r.runDir, 'sflow.log'), 'utf8') + r.stderr).toContain(
-        'the MPIJob CRD (mpijobs.kubeflow.org) exists, but this version runs k8s_mpi on the pods route',
-      );
+      expect(k.emu.requests().filter((q) => q.method === 'POST' && q.path.includes('/mpijobs'))).toEqual([]);
       // the attempt's SSH key (PEM, base64 in the env Secret) is in no file of the run and in no
       // request but the Secret's own (the emulator's log redacts Secret payloads)
       const PEM_B64 = Buffer.from('-----BEGIN EC PRIVATE KEY-----').toString('base64').slice(0, 36);
@@ -100,24 +100,71 @@ describe.skipIf(missing !== undefined && !required)(
     });
 
     it('a failing rank on the worker fails the task with its exit code; nothing left', async () => {
-      const r = await run(['-s', 'FAIL=5']);
+      const r = await run(['-s', 'FAIL=5', '-s', 'ROUTE=pods']);
       expect(r.code, r.stderr + r.stdout).not.toBe(0);
       expect(taskTable(r.runDir).ranks).toMatchObject({ status: 'FAILED', exit: '5' });
       expect(taskLog(r.runDir, 'ranks')).not.toContain('after mpirun');
       expect(leftovers(k.emu)).toEqual([]);
     });
 
-    it('route: operator is refused before anything is created', async () => {
-      const before = k.emu.requests().length;
-      const r = await run(['-s', 'ROUTE=operator']);
-      expect(r.code).toBe(1);
-      expect(r.stderr).toMatch(/mpi\.route.*pods route only|pods route only[\s\S]*mpi\.route/);
-      expect(
-        k.emu
+    const owned = () =>
+      ['pods', 'configmaps', 'secrets'].flatMap((kind) =>
+        (
+          k.emu.store.list(kind, 'default') as Array<{
+            metadata: { name: string; ownerReferences?: unknown[] };
+          }>
+        )
+          .filter((o) => o.metadata.ownerReferences?.length)
+          .map((o) => `${kind}/${o.metadata.name}`),
+      );
+
+    it('MPIJob route (auto, CRD served): the operator makes the pods, the launcher log is the task log; nothing left', async () => {
+      const r = await run([]);
+      expect(r.code, r.stderr + r.stdout).toBe(0);
+      expect(r.statuses).toEqual({ ranks: 'COMPLETED' });
+      const log = taskLog(r.runDir, 'ranks');
+      const ranks = [...log.matchAll(/rank=(\d)\/4 host=(\S+) omp=(\S*) flag=(\S*)$/gm)].map((m) =>
+        m.slice(1),
+      );
+      expect(ranks.sort(), log).toEqual([
+        ['0', 'node-0', '3', 'forwarded'],
+        ['1', 'node-0', '3', 'forwarded'],
+        ['2', 'node-1', '3', 'forwarded'],
+        ['3', 'node-1', '3', 'forwarded'],
+      ]);
+      expect(log).toMatch(/\[sflow-mpi\] hostfile: 127\.10\.0\.1 slots=2 127\.10\.0\.2 slots=2/);
+      expect(log).toContain('after mpirun');
+      // the launcher pod's log alone: the worker's sshd lines are not in the task log
+      expect(log).not.toContain('sshd on');
+      const posts = k.emu.requests().filter((q) => q.method === 'POST' && q.path.includes('/mpijobs'));
+      expect(posts.length).toBeGreaterThan(0);
+      expect(leftovers(k.emu)).toEqual([]);
+      expect(owned()).toEqual([]);
+    });
+
+    it('MPIJob route: a failing rank fails the task with its exit code; nothing left', async () => {
+      const r = await run(['-s', 'FAIL=7']);
+      expect(r.code, r.stderr + r.stdout).not.toBe(0);
+      expect(taskTable(r.runDir).ranks).toMatchObject({ status: 'FAILED', exit: '7' });
+      expect(taskLog(r.runDir, 'ranks')).not.toContain('after mpirun');
+      expect(leftovers(k.emu)).toEqual([]);
+      expect(owned()).toEqual([]);
+    });
+
+    it('route: operator without the CRD is refused before any object of the task is made', async () => {
+      const bare = await startK8s({ nodes: 2, gpus: 4 });
+      try {
+        const r = await run(['-s', 'ROUTE=operator'], bare);
+        expect(r.code).not.toBe(0);
+        expect(r.stderr + r.stdout).toMatch(/mpi\.route: operator needs the Kubeflow MPI operator/);
+        const made = bare.emu
           .requests()
-          .slice(before)
-          .filter((q) => q.method === 'POST'),
-      ).toEqual([]);
+          .filter((q) => q.method === 'POST' && /\/(configmaps|secrets|mpijobs)$/.test(q.path));
+        expect(made.filter((q) => !q.path.includes('sf-art-'))).toEqual([]);
+        expect(leftovers(bare.emu)).toEqual([]);
+      } finally {
+        await bare.emu.stop();
+      }
     });
   },
 );

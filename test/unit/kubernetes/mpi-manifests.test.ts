@@ -22,12 +22,14 @@ import {
 import type { K8sRun } from '../../../src/backends/kubernetes/run-context.js';
 import { k8sSettings } from '../../../src/backends/kubernetes/settings.js';
 import { prepareTaskPods } from '../../../src/backends/kubernetes/task-pods.js';
+import { buildMpiJob } from '../../../src/backends/kubernetes/mpijob.js';
 import { loadRecipe } from '../../../src/config/load.js';
 import { buildPlan } from '../../../src/plan/build.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const RECIPE = join(HERE, '..', '..', 'fixtures', 'k8s-mpi', 'mpi-pods.yaml');
 const GOLDEN = join(HERE, '..', '..', 'fixtures', 'k8s-manifests', 'k8s_mpi_pods.json');
+const GOLDEN_JOB = join(HERE, '..', '..', 'fixtures', 'k8s-manifests', 'k8s_mpi_mpijob.json');
 const KEY = Buffer.from(
   '-----BEGIN EC PRIVATE KEY-----\nfixed-for-golden\n-----END EC PRIVATE KEY-----\n',
 ).toString('base64');
@@ -75,6 +77,85 @@ describe('k8s_mpi pods route manifests', () => {
     if (process.env.SFLOW_UPDATE_GOLDEN === '1') writeFileSync(GOLDEN, text);
     expect(existsSync(GOLDEN), `${GOLDEN} (SFLOW_UPDATE_GOLDEN=1 records it)`).toBe(true);
     expect(JSON.parse(text)).toEqual(JSON.parse(readFileSync(GOLDEN, 'utf8')));
+  });
+
+  it('MPIJob route: the MPIJob matches its golden manifest, field by field', () => {
+    const p = prepared();
+    const m = mpiSettings({
+      mpi: { slots_per_worker: 4, launcher_creation_policy: 'AtStartup', worker_setup_timeout_seconds: 62 },
+    });
+    const labels = { ...p.pods[0].metadata!.labels! };
+    delete labels['sflow/node-index'];
+    const job = buildMpiJob(
+      'sf-allreduce-707ac110-a1',
+      'team-a',
+      labels,
+      { 'sflow/run-id': 'r' },
+      {
+        pods: p.pods,
+        settings: m,
+        slots: 4,
+        launcherCreationPolicy: m.launcherCreationPolicy,
+      },
+    ) as any;
+    const text = `${JSON.stringify(job, null, 2)}\n`;
+    if (process.env.SFLOW_UPDATE_GOLDEN === '1') writeFileSync(GOLDEN_JOB, text);
+    expect(existsSync(GOLDEN_JOB), `${GOLDEN_JOB} (SFLOW_UPDATE_GOLDEN=1 records it)`).toBe(true);
+    expect(JSON.parse(text)).toEqual(JSON.parse(readFileSync(GOLDEN_JOB, 'utf8')));
+    expect(job.apiVersion).toBe('kubeflow.org/v2beta1');
+    expect(job.kind).toBe('MPIJob');
+    expect(job.metadata.labels).toMatchObject({
+      'sflow/run': 'golden-20261201-000000-000000',
+      'sflow/task': 'allreduce',
+      'sflow/attempt': '1',
+    });
+    expect(job.spec).toMatchObject({
+      slotsPerWorker: 4,
+      runLauncherAsWorker: true,
+      mpiImplementation: 'OpenMPI',
+      launcherCreationPolicy: 'AtStartup',
+      runPolicy: { cleanPodPolicy: 'Running' },
+    });
+    const { Launcher, Worker } = job.spec.mpiReplicaSpecs;
+    expect([Launcher.replicas, Worker.replicas]).toEqual([1, 1]);
+    // the templates are the pods route's pods: same container, env Secret, script ConfigMap, labels
+    expect(Launcher.template.spec).toEqual(p.pods[0].spec);
+    expect(Launcher.template.metadata.labels).toEqual(p.pods[0].metadata!.labels);
+    const w = Worker.template.spec;
+    const c = w.containers[0];
+    expect(c.command.at(-1)).toBe('/sflow/run/worker.sh');
+    expect(c.envFrom).toEqual([{ secretRef: { name: 'sf-allreduce-707ac110-a1-env' } }]);
+    expect(w.volumes).toContainEqual({
+      name: 'sflow-run',
+      configMap: { name: 'sf-allreduce-707ac110-a1-script', defaultMode: 493 },
+    });
+    expect(w.nodeSelector).toBeUndefined();
+    expect(w.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms).toEqual([
+      { matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['cluster-node1'] }] },
+    ]);
+    expect(w.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]).toEqual({
+      labelSelector: {
+        matchLabels: {
+          'training.kubeflow.org/job-name': 'sf-allreduce-707ac110-a1',
+          'training.kubeflow.org/job-role': 'worker',
+        },
+      },
+      topologyKey: 'kubernetes.io/hostname',
+    });
+    expect(c.env).toEqual([
+      { name: 'SFLOW_MPI_LISTEN_IP', valueFrom: { fieldRef: { fieldPath: 'status.hostIP' } } },
+    ]);
+    expect(c.readinessProbe).toEqual({ tcpSocket: { port: 2222 }, periodSeconds: 5, failureThreshold: 13 });
+    expect(JSON.stringify(job)).not.toContain(KEY);
+    // without launcher_creation_policy the field is left to the operator's default
+    const plain = buildMpiJob(
+      'j',
+      'team-a',
+      labels,
+      {},
+      { pods: p.pods, settings: m, slots: 4, launcherCreationPolicy: undefined },
+    ) as any;
+    expect('launcherCreationPolicy' in plain.spec).toBe(false);
   });
 
   it('a launcher and a worker, pinned, with the key only in the Secret', () => {
