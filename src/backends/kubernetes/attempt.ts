@@ -134,6 +134,10 @@ export class PodAttempt {
 
   private end(): void {
     this.final = true;
+    // the leader's end can reach the watch before another pod's start does (a short pod may even
+    // have ended already): follow every pod not followed yet, or its log would be lost
+    if (!this.error && !this.stopping && !this.leaderOnly)
+      for (const name of this.pods) if (!this.streams.has(name)) this.follow(name);
     void (async () => {
       // every stream drains (bounded): the log is complete before EXITED is reported
       const drained = Promise.allSettled([...this.streams.values()]);

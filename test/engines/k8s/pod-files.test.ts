@@ -113,6 +113,19 @@ describe.skipIf(missing !== undefined && !required)(
         expect(existsSync(p)).toBe(false);
     });
 
+    test("the container's home is its own: empty, writable, and not this machine's /root", async () => {
+      await k.core.createNamespacedPod({
+        namespace: NS,
+        body: shPod(
+          'home',
+          'echo "home=$HOME"; ls -A "$HOME" | wc -l; touch "$HOME/.k8semu-home" && echo made',
+        ),
+      });
+      await finished(k.core, 'home');
+      expect(await log(k, 'home')).toBe('home=/root\n0\nmade\n');
+      expect(existsSync('/root/.k8semu-home')).toBe(false);
+    });
+
     test('env: envFrom (prefix), valueFrom refs, $(VAR) expansion, explicit env wins; hostNetwork hostname is the node', async () => {
       await k.core.createNamespacedConfigMap({
         namespace: NS,
