@@ -30,7 +30,9 @@ function recipe(marker: string, timeout: number): string {
     '  tasks:',
     '    - name: server',
     '      script:',
-    `        - "for i in 1 2 3; do printf 'a%.0s' $(seq 1 3000); echo '!'; done; sleep 30${marker}"`,
+    // each line in one write: a check that lands between the a's and the '!' would see an
+    // unterminated 'aaa…a', which the pattern matches at once (the last line is checked as it grows)
+    `        - "l=$(printf 'a%.0s' $(seq 1 3000))'!'; for i in 1 2 3; do echo $l; done; sleep 30${marker}"`,
     '      probes:',
     '        readiness:',
     "          log_watch: {regex_pattern: 're:^(a+)+$'}",
