@@ -1,5 +1,5 @@
 /** Looking at this machine's processes, and polling with a deadline, for the conformance suites. */
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** pids of live (non-zombie) processes whose command line contains `marker` */
@@ -15,6 +15,23 @@ export function processesWith(marker: string): number[] {
       if (state !== 'Z' && state !== 'X') out.push(Number(name));
     } catch {
       // exited while we looked
+    }
+  }
+  return out;
+}
+
+/** pids of live processes whose working directory is `cwd` (a driver started there, say) */
+export function processesIn(cwd: string): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readlinkSync(`/proc/${name}/cwd`) !== cwd) continue;
+      const stat = readFileSync(`/proc/${name}/stat`, 'latin1');
+      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+      if (state !== 'Z' && state !== 'X') out.push(Number(name));
+    } catch {
+      // exited while we looked, or not ours to read
     }
   }
   return out;

@@ -20,7 +20,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { processesWith, until } from '../conformance/procs.js';
+import { processesIn, processesWith, until } from '../conformance/procs.js';
 import { BIN, sflow } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sflow-lifeline-'));
@@ -37,7 +37,8 @@ const GRACE_MS = 5_000; // the CLI's default TERM → KILL grace
 afterAll(() => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   for (const m of markers) for (const pid of processesWith(m)) process.kill(pid, 'SIGKILL');
-  rmSync(dir, { recursive: true, force: true });
+  for (const pid of processesIn(join(dir, 'NPM'))) process.kill(pid, 'SIGKILL');
+  rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
 });
 
 /** A workflow whose every process runs a copy of `sleep` named after a marker (so ps finds them). */
@@ -183,6 +184,9 @@ describe('npm exec wrapper: SIGTERM is not forwarded, the driver stops anyway', 
         10_000,
         'the summary says CANCELLED',
       );
+      // the driver (npm's orphaned child) still closes its files after the summary: wait for it to
+      // end, or removing the run folder races with its last writes (ENOTEMPTY on CI)
+      await until(() => processesIn(r.cwd).length === 0, 10_000, 'the driver to exit');
     },
     90_000,
   );
