@@ -35,17 +35,25 @@ export function operatorOf(type: string): Operator | undefined {
 export function launchSpecs(operator: Operator, input: OperatorInput): NodeLaunchSpec[] {
   const devices = (input.gpus ?? []).map(String);
   // extras per node: a container's name, endpoint and mounts depend on its node
-  const one = (nodeIndex: number, env: Record<string, string>): NodeLaunchSpec => ({
-    ...(input.nodes[nodeIndex] ? { node: input.nodes[nodeIndex] } : {}),
-    nodeIndex,
-    argv: operator.argv({ ...input, env }),
-    env,
-    mounts: [],
-    devices,
-    ...(operator.extras?.({ ...input, env }) ?? {}),
-  });
+  // built as a literal of fixed shape, not one that starts with a spread: a spread-first literal
+  // gets a hidden class of its own per object, and a plan keeps one spec per replica
+  const one = (nodeIndex: number, env: Record<string, string>): NodeLaunchSpec => {
+    const nodeInput = env === input.env ? input : { ...input, env };
+    const node = input.nodes[nodeIndex];
+    const argv = operator.argv(nodeInput);
+    const spec: NodeLaunchSpec = node
+      ? { node, nodeIndex, argv, env, mounts: [], devices }
+      : { nodeIndex, argv, env, mounts: [], devices };
+    const extras = operator.extras?.(nodeInput);
+    return extras ? Object.assign(spec, extras) : spec;
+  };
   if (!operator.perNode || input.nodes.length <= 1) return [one(0, input.env)];
-  return input.nodes.map((_, i) => one(i, { ...input.env, SFLOW_TASK_NODE_INDEX: String(i) }));
+  return input.nodes.map((_, i) => {
+    const env: Record<string, string> = {};
+    for (const k in input.env) env[k] = input.env[k];
+    env.SFLOW_TASK_NODE_INDEX = String(i);
+    return one(i, env);
+  });
 }
 
 export type { ArgvBuilder, Operator, OperatorInput, OperatorNode } from './types.js';
