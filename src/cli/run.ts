@@ -57,8 +57,10 @@ export async function runCommand(positional: string[], opts: Record<string, unkn
       const { credentialWarnings } = await import('../uploads/credentials.js');
       plan.warnings.push(...credentialWarnings(plan));
       plan.warnings.push(...runPreflight(plan, loaded, opts));
-      const { renderDryRun } = await import('../plan/render.js');
-      process.stdout.write(renderDryRun(plan, { ...loaded, warnings: [] }) + '\n');
+      const { dryRunChunks } = await import('../plan/render.js');
+      const { writePieces } = await import('../util/write-pieces.js');
+      // in pieces as rendered: 10,000 replicas are never one string
+      await writePieces(process.stdout, dryRunChunks(plan, { ...loaded, warnings: [] }));
       process.stdout.write('✓ Configuration is valid\n');
       return 0;
     }

@@ -1,7 +1,8 @@
 /**
- * `--dry-run` output: `render(plan)`. Everything printed comes from the Plan (plus what the loader
- * reported: file contributions, overrides, warnings). Built as one array of lines, written once,
- * so 10,000 replicas stay fast.
+ * `--dry-run` output. Everything printed comes from the Plan (plus what the loader reported: file
+ * contributions, overrides, warnings). `dryRunChunks` yields the text in pieces of about
+ * `CHUNK_CHARS` (the task blocks batched), so 10,000 replicas are written as they are rendered,
+ * never held as one string; `renderDryRun` is the same text whole.
  */
 import type { LoadedRecipe } from '../config/load.js';
 import { toAscii } from '../visualize/index.js';
@@ -113,7 +114,23 @@ function taskBlock(t: PlannedTask, i: number, out: string[]): void {
     );
 }
 
+/** the size (UTF-16 code units) from which the collected lines are yielded as one piece */
+export const CHUNK_CHARS = 64 * 1024;
+
+/** The dry-run text whole, without the final newline. */
 export function renderDryRun(plan: Plan, loaded: LoadedRecipe, opts: { quiet?: boolean } = {}): string {
+  return [...dryRunChunks(plan, loaded, opts)].join('').slice(0, -1);
+}
+
+/**
+ * The dry-run text in order, in pieces that each end with a newline (the last line too); their
+ * concatenation is `renderDryRun` plus '\n'.
+ */
+export function* dryRunChunks(
+  plan: Plan,
+  loaded: LoadedRecipe,
+  opts: { quiet?: boolean } = {},
+): Generator<string, void, undefined> {
   const out: string[] = [];
   out.push(`Dry-run: ${plan.workflow}`, '');
   if (loaded.files.length > 1) {
@@ -232,7 +249,17 @@ export function renderDryRun(plan: Plan, loaded: LoadedRecipe, opts: { quiet?: b
   );
   if (!opts.quiet) {
     out.push('Task plan:');
-    plan.tasks.forEach((t, i) => taskBlock(t, i, out));
+    yield piece(out);
+    let size = 0;
+    for (let i = 0; i < plan.tasks.length; i++) {
+      const from = out.length;
+      taskBlock(plan.tasks[i], i, out);
+      for (let j = from; j < out.length; j++) size += out[j].length + 1;
+      if (size >= CHUNK_CHARS) {
+        yield piece(out);
+        size = 0;
+      }
+    }
     out.push('');
   }
   const warnings = [...loaded.warnings.map((w) => w.message), ...plan.warnings];
@@ -242,7 +269,14 @@ export function renderDryRun(plan: Plan, loaded: LoadedRecipe, opts: { quiet?: b
     out.push('');
   }
   out.push(`Dry-run complete: ${plan.workflow}`);
-  return out.join('\n');
+  yield piece(out);
+}
+
+/** the collected lines as one piece, each ending with a newline; empties `out` */
+function piece(out: string[]): string {
+  const text = out.join('\n') + '\n';
+  out.length = 0;
+  return text;
 }
 
 function uploadLine(u: PlannedUpload, task: string): string {
