@@ -11,8 +11,8 @@ import { KERNEL_ARG_LIMIT, launchSpecs, operatorOf, scriptTooLargeForArgv } from
 import type { TaskPlacement } from './placement/types.js';
 import { instanceAssertions, type AssertionDraft } from './assertions.js';
 import { refuseNulInTask } from '../config/nul-check.js';
-import { folderName } from './folder-name.js';
-import { finaliseProbe } from './probes.js';
+import { childPath, folderName } from './folder-name.js';
+import { finaliseProbe, type ProbeDraft } from './probes.js';
 import { finishScript, plannedResult, type Draft } from './task-draft.js';
 import { taskNamespace, type TaskFacts } from './task-namespace.js';
 import type { PlanPaths, PlannedArtifact, PlannedNode, PlannedTask, PlannedUpload } from './types.js';
@@ -93,24 +93,15 @@ function taskUploads(
 }
 
 export function finishTasks(f: FinishInput): PlannedTask[] {
-  const facts: TaskFacts[] = [];
-  for (const d of f.drafts) {
-    for (const inst of d.expansion.instances) {
-      const p = f.placements.get(inst.name)!;
-      facts.push({
-        name: inst.name,
-        base: d.base,
-        replicated: d.expansion.replicated,
-        nodes: p.nodes,
-        gpus: p.gpus,
-        backend: d.backend.name,
-        operator: d.operator.name,
-      });
-    }
-  }
-  const taskScope: Scope = { ...f.scope, task: taskNamespace(facts) };
+  // the `task` namespace (one record per concrete task) only when a script line reads `task.`
+  const facts = f.drafts.some((d) => d.pass2.length > 0) ? taskFactsOf(f) : [];
+  const taskScope: Scope = facts.length ? { ...f.scope, task: taskNamespace(facts) } : f.scope;
   const instancesOf = new Map(f.drafts.map((d) => [d.base, d.expansion.instances.map((x) => x.name)]));
   const baseEnv = baseEnvironment(f.vars, f.artifacts, f.paths);
+  const inRunDir = childPath(f.paths.runDir);
+  const artifactPaths = f.artifacts
+    .filter((a) => a.scheme === 'fs' || a.scheme === 'file')
+    .map((a) => a.path);
   const planned: PlannedTask[] = [];
   for (const d of f.drafts) {
     const operator = operatorOf(d.operator.type);
@@ -127,28 +118,39 @@ export function finishTasks(f: FinishInput): PlannedTask[] {
       f.warnings?.push(
         `${d.base}: its script is ${Buffer.byteLength(script)} bytes, more than one command-line argument may hold (128 KiB); operator '${d.operator.type}' passes it as one, so its launch will fail with E2BIG (use the bash operator, or keep the script in a file the task runs)`,
       );
+    // the same for every replica of the draft
+    const allocationId = d.backend.placeholder
+      ? '0'
+      : (d.backend.nodes[0]?.allocation ?? String(d.backend.config.job_id ?? d.backend.name));
+    const readiness = d.probes.filter((x) => x.role === 'readiness');
+    const failure = d.probes.filter((x) => x.role === 'failure');
     for (const inst of d.expansion.instances) {
       const p = f.placements.get(inst.name)!;
-      const outputDirTask = join(f.paths.runDir, folderName(inst.name));
+      const folder = folderName(inst.name);
+      const outputDirTask = inRunDir(folder);
+      // = join(outputDirTask, name): it ends in a plain segment (its folder), never in a separator
+      const inTaskDir = (name: string): string => `${outputDirTask}/${name}`;
       const scriptFile =
         bigScript && operator.scriptFromFile
-          ? join(outputDirTask, `${folderName(inst.name)}${operator.shell ? '.sh' : '.script'}`)
+          ? inTaskDir(`${folder}${operator.shell ? '.sh' : '.script'}`)
           : undefined;
+      const sweep: Record<string, string> = {};
+      for (const k in inst.sweep) sweep[k] = renderValue(inst.sweep[k]);
       // stores into a fresh object, not a `{ ...baseEnv, … }` literal: a spread copy gets a hidden
       // class of its own (with its own descriptors), ~0.7 KB more per replica kept by the plan; the
       // stores follow the first replica's transitions. Same keys in the same order as the spread.
       const env: Record<string, string> = {};
       for (const k in baseEnv) env[k] = baseEnv[k];
-      for (const k in inst.sweep) env[k] = renderValue(inst.sweep[k]);
+      for (const k in sweep) env[k] = sweep[k];
       env.SFLOW_TASK_OUTPUT_DIR = outputDirTask;
       env.SFLOW_TASK_NAME = inst.name;
       env.SFLOW_REPLICA_INDEX = String(inst.replicaIndex);
-      env.SFLOW_TASK_ASSIGNED_NODE_NAMES = p.nodes.map((n) => n.name).join(',');
-      env.SFLOW_TASK_ASSIGNED_NODE_IPS = p.nodes.map((n) => n.ip).join(',');
+      env.SFLOW_TASK_ASSIGNED_NODE_NAMES = nodeList(p.nodes, 'name');
+      env.SFLOW_TASK_ASSIGNED_NODE_IPS = nodeList(p.nodes, 'ip');
       env.SFLOW_TASK_NUM_NODES = String(p.nodes.length);
       env.SFLOW_TASK_NODE_INDEX = '0';
       env.SFLOW_LEADER_ADDRESS = p.nodes[0]?.ip ?? '127.0.0.1';
-      env.SFLOW_TASK_RESULT_FILE = join(outputDirTask, 'result.json');
+      env.SFLOW_TASK_RESULT_FILE = inTaskDir('result.json');
       // SFLOW_GPU_PLAN: the planned host GPU indices of the task on its node(s) (identical on each)
       if (p.gpus && p.gpus.length) env.CUDA_VISIBLE_DEVICES = env.SFLOW_GPU_PLAN = p.gpus.join(',');
       const loggerInstance = (base: string): string => {
@@ -163,28 +165,24 @@ export function finishTasks(f: FinishInput): PlannedTask[] {
         nodes: p.nodes,
         gpus: p.gpus,
         env,
-        allocationId: d.backend.placeholder
-          ? '0'
-          : (d.backend.nodes[0]?.allocation ?? String(d.backend.config.job_id ?? d.backend.name)),
+        allocationId,
         backendConfig: d.backend.config,
-        artifactPaths: f.artifacts.filter((a) => a.scheme === 'fs' || a.scheme === 'file').map((a) => a.path),
+        artifactPaths,
         ...(scriptFile ? { scriptFile } : {}),
       });
       // NUL cannot reach a process (argv and environment are C strings): a located plan error
       for (const spec of launch)
         refuseNulInTask(inst.name, spec.argv, spec.env === env ? env : { ...env, ...spec.env }, d.where);
       const asserts = instanceAssertions(f.asserts?.get(d) ?? [], f.scope, inst.sweep);
-      const probe = (role: 'readiness' | 'failure') =>
-        d.probes
-          .filter((x) => x.role === role)
-          .map((x) => finaliseProbe(x, p.nodes, inst.name, loggerInstance));
+      const probe = (drafts: ProbeDraft[]) =>
+        drafts.map((x) => finaliseProbe(x, p.nodes, inst.name, loggerInstance));
       planned.push({
         name: inst.name,
         base: d.base,
         replicaIndex: inst.replicaIndex,
         replicaCount: d.expansion.instances.length,
         policy: d.expansion.policy,
-        sweep: Object.fromEntries(Object.entries(inst.sweep).map(([k, v]) => [k, renderValue(v)])),
+        sweep,
         backend: d.backend.name,
         backendType: d.backend.type,
         operator: d.operator,
@@ -200,7 +198,7 @@ export function finishTasks(f: FinishInput): PlannedTask[] {
         resources: d.hasResources ? d.resources : null,
         releaseAfter: p.releaseAfter,
         retries: d.retries,
-        probes: { readiness: probe('readiness'), failure: probe('failure') },
+        probes: { readiness: probe(readiness), failure: probe(failure) },
         result: plannedResult(d.item.result),
         ...(asserts ? { asserts } : {}),
         outputs: Array.isArray(d.item.outputs)
@@ -213,9 +211,34 @@ export function finishTasks(f: FinishInput): PlannedTask[] {
         monitor: d.item.monitor ?? null,
         failFast: d.failFast,
         outputDir: outputDirTask,
-        logPath: join(outputDirTask, `${folderName(inst.name)}.log`),
+        logPath: inTaskDir(`${folder}.log`),
       });
     }
   }
   return planned;
+}
+
+/** every concrete task's facts, for the `task` namespace of scripts */
+function taskFactsOf(f: FinishInput): TaskFacts[] {
+  const facts: TaskFacts[] = [];
+  for (const d of f.drafts) {
+    for (const inst of d.expansion.instances) {
+      const p = f.placements.get(inst.name)!;
+      facts.push({
+        name: inst.name,
+        base: d.base,
+        replicated: d.expansion.replicated,
+        nodes: p.nodes,
+        gpus: p.gpus,
+        backend: d.backend.name,
+        operator: d.operator.name,
+      });
+    }
+  }
+  return facts;
+}
+
+/** the nodes' names or addresses, comma-separated (one node: its own string, nothing built) */
+function nodeList(nodes: PlannedNode[], key: 'name' | 'ip'): string {
+  return nodes.length === 1 ? nodes[0][key] : nodes.map((n) => n[key]).join(',');
 }

@@ -1,7 +1,7 @@
 import { join, dirname } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { folderName, MAX_FOLDER_NAME_BYTES } from '../../../src/plan/folder-name.js';
+import { childPath, folderName, MAX_FOLDER_NAME_BYTES } from '../../../src/plan/folder-name.js';
 
 const ROOT = '/out/root';
 
@@ -48,6 +48,25 @@ describe('folderName', () => {
         expect(dirname(join(ROOT, f))).toBe(ROOT);
         expect(folderName(s)).toBe(f);
       }),
+    );
+  });
+
+  it('childPath(dir)(folder) is join(dir, folder), also with a suffix, for any folder name (property)', () => {
+    const dir = fc.oneof(
+      fc.constantFrom('/', '', '.', '..', '/a/b/', '/a//b/./c/..', 'rel/x', '/tmp/run-1'),
+      fc.array(fc.constantFrom('a', 'b', '.', '..', '', 'ü n'), { maxLength: 5 }).map((p) => p.join('/')),
+      fc.string({ maxLength: 30 }),
+    );
+    fc.assert(
+      fc.property(dir, fc.string({ unit: 'binary', maxLength: 200 }), (d, name) => {
+        const f = folderName(name);
+        const inDir = childPath(d);
+        expect(inDir(f)).toBe(join(d, f));
+        expect(inDir(`${f}.log`)).toBe(join(d, `${f}.log`));
+        // and one level down, as the plan makes a task's log and result paths
+        expect(`${inDir(f)}/result.json`).toBe(join(inDir(f), 'result.json'));
+      }),
+      { numRuns: 500 },
     );
   });
 });
