@@ -45,8 +45,10 @@ export function checkNameLimits(
   // the run folder is the run id, whose workflow part folder-name.ts keeps within 80 bytes
   const runFolderBytes =
     bytes(folderName(workflow, 80)) + RUN_ID_SUFFIX_BYTES + (jobPrefix ? Math.min(jobPrefix, 16) + 1 : 0);
+  const fixedBytes = bytes(outputDir) + 1 + runFolderBytes + 2;
   for (const t of tasks) {
-    const where = {
+    // located only when one fails (a plan may hold 10,000 replicas)
+    const where = () => ({
       doc,
       path: [
         'workflow',
@@ -57,28 +59,31 @@ export function checkNameLimits(
         ),
         'name',
       ],
-    };
-    const replica = t.name !== t.base ? ` (replica of '${short(t.base)}')` : '';
-    const file = `${t.name}.log`;
-    if (bytes(file) > NAME_MAX_BYTES) {
+    });
+    const fileBytes = bytes(t.name) + bytes('.log');
+    if (fileBytes > NAME_MAX_BYTES) {
       throw planError(
-        where,
+        where(),
         'plan.name_too_long',
-        `task name '${short(t.name)}'${replica} is ${bytes(t.name)} bytes long: its log file '<name>.log' would be ${bytes(file)} bytes, over the file system's limit of ${NAME_MAX_BYTES} bytes for one file name (NAME_MAX)`,
+        `task name '${short(t.name)}'${t.name !== t.base ? ` (replica of '${short(t.base)}')` : ''} is ${bytes(t.name)} bytes long: its log file '<name>.log' would be ${fileBytes} bytes, over the file system's limit of ${NAME_MAX_BYTES} bytes for one file name (NAME_MAX)`,
         `task names (with their replica suffix) may be at most ${NAME_MAX_BYTES - bytes('.log')} bytes`,
       );
     }
-    const total =
-      bytes(outputDir) + 1 + runFolderBytes + 2 + bytes(basename(t.outputDir)) + bytes(basename(t.logPath));
+    const total = fixedBytes + bytes(lastPart(t.outputDir)) + bytes(lastPart(t.logPath));
     if (total > PATH_MAX_BYTES) {
       throw planError(
-        where,
+        where(),
         'plan.path_too_long',
         `the log path of task '${short(t.name)}' would be ${total} bytes long, over the file system's limit of ${PATH_MAX_BYTES} bytes for a path (PATH_MAX)`,
         'use a shorter task name or a shorter --output-dir',
       );
     }
   }
+}
+
+/** basename(p), without its allocations for the common path that does not end in a separator */
+function lastPart(p: string): string {
+  return p.endsWith('/') ? basename(p) : p.slice(p.lastIndexOf('/') + 1);
 }
 
 function short(name: string): string {

@@ -40,6 +40,22 @@ export function formatCommand(argv: string[]): string {
   return argv.map(quoteArg).join(' ');
 }
 
+/**
+ * formatCommand, reusing the previous text while the argv holds the same strings (the replicas
+ * of a task share their script string, so the comparison is by reference in the common case)
+ */
+function sameCommandReused(): (argv: string[]) => string {
+  let last: string[] = [];
+  let text = '';
+  return (argv) => {
+    if (argv.length !== last.length || argv.some((a, i) => a !== last[i])) {
+      last = argv;
+      text = formatCommand(argv);
+    }
+    return text;
+  };
+}
+
 function probeLine(p: PlannedProbe): string {
   const timing = `delay=${p.delayS}s interval=${p.intervalS}s ${p.role === 'readiness' ? `timeout=${p.timeoutS}s ` : ''}each_check_timeout=${p.eachCheckTimeoutS}s`;
   switch (p.kind) {
@@ -53,7 +69,7 @@ function probeLine(p: PlannedProbe): string {
   }
 }
 
-function taskBlock(t: PlannedTask, i: number, out: string[]): void {
+function taskBlock(t: PlannedTask, i: number, out: string[], command = formatCommand): void {
   out.push(`  [${i + 1}] ${t.name}`);
   out.push(
     `      backend: ${t.backend} (${t.backendType})   operator: ${t.operator.name} (${t.operator.type})`,
@@ -103,7 +119,7 @@ function taskBlock(t: PlannedTask, i: number, out: string[]): void {
     out.push(
       `      operator config: ${cfg.map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', ')}`,
     );
-  out.push(`      command: ${formatCommand(t.argv)}`);
+  out.push(`      command: ${command(t.argv)}`);
   // one command per node (a container per host): the others, each as it will run
   for (const spec of t.launch.slice(1))
     if (spec.argv.join('\0') !== t.argv.join('\0'))
@@ -251,9 +267,10 @@ export function* dryRunChunks(
     out.push('Task plan:');
     yield piece(out);
     let size = 0;
+    const command = sameCommandReused();
     for (let i = 0; i < plan.tasks.length; i++) {
       const from = out.length;
-      taskBlock(plan.tasks[i], i, out);
+      taskBlock(plan.tasks[i], i, out, command);
       for (let j = from; j < out.length; j++) size += out[j].length + 1;
       if (size >= CHUNK_CHARS) {
         yield piece(out);

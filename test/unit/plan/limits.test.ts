@@ -112,6 +112,39 @@ describe('NUL characters', () => {
   });
 });
 
+describe('name and path lengths', () => {
+  it('a replica whose log file name is too long: located at its task, named as a replica', () => {
+    const long = 'n'.repeat(250);
+    const e = planError(
+      `workflow:\n  name: w\n  tasks:\n    - name: ok\n      script: [ "true" ]\n    - name: ${long}\n      replicas:\n        count: 2\n      script:\n        - echo hi\n`,
+    );
+    expect(e.code).toBe('plan.name_too_long');
+    expect(e.message).toContain(`(replica of '${'n'.repeat(40)}…${'n'.repeat(10)}') is 252 bytes long`);
+    expect(e.message).toContain("log file '<name>.log' would be 256 bytes");
+    expect(e.location?.line).toBe(6);
+  });
+
+  it('a log path over PATH_MAX: located at the task', () => {
+    const deep = join(dir, ...Array.from({ length: 20 }, () => 'd'.repeat(200)));
+    const file = join(dir, `deep${++n}.yaml`);
+    writeFileSync(file, task(''));
+    try {
+      buildPlan(loadRecipe({ files: [file] }), {
+        dryRun: true,
+        runId: 'run-1',
+        workspaceDir: dir,
+        outputDir: deep,
+        catalog: backendCatalog,
+      });
+      throw new Error('expected a plan error');
+    } catch (e) {
+      expect((e as SflowError).code).toBe('plan.path_too_long');
+      expect((e as SflowError).message).toContain("the log path of task 't' would be");
+      expect((e as SflowError).location?.line).toBe(4);
+    }
+  });
+});
+
 describe('folder names', () => {
   it('keeps the run folder of workflow ../../../x inside the output folder', () => {
     const p = plan(task('').replace('name: w', 'name: ../../../x'));
