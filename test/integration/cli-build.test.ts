@@ -16,6 +16,7 @@ import { onlyRunDir, taskLog } from '../helpers/run-dir.js';
 const BUNDLE_DIR = join(REPO, 'dist', 'bundle');
 const BUNDLE_MAIN = join(BUNDLE_DIR, 'main.js');
 const COMPILED_MAIN = join(REPO, 'dist', 'cli', 'main.js');
+const ROOT_HELP = join(BUNDLE_DIR, 'root-help-80.txt');
 const HELLO = join(REPO, 'examples', 'hello.yaml');
 const VERSION = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -95,11 +96,31 @@ describe('the bundled CLI', () => {
     expect(r.stdout).toContain(`package: ${REPO}\n`);
   });
 
-  it('--help lists the commands and loads neither zod nor yaml', () => {
+  it('--help is the text the bundle itself prints, read without loading the command table', () => {
     const { run, files } = loadedFiles(['--help'], scratch());
     expect(run.code, run.stderr).toBe(0);
     for (const cmd of ['run', 'compose', 'visualize', 'schema'])
       expect(run.stdout).toMatch(new RegExp(`^  ${cmd} `, 'm'));
+    expect(files.filter((f) => f !== BIN)).toEqual([]);
+    expect(entryOf(sflow(['-h'], scratch()))).toBe(ROOT_HELP);
+    // commander's own rendering through the bundle, 80 columns (stdout is a pipe here too)
+    const own = node(
+      [
+        '--input-type=module',
+        '-e',
+        `(await import(${JSON.stringify(BUNDLE_MAIN)})).main(['node', 'sflow', '--help'])`,
+      ],
+      scratch(),
+    );
+    expect(own.code, own.stderr).toBe(0);
+    expect(run.stdout).toBe(own.stdout);
+    expect(readFileSync(ROOT_HELP, 'utf8')).toBe(own.stdout);
+  });
+
+  it('a subcommand --help loads the command table, neither zod nor yaml', () => {
+    const { run, files } = loadedFiles(['run', '--help'], scratch());
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('--dry-run');
     const ours = files.filter((f) => f !== BIN);
     expect(ours.length).toBeGreaterThan(0);
     expect(
@@ -187,5 +208,26 @@ describe('bin/sflow.js picks its entry', () => {
     utimesSync(main, new Date(packed.getTime() - 1000), new Date(packed.getTime() - 1000));
     r = sflow(['--version'], root, bin);
     expect(r.stdout).toBe('fake cli\n');
+  });
+
+  it("prints the bundle's root help text only when it is at least as new as the bundle", () => {
+    const { root, bin } = fakePackage();
+    const packed = new Date('1985-10-26T08:15:00Z');
+    fakeEntry(root, 'cli', packed);
+    const main = fakeEntry(root, 'bundle', packed);
+    const help = join(root, 'dist', 'bundle', 'root-help-80.txt');
+    writeFileSync(help, 'Usage: fake help\n');
+    utimesSync(help, packed, packed);
+    let r = sflow(['--help'], root, bin);
+    expect(r.code, r.stderr).toBe(0);
+    expect(entryOf(r)).toBe(help);
+    expect(r.stdout).toBe('Usage: fake help\n');
+    // any other arguments go through the CLI
+    expect(sflow(['--help', 'run'], root, bin).stdout).toBe('fake bundle\n');
+
+    utimesSync(help, new Date(packed.getTime() - 1000), new Date(packed.getTime() - 1000));
+    r = sflow(['--help'], root, bin);
+    expect(entryOf(r)).toBe(main);
+    expect(r.stdout).toBe('fake bundle\n');
   });
 });
