@@ -3,9 +3,11 @@
 // bundles the CLI into dist/bundle/ (scripts/bundle.mjs), which starts much faster than loading
 // dist/'s ~100 small modules. The bundle is used unless it is missing or older than dist/'s
 // compile (a tsc-only rebuild), in which case dist/cli/main.js runs instead.
-// SFLOW_DEBUG_ENTRY=1 prints the entry that was loaded to stderr.
+// `sflow --help` and `--version` alone are answered here (see rootHelp, version).
+// SFLOW_DEBUG_ENTRY=1 prints the entry that was loaded (or the file that answered) to stderr.
 import { readFileSync, statSync } from 'node:fs';
 import module from 'node:module';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const BUNDLE = '../dist/bundle/main.js';
@@ -68,6 +70,34 @@ function rootHelp(entry) {
   return true;
 }
 
+/**
+ * `sflow --version` / `-V` prints what the CLI's versionText() prints (src/cli/version.ts; a test
+ * compares the two) without loading the command table.
+ */
+function version() {
+  const args = process.argv.slice(2);
+  if (args.length !== 1 || (args[0] !== '--version' && args[0] !== '-V')) return false;
+  let v = '0.0.0'; // as src/util/version.ts where package.json cannot be read
+  try {
+    v = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
+  } catch {
+    // keep 0.0.0
+  }
+  if (process.env.SFLOW_DEBUG_ENTRY === '1')
+    process.stderr.write(`sflow entry: ${fileURLToPath(import.meta.url)}\n`);
+  const lines = [
+    `sflow ${v}`,
+    `  node: ${process.version} (${process.platform}-${process.arch})`,
+    `  bin: ${process.argv[1] ?? 'sflow'}`,
+    `  package: ${dirname(dirname(fileURLToPath(import.meta.url)))}`,
+  ];
+  process.stdout.on('error', (e) => {
+    if (e.code !== 'EPIPE' && e.code !== 'EIO') throw e;
+  });
+  process.stdout.write(lines.join('\n') + '\n');
+  return true;
+}
+
 function start(entry) {
   if (process.env.SFLOW_DEBUG_ENTRY === '1')
     process.stderr.write(`sflow entry: ${fileURLToPath(new URL(entry, import.meta.url))}\n`);
@@ -86,4 +116,4 @@ function start(entry) {
 }
 
 const entry = chooseEntry();
-if (!rootHelp(entry)) start(entry);
+if (!rootHelp(entry) && !version()) start(entry);

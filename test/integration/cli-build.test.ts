@@ -88,12 +88,32 @@ describe('the bundled CLI', () => {
     expect(existsSync(join(REPO, 'dist', 'runtime', 'session.js'))).toBe(true);
   });
 
-  it('--version works from another cwd, through the bundle', () => {
+  it('--version works from another cwd, answered by the launcher exactly as the CLI answers it', () => {
     const r = sflow(['--version'], scratch());
     expect(r.code, r.stderr).toBe(0);
-    expect(entryOf(r)).toBe(BUNDLE_MAIN);
+    expect(entryOf(r)).toBe(BIN);
     expect(r.stdout).toContain(`sflow ${VERSION}\n`);
     expect(r.stdout).toContain(`package: ${REPO}\n`);
+    expect(sflow(['-V'], scratch()).stdout).toBe(r.stdout);
+    // the CLI's own versionText(), with the same argv[1]
+    const own = node(
+      [
+        '--input-type=module',
+        '-e',
+        `(await import(${JSON.stringify(BUNDLE_MAIN)})).main(['node', 'sflow', '--version'])`,
+        BIN,
+      ],
+      scratch(),
+    );
+    expect(own.code, own.stderr).toBe(0);
+    expect(r.stdout).toBe(own.stdout);
+  });
+
+  it('a command goes through the bundle from another cwd', () => {
+    const r = sflow(['schema', '--help'], scratch());
+    expect(r.code, r.stderr).toBe(0);
+    expect(entryOf(r)).toBe(BUNDLE_MAIN);
+    expect(r.stdout).toContain('Usage: sflow schema');
   });
 
   it('--help is the text the bundle itself prints, read without loading the command table', () => {
@@ -184,13 +204,13 @@ describe('bin/sflow.js picks its entry', () => {
     const { root, bin } = fakePackage();
     symlinkSync(join(REPO, 'dist', 'cli'), join(root, 'dist', 'cli'));
     const compiled = join(root, 'dist', 'cli', 'main.js');
-    let r = sflow(['--version'], root, bin);
+    let r = sflow(['run', '--help'], root, bin);
     expect(r.code, r.stderr).toBe(0);
     expect(entryOf(r)).toBe(compiled);
-    expect(r.stdout).toContain(`sflow ${VERSION}\n`);
+    expect(r.stdout).toContain('Usage: sflow run');
 
     fakeEntry(root, 'bundle', new Date(statSync(COMPILED_MAIN).mtimeMs - 60_000));
-    r = sflow(['--version'], root, bin);
+    r = sflow(['run', '--help'], root, bin);
     expect(entryOf(r)).toBe(compiled);
     expect(r.stdout).not.toContain('fake bundle');
   });
@@ -200,13 +220,13 @@ describe('bin/sflow.js picks its entry', () => {
     const packed = new Date('1985-10-26T08:15:00Z');
     fakeEntry(root, 'cli', packed);
     const main = fakeEntry(root, 'bundle', packed);
-    let r = sflow(['--version'], root, bin);
+    let r = sflow(['run', '--help'], root, bin);
     expect(r.code, r.stderr).toBe(0);
     expect(entryOf(r)).toBe(main);
     expect(r.stdout).toBe('fake bundle\n');
 
     utimesSync(main, new Date(packed.getTime() - 1000), new Date(packed.getTime() - 1000));
-    r = sflow(['--version'], root, bin);
+    r = sflow(['run', '--help'], root, bin);
     expect(r.stdout).toBe('fake cli\n');
   });
 
