@@ -13,6 +13,8 @@
 //                                         BENCH_RECORD=1 rewrites that file)
 //   node bench/launch.mjs --json out.json also writes every sample
 //   node bench/launch.mjs --case startup  only that case (chain | independent | startup)
+//   node bench/launch.mjs --case startup --against /tmp/main/bin/sflow.js
+//                                         start-up of another build too, interleaved (e.g. main's)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -23,6 +25,7 @@ const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
 const jsonOut = argv.includes('--json') ? argv[argv.indexOf('--json') + 1] : undefined;
 const onlyCase = argv.includes('--case') ? argv[argv.indexOf('--case') + 1] : undefined;
+const against = argv.includes('--against') ? argv[argv.indexOf('--against') + 1] : undefined;
 const RUNS = Number(process.env.RUNS ?? (QUICK ? 3 : 5));
 const N = Number(process.env.N ?? (QUICK ? 50 : 200));
 const root = scratch('sflow-bench-launch-');
@@ -67,10 +70,20 @@ const one = () => new Promise((r) => spawn('bash', ['-c', 'true'], { detached: t
 const worker = async () => { while (next < ${n}) { next++; await one(); } };
 Promise.all(Array.from({ length: ${width} }, worker));`;
 
-const sflowRun = (recipe, launcher) => () =>
-  measure(process.execPath, [BIN, 'run', '-f', recipe], {
-    env: { SFLOW_LAUNCHER: launcher, SFLOW_TASK_OUTPUT: 'never' },
-  });
+const sflowRun =
+  (recipe, launcher, bin = BIN) =>
+  () =>
+    measure(process.execPath, [bin, 'run', '-f', recipe], {
+      env: { SFLOW_LAUNCHER: launcher, SFLOW_TASK_OUTPUT: 'never' },
+    });
+/** The start-up contenders of one build (bin: its bin/sflow.js). */
+const startup = (bin, label) => ({
+  [`${label} --help`]: () => measure(process.execPath, [bin, '--help']),
+  [`${label} --version`]: () => measure(process.execPath, [bin, '--version']),
+  [`${label} run --dry-run, one-task hello`]: () =>
+    measure(process.execPath, [bin, 'run', '--dry-run', '-f', recipes.hello]),
+  [`${label} run, one-task hello`]: sflowRun(recipes.hello, '', bin),
+});
 const smk = (mode, jobs) => () =>
   measure('snakemake', [
     '-s',
@@ -114,11 +127,8 @@ const contenders = {
   },
   startup: {
     'node -e 0': () => measure(process.execPath, ['-e', '0']),
-    'sflow --help': () => measure(process.execPath, [BIN, '--help']),
-    'sflow --version': () => measure(process.execPath, [BIN, '--version']),
-    'sflow run --dry-run, one-task hello': () =>
-      measure(process.execPath, [BIN, 'run', '--dry-run', '-f', recipes.hello]),
-    'sflow run, one-task hello': sflowRun(recipes.hello, ''),
+    ...startup(BIN, 'sflow'),
+    ...(against ? startup(against, `against: sflow`) : {}),
   },
 };
 
