@@ -1,4 +1,4 @@
-import { getEventListeners } from 'node:events';
+import { getEventListeners, setMaxListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { sleep } from '../../../src/util/sleep.js';
 
@@ -6,6 +6,8 @@ describe('sleep', () => {
   it('leaves no abort listener on a shared signal once each pause is over', async () => {
     const ac = new AbortController();
     for (let i = 0; i < 50; i++) await sleep(1, ac.signal);
+    expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0);
+    setMaxListeners(0, ac.signal); // 50 pauses at once below: 50 listeners meanwhile, by design
     await Promise.all(Array.from({ length: 50 }, () => sleep(1, ac.signal)));
     expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0);
   });
