@@ -13,13 +13,25 @@
 //   process may still import lazily are only deleted once they are old.
 //
 // Run: node scripts/bundle.mjs   (npm run build runs it after tsc)
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ENTRY = join(ROOT, 'dist', 'cli', 'main.js');
+/** Root help text, printed by bin/sflow.js (see writeRootHelp). */
+const ROOT_HELP = 'root-help-80.txt';
 const OUT = join(ROOT, 'dist', 'bundle');
 /** Chunks of earlier builds not produced by this one are deleted once older than this. */
 const STALE_MS = 10 * 60 * 1000;
@@ -100,7 +112,7 @@ export async function bundle({ quiet = false } = {}) {
       sourcemap: false,
     });
     await build.close();
-    const files = output.map((o) => o.fileName);
+    const files = [...output.map((o) => o.fileName), writeRootHelp(scratch)];
     install(scratch, files);
     if (!quiet) {
       const chunks = output.filter((o) => o.type === 'chunk').length;
@@ -112,11 +124,31 @@ export async function bundle({ quiet = false } = {}) {
   }
 }
 
+/**
+ * `sflow --help` as the new bundle prints it to a pipe or file (80 columns, commander's width when
+ * stdout is not a terminal), written after main.js so it is at least as new: bin/sflow.js prints
+ * it for `sflow --help` / `-h` where the width would be 80, without loading the command table.
+ */
+function writeRootHelp(scratch) {
+  const entry = pathToFileURL(join(scratch, 'main.js')).href;
+  const text = execFileSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `(await import(${JSON.stringify(entry)})).main(['node', 'sflow', '--help'])`,
+    ],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } },
+  );
+  writeFileSync(join(scratch, ROOT_HELP), text);
+  return ROOT_HELP;
+}
+
 /** Move the new files into dist/bundle/, entries last; drop old leftovers. */
 function install(scratch, files) {
   mkdirSync(OUT, { recursive: true });
-  const entries = files.filter((f) => f === 'main.js');
-  for (const f of [...files.filter((f) => f !== 'main.js'), ...entries]) {
+  const entries = files.filter((f) => f === 'main.js' || f === ROOT_HELP);
+  for (const f of [...files.filter((f) => !entries.includes(f)), ...entries]) {
     mkdirSync(dirname(join(OUT, f)), { recursive: true });
     renameSync(join(scratch, f), join(OUT, f));
   }

@@ -16,6 +16,7 @@ import { pipeline } from 'node:stream/promises';
 import { envNumber } from '../config/env-number.js';
 import { redactUrl } from '../util/redact.js';
 import { deadline } from '../util/deadline.js';
+import { sleep } from '../util/sleep.js';
 
 export interface DownloadSettings {
   /** response headers must arrive within this (ms) */
@@ -51,12 +52,6 @@ class HttpStatusError extends Error {
 }
 
 const mib = (n: number) => `${(n / 1048576).toFixed(1)} MiB`;
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((res) => {
-    const t = setTimeout(res, ms);
-    signal.addEventListener('abort', () => (clearTimeout(t), res()), { once: true });
-  });
 
 /** One attempt: GET into `tmp`, reporting progress. */
 async function attempt(

@@ -35,6 +35,7 @@ import { openRegistryDir } from './registry-dir.js';
 import { registrySettings, type RegistrySettings } from './settings.js';
 import { describeShortage, pickGpus, type Inventory, type Self } from './select.js';
 import { census, type Ignored } from './trust.js';
+import { sleep } from '../util/sleep.js';
 
 export type { Inventory };
 
@@ -186,18 +187,6 @@ async function attempt(req: ClaimRequest, s: RegistrySettings, dir: string): Pro
     ignored,
   };
   return { claim };
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
 /**

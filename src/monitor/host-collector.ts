@@ -7,13 +7,13 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { stopGroup } from '../util/terminate/index.js';
 import {
   collectorArgs,
   type CollectorLauncher,
   type CollectorLaunch,
   type RunningCollector,
 } from './launcher.js';
+import { superviseCollector } from './supervise.js';
 
 const GRACE_MS = 3000;
 
@@ -34,40 +34,12 @@ export function hostCollectorLauncher(): CollectorLauncher {
         env: { ...process.env, SFLOW_TASK_OUTPUT_DIR: l.rawDir },
       });
       closeSync(err);
-      const pid = child.pid;
-      let exited = false;
-      const gone = new Promise<void>((resolve) => {
-        child.once('exit', () => {
-          exited = true;
-          resolve();
-        });
-        child.once('error', () => {
-          exited = true;
-          resolve();
-        });
-      });
-      const onExit = () => signal('SIGKILL');
-      process.once('exit', onExit);
-      function signal(sig: NodeJS.Signals) {
-        if (exited || pid === undefined) return;
-        try {
-          process.kill(-pid, sig);
-        } catch {
-          /* already gone */
-        }
-      }
-      let stopping: Promise<void> | undefined;
+      const stop = superviseCollector(child, { graceMs: GRACE_MS });
       return Promise.resolve({
         hostName: host,
         nodeId: String(l.spec.nodeId),
         startedAt,
-        stop() {
-          stopping ??= (async () => {
-            if (pid !== undefined) await stopGroup(pid, { graceMs: GRACE_MS, leaderExit: gone });
-            process.removeListener('exit', onExit);
-          })();
-          return stopping;
-        },
+        stop,
       });
     },
   };

@@ -15,7 +15,7 @@
 
 import { RegexTimeoutError, testGuarded } from '../util/guarded-regex.js';
 import { compilePattern, type CompiledPattern } from './pattern.js';
-import type { ProbeCheck, ProbeTransport } from './types.js';
+import type { CheckResult, ProbeCheck, ProbeTransport } from './types.js';
 
 export interface HttpCheckOptions {
   method: 'GET' | 'POST';
@@ -88,6 +88,34 @@ export function httpCheck(opts: HttpCheckOptions): ProbeCheck {
     headers['content-type'] = 'text/plain;charset=UTF-8';
   }
   let patternFailure: string | undefined;
+  /** the verdict on one answer (from the driver's fetch or a transport): status, then the body's first MiB */
+  const judge = async (
+    status: number,
+    head: string,
+    body: { read: () => Promise<string>; skip?: () => Promise<void> },
+  ): Promise<CheckResult> => {
+    const statusOk = expected ? expected.includes(status) : status >= 200 && status <= 399;
+    if (!statusOk || !bodyPattern) {
+      await body.skip?.();
+      return {
+        ok: statusOk,
+        detail: statusOk || !expected ? head : `${head} (expected ${expected.join('/')})`,
+      };
+    }
+    const text = await body.read();
+    let found: boolean;
+    try {
+      found = matches(bodyPattern, text);
+    } catch (e) {
+      if (!(e instanceof RegexTimeoutError)) throw e;
+      patternFailure = `body pattern ${JSON.stringify(opts.bodyMatch)}: ${e.message}`;
+      return { ok: false, detail: patternFailure };
+    }
+    return {
+      ok: found,
+      detail: `${head}, body ${found ? 'matched' : 'did not match'} ${JSON.stringify(opts.bodyMatch)}`,
+    };
+  };
   return {
     kind,
     describe: () => `${kind} ${opts.url}`,
@@ -105,25 +133,10 @@ export function httpCheck(opts: HttpCheckOptions): ProbeCheck {
           signal,
         );
         if ('error' in r) return { ok: false, detail: `${r.error} (via ${opts.transport.where})` };
-        const statusOk = expected ? expected.includes(r.status) : r.status >= 200 && r.status <= 399;
-        const head = `HTTP ${r.status} (via ${opts.transport.where})`;
-        if (!statusOk || !bodyPattern)
-          return {
-            ok: statusOk,
-            detail: statusOk || !expected ? head : `${head} (expected ${expected.join('/')})`,
-          };
-        let found: boolean;
-        try {
-          found = matches(bodyPattern, r.body.slice(0, BODY_LIMIT));
-        } catch (e) {
-          if (!(e instanceof RegexTimeoutError)) throw e;
-          patternFailure = `body pattern ${JSON.stringify(opts.bodyMatch)}: ${e.message}`;
-          return { ok: false, detail: patternFailure };
-        }
-        return {
-          ok: found,
-          detail: `${head}, body ${found ? 'matched' : 'did not match'} ${JSON.stringify(opts.bodyMatch)}`,
-        };
+        const text = r.body;
+        return judge(r.status, `HTTP ${r.status} (via ${opts.transport.where})`, {
+          read: () => Promise.resolve(text.slice(0, BODY_LIMIT)),
+        });
       }
       const timeout = AbortSignal.timeout(Math.max(1, eachCheckTimeoutMs));
       const both = AbortSignal.any([signal, timeout]);
@@ -135,28 +148,12 @@ export function httpCheck(opts: HttpCheckOptions): ProbeCheck {
           redirect: 'follow',
           signal: both,
         });
-        const statusOk = expected ? expected.includes(res.status) : res.status >= 200 && res.status <= 399;
-        const head = `HTTP ${res.status}`;
-        if (!statusOk || !bodyPattern) {
-          await res.body?.cancel().catch(() => undefined);
-          return {
-            ok: statusOk,
-            detail: statusOk || !expected ? head : `${head} (expected ${expected.join('/')})`,
-          };
-        }
-        const text = await readBodyPrefix(res, BODY_LIMIT);
-        let found: boolean;
-        try {
-          found = matches(bodyPattern, text);
-        } catch (e) {
-          if (!(e instanceof RegexTimeoutError)) throw e;
-          patternFailure = `body pattern ${JSON.stringify(opts.bodyMatch)}: ${e.message}`;
-          return { ok: false, detail: patternFailure };
-        }
-        return {
-          ok: found,
-          detail: `${head}, body ${found ? 'matched' : 'did not match'} ${JSON.stringify(opts.bodyMatch)}`,
-        };
+        return await judge(res.status, `HTTP ${res.status}`, {
+          read: () => readBodyPrefix(res, BODY_LIMIT),
+          skip: async () => {
+            await res.body?.cancel().catch(() => undefined);
+          },
+        });
       } catch (e) {
         return { ok: false, detail: describeFetchError(e, eachCheckTimeoutMs, signal) };
       }

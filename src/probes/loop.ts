@@ -7,6 +7,7 @@
  */
 
 import type { CheckResult, ProbeLoopOptions, ProbeLoopOutcome } from './types.js';
+import { sleep } from '../util/sleep.js';
 
 export const DEFAULT_EACH_CHECK_TIMEOUT_MS = 30_000;
 /** `interval: 0` is allowed by the schema; never spin faster than this */
@@ -25,15 +26,7 @@ export function formatWait(ms: number): string {
 function sleepUntil(until: number, signal?: AbortSignal): Promise<void> {
   const ms = until - Date.now();
   if (ms <= 0 || signal?.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(t);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const t = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
+  return sleep(ms, signal);
 }
 
 /**

@@ -10,6 +10,7 @@
 import { open, readFile, stat } from 'node:fs/promises';
 import type { S3Target } from './s3-client.js';
 import { deadline } from '../util/deadline.js';
+import { sleep } from '../util/sleep.js';
 import { retryDelay, type UploadSettings } from './settings.js';
 
 export interface PutHooks {
@@ -69,13 +70,6 @@ export function describeError(e: unknown, env: NodeJS.ProcessEnv = process.env):
   }
   return text.replace(/\s+/g, ' ').trim();
 }
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((res) => {
-    if (signal.aborted) return res();
-    const t = setTimeout(res, ms);
-    signal.addEventListener('abort', () => (clearTimeout(t), res()), { once: true });
-  });
 
 class Sender {
   maxAttempts = 1;

@@ -8,6 +8,7 @@
  */
 import { reportExternalCall, reportSlowCall, SLOW_CALL_MS, type ExternalCallTrace } from './bounded-exec.js';
 import { errorMessage } from './errors.js';
+import { sleep } from './sleep.js';
 
 export interface BoundedCallOptions {
   timeoutMs: number;
@@ -27,19 +28,6 @@ export class CallTimeoutError extends Error {
     super(`${what} did not answer within ${Math.round(ms / 1000)}s`);
     this.name = 'CallTimeoutError';
   }
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
 /** Runs `fn` within the bounds given; `tool` and `args` name the call in the trace (no secrets). */

@@ -10,6 +10,7 @@
  */
 
 import { redactArgs } from './redact.js';
+import { sleep } from './sleep.js';
 
 export const SLOW_CALL_MS = 5_000;
 
@@ -127,19 +128,6 @@ export function reportSlowCall(warning: SlowCallWarning): void {
 }
 
 const defaultRetryOn = (o: ExecOutcome) => !o.ok && o.errorCode !== 'ENOENT' && o.errorCode !== 'EACCES';
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
 
 async function attempt(file: string, args: string[], o: BoundedExecOptions) {
   // imported on the first call: execa and its dependencies (~220 KB) stay out of runs that make none

@@ -7,6 +7,7 @@
  *
  *   describeBackendConformance('local', () => new LocalBackend(planned), { … });
  */
+import { getEventListeners, setMaxListeners } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -94,6 +95,8 @@ export function describeBackendConformance(
     const recorded: TaskHandle[] = [];
     let seq = 0;
     const never = new AbortController().signal;
+    // as the orchestrator's run-wide signal: every launch in flight listens to it (50 at once below)
+    setMaxListeners(0, never);
 
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), `sflow-conf-${name}-`));
@@ -103,6 +106,8 @@ export function describeBackendConformance(
     });
     afterEach(async () => {
       await backend.stop(launched.splice(0), { graceMs: 0, force: true }, AbortSignal.timeout(10_000));
+      // each call removes its abort listener when it ends: none piles up on the run-wide signal
+      expect(getEventListeners(never, 'abort')).toHaveLength(0);
     });
     afterAll(async () => {
       await backend.release(never);

@@ -1,17 +1,16 @@
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { LocalBackend, localNodes } from '../../src/backends/local/local-backend.js';
 import type { BackendContext } from '../../src/backends/backend.js';
-import { resetLocalGpuCache } from '../../src/gpu/local-topology.js';
 import { LOCAL_CAPABILITIES, plannedBackend } from '../helpers/backends.js';
 import { describeBackendConformance } from './backend.conformance.js';
 import { killDriverOnceLaunched } from './dead-driver.js';
+import { slowNvidiaSmi } from './slow-smi.js';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const driver = join(repo, 'test', 'fixtures', 'conformance', 'local-driver.ts');
+const driver = join(repo, 'test', 'fixtures', 'conformance', 'launch-driver.ts');
 
 const ctx = (over: Partial<BackendContext> = {}): BackendContext => ({
   runId: 'conformance',
@@ -39,19 +38,10 @@ async function deadDriver(dir: string, script: string): Promise<string> {
 
 /** nvidia-smi that takes a minute to answer: allocation waits on GPU discovery. */
 function slowAllocate() {
-  const bin = mkdtempSync(join(tmpdir(), 'sflow-slow-smi-'));
-  writeFileSync(join(bin, 'nvidia-smi'), '#!/bin/sh\nexec sleep 60\n');
-  chmodSync(join(bin, 'nvidia-smi'), 0o755);
-  const path = process.env.PATH;
-  process.env.PATH = `${bin}:${path ?? ''}`;
-  resetLocalGpuCache();
+  const cleanup = slowNvidiaSmi();
   return {
     backend: new LocalBackend(plannedBackend({ config: { gpus_per_node: 2 } }), ctx({ gpuTasks: true })),
-    cleanup: () => {
-      process.env.PATH = path;
-      resetLocalGpuCache();
-      rmSync(bin, { recursive: true, force: true });
-    },
+    cleanup,
   };
 }
 

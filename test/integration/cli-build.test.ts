@@ -16,6 +16,7 @@ import { onlyRunDir, taskLog } from '../helpers/run-dir.js';
 const BUNDLE_DIR = join(REPO, 'dist', 'bundle');
 const BUNDLE_MAIN = join(BUNDLE_DIR, 'main.js');
 const COMPILED_MAIN = join(REPO, 'dist', 'cli', 'main.js');
+const ROOT_HELP = join(BUNDLE_DIR, 'root-help-80.txt');
 const HELLO = join(REPO, 'examples', 'hello.yaml');
 const VERSION = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -87,19 +88,59 @@ describe('the bundled CLI', () => {
     expect(existsSync(join(REPO, 'dist', 'runtime', 'session.js'))).toBe(true);
   });
 
-  it('--version works from another cwd, through the bundle', () => {
+  it('--version works from another cwd, answered by the launcher exactly as the CLI answers it', () => {
     const r = sflow(['--version'], scratch());
     expect(r.code, r.stderr).toBe(0);
-    expect(entryOf(r)).toBe(BUNDLE_MAIN);
+    expect(entryOf(r)).toBe(BIN);
     expect(r.stdout).toContain(`sflow ${VERSION}\n`);
     expect(r.stdout).toContain(`package: ${REPO}\n`);
+    expect(sflow(['-V'], scratch()).stdout).toBe(r.stdout);
+    // the CLI's own versionText(), with the same argv[1]
+    const own = node(
+      [
+        '--input-type=module',
+        '-e',
+        `(await import(${JSON.stringify(BUNDLE_MAIN)})).main(['node', 'sflow', '--version'])`,
+        BIN,
+      ],
+      scratch(),
+    );
+    expect(own.code, own.stderr).toBe(0);
+    expect(r.stdout).toBe(own.stdout);
   });
 
-  it('--help lists the commands and loads neither zod nor yaml', () => {
+  it('a command goes through the bundle from another cwd', () => {
+    const r = sflow(['schema', '--help'], scratch());
+    expect(r.code, r.stderr).toBe(0);
+    expect(entryOf(r)).toBe(BUNDLE_MAIN);
+    expect(r.stdout).toContain('Usage: sflow schema');
+  });
+
+  it('--help is the text the bundle itself prints, read without loading the command table', () => {
     const { run, files } = loadedFiles(['--help'], scratch());
     expect(run.code, run.stderr).toBe(0);
     for (const cmd of ['run', 'compose', 'visualize', 'schema'])
       expect(run.stdout).toMatch(new RegExp(`^  ${cmd} `, 'm'));
+    expect(files.filter((f) => f !== BIN)).toEqual([]);
+    expect(entryOf(sflow(['-h'], scratch()))).toBe(ROOT_HELP);
+    // commander's own rendering through the bundle, 80 columns (stdout is a pipe here too)
+    const own = node(
+      [
+        '--input-type=module',
+        '-e',
+        `(await import(${JSON.stringify(BUNDLE_MAIN)})).main(['node', 'sflow', '--help'])`,
+      ],
+      scratch(),
+    );
+    expect(own.code, own.stderr).toBe(0);
+    expect(run.stdout).toBe(own.stdout);
+    expect(readFileSync(ROOT_HELP, 'utf8')).toBe(own.stdout);
+  });
+
+  it('a subcommand --help loads the command table, neither zod nor yaml', () => {
+    const { run, files } = loadedFiles(['run', '--help'], scratch());
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('--dry-run');
     const ours = files.filter((f) => f !== BIN);
     expect(ours.length).toBeGreaterThan(0);
     expect(
@@ -163,13 +204,13 @@ describe('bin/sflow.js picks its entry', () => {
     const { root, bin } = fakePackage();
     symlinkSync(join(REPO, 'dist', 'cli'), join(root, 'dist', 'cli'));
     const compiled = join(root, 'dist', 'cli', 'main.js');
-    let r = sflow(['--version'], root, bin);
+    let r = sflow(['run', '--help'], root, bin);
     expect(r.code, r.stderr).toBe(0);
     expect(entryOf(r)).toBe(compiled);
-    expect(r.stdout).toContain(`sflow ${VERSION}\n`);
+    expect(r.stdout).toContain('Usage: sflow run');
 
     fakeEntry(root, 'bundle', new Date(statSync(COMPILED_MAIN).mtimeMs - 60_000));
-    r = sflow(['--version'], root, bin);
+    r = sflow(['run', '--help'], root, bin);
     expect(entryOf(r)).toBe(compiled);
     expect(r.stdout).not.toContain('fake bundle');
   });
@@ -179,13 +220,34 @@ describe('bin/sflow.js picks its entry', () => {
     const packed = new Date('1985-10-26T08:15:00Z');
     fakeEntry(root, 'cli', packed);
     const main = fakeEntry(root, 'bundle', packed);
-    let r = sflow(['--version'], root, bin);
+    let r = sflow(['run', '--help'], root, bin);
     expect(r.code, r.stderr).toBe(0);
     expect(entryOf(r)).toBe(main);
     expect(r.stdout).toBe('fake bundle\n');
 
     utimesSync(main, new Date(packed.getTime() - 1000), new Date(packed.getTime() - 1000));
-    r = sflow(['--version'], root, bin);
+    r = sflow(['run', '--help'], root, bin);
     expect(r.stdout).toBe('fake cli\n');
+  });
+
+  it("prints the bundle's root help text only when it is at least as new as the bundle", () => {
+    const { root, bin } = fakePackage();
+    const packed = new Date('1985-10-26T08:15:00Z');
+    fakeEntry(root, 'cli', packed);
+    const main = fakeEntry(root, 'bundle', packed);
+    const help = join(root, 'dist', 'bundle', 'root-help-80.txt');
+    writeFileSync(help, 'Usage: fake help\n');
+    utimesSync(help, packed, packed);
+    let r = sflow(['--help'], root, bin);
+    expect(r.code, r.stderr).toBe(0);
+    expect(entryOf(r)).toBe(help);
+    expect(r.stdout).toBe('Usage: fake help\n');
+    // any other arguments go through the CLI
+    expect(sflow(['--help', 'run'], root, bin).stdout).toBe('fake bundle\n');
+
+    utimesSync(help, new Date(packed.getTime() - 1000), new Date(packed.getTime() - 1000));
+    r = sflow(['--help'], root, bin);
+    expect(entryOf(r)).toBe(main);
+    expect(r.stdout).toBe('fake bundle\n');
   });
 });

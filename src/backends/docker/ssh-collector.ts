@@ -18,8 +18,11 @@ import {
   type CollectorLauncher,
   type RunningCollector,
 } from '../../monitor/launcher.js';
+import { superviseCollector } from '../../monitor/supervise.js';
 
+/** how long the wrapper gets to stop after EOF, then TERM → KILL of ssh's group */
 const GRACE_MS = 8000;
+const TERM_GRACE_MS = 2000;
 
 const shq = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
@@ -86,48 +89,25 @@ export function sshCollectorLauncher(env: NodeJS.ProcessEnv = process.env): Coll
           current = outs.get(name);
         } else if (line && current) current.write(`${line}\n`);
       });
-      let exited = false;
-      const gone = new Promise<void>((resolve) => {
-        const done = () => {
-          exited = true;
-          resolve();
-        };
-        child.once('close', done);
-        child.once('error', done);
+      const stop = superviseCollector(child, {
+        goneOn: 'close',
+        graceMs: TERM_GRACE_MS,
+        beforeStop: async (gone) => {
+          stdin.end(); // EOF: the wrapper stops the collector and cleans up
+          let timer: NodeJS.Timeout | undefined;
+          await Promise.race([gone, new Promise<void>((r) => (timer = setTimeout(r, GRACE_MS)))]);
+          clearTimeout(timer);
+        },
+        afterStop: async (gone) => {
+          await gone;
+          await Promise.all([...outs.values()].map((s) => new Promise<void>((r) => s.end(r))));
+        },
       });
-      const signal = (sig: NodeJS.Signals) => {
-        if (exited || child.pid === undefined) return;
-        try {
-          process.kill(-child.pid, sig);
-        } catch {
-          /* already gone */
-        }
-      };
-      const onExit = () => signal('SIGKILL');
-      process.once('exit', onExit);
-      let stopping: Promise<void> | undefined;
       return Promise.resolve({
         hostName: host,
         nodeId: String(l.spec.nodeId),
         startedAt,
-        stop() {
-          stopping ??= (async () => {
-            stdin.end(); // EOF: the wrapper stops the collector and cleans up
-            let timer: NodeJS.Timeout | undefined;
-            await Promise.race([gone, new Promise<void>((r) => (timer = setTimeout(r, GRACE_MS)))]);
-            clearTimeout(timer);
-            if (!exited) {
-              signal('SIGTERM');
-              await Promise.race([gone, new Promise<void>((r) => (timer = setTimeout(r, 2000)))]);
-              clearTimeout(timer);
-              signal('SIGKILL');
-              await gone;
-            }
-            process.removeListener('exit', onExit);
-            await Promise.all([...outs.values()].map((s) => new Promise<void>((r) => s.end(r))));
-          })();
-          return stopping;
-        },
+        stop,
       });
     },
   };

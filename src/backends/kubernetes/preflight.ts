@@ -6,6 +6,7 @@
  * DRA) only warn: node-level detection degrades. The namespace must exist. All checks run at once.
  * `SFLOW_SKIP_K8S_PREFLIGHT=1` skips them.
  */
+import { setMaxListeners } from 'node:events';
 import { SflowError } from '../../config/errors.js';
 import { apiMessage, apiStatus, type KubeApi } from './client.js';
 
@@ -76,6 +77,13 @@ export async function accessPreflight(
 ): Promise<string[]> {
   const ns = api.namespace;
   const checks = requiredChecks(dra);
+  // the reviews listen to a signal of their own, relayed from the caller's by one listener: the
+  // caller's (a run's) would otherwise carry one per review at once (Node warns from 11)
+  const fan = new AbortController();
+  setMaxListeners(0, fan.signal);
+  const relay = () => fan.abort(signal.reason);
+  if (signal.aborted) relay();
+  else signal.addEventListener('abort', relay, { once: true });
   const answers = await Promise.all(
     checks.map(async (c) => {
       try {
@@ -101,7 +109,7 @@ export async function accessPreflight(
               },
               o,
             ),
-          { signal },
+          { signal: fan.signal },
         );
         return { c, allowed: r.status?.allowed === true, reason: r.status?.reason };
       } catch (e) {
@@ -109,7 +117,7 @@ export async function accessPreflight(
         return { c, allowed: false, reason: `access review failed: ${apiMessage(e)}` };
       }
     }),
-  );
+  ).finally(() => signal.removeEventListener('abort', relay));
   const denied = answers.filter((a) => !a.allowed && !a.c.cluster);
   const warnings = answers
     .filter((a) => !a.allowed && a.c.cluster)

@@ -8,13 +8,13 @@
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { stopGroup } from '../../util/terminate/index.js';
 import {
   collectorArgs,
   type CollectorLaunch,
   type CollectorLauncher,
   type RunningCollector,
 } from '../../monitor/launcher.js';
+import { superviseCollector } from '../../monitor/supervise.js';
 
 const GRACE_MS = 3000;
 
@@ -58,37 +58,12 @@ export function slurmCollectorLauncher(env: NodeJS.ProcessEnv = process.env): Co
       });
       closeSync(script);
       closeSync(err);
-      let exited = false;
-      const gone = new Promise<void>((resolve) => {
-        const done = () => {
-          exited = true;
-          resolve();
-        };
-        child.once('exit', done);
-        child.once('error', done);
-      });
-      const signal = (sig: NodeJS.Signals) => {
-        if (exited || child.pid === undefined) return;
-        try {
-          process.kill(-child.pid, sig);
-        } catch {
-          /* already gone */
-        }
-      };
-      const onExit = () => signal('SIGKILL');
-      process.once('exit', onExit);
-      let stopping: Promise<void> | undefined;
+      const stop = superviseCollector(child, { graceMs: GRACE_MS });
       return Promise.resolve({
         hostName: node,
         nodeId: String(l.spec.nodeId),
         startedAt,
-        stop() {
-          stopping ??= (async () => {
-            if (child.pid !== undefined) await stopGroup(child.pid, { graceMs: GRACE_MS, leaderExit: gone });
-            process.removeListener('exit', onExit);
-          })();
-          return stopping;
-        },
+        stop,
       });
     },
   };

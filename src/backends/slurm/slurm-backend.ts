@@ -16,6 +16,7 @@ import { processStartTime } from '../../gpu/procfs.js';
 import { GPU_PRELUDE_FILE } from '../../operators/srun-step.js';
 import type { PlannedBackend, PlannedNode } from '../../plan/types.js';
 import { errorMessage } from '../../util/errors.js';
+import { sleep } from '../../util/sleep.js';
 import { spawnGroup, type GroupHandle } from '../../util/process-group.js';
 import {
   HANDLE_VERSION,
@@ -55,7 +56,8 @@ export class SlurmBackend implements Backend {
   private released = false;
   private cancelOnExit: (() => void) | undefined;
   private scanTimer: NodeJS.Timeout | undefined;
-  private scanning = false;
+  /** the step scan in flight: a second caller (stop during a poll tick) waits for it */
+  private scanning: Promise<void> | undefined;
   private readonly host = shortHost();
   /** [major, minor] from `scontrol --version` (preflight) */
   private slurmVersion: number[] | undefined;
@@ -253,9 +255,14 @@ export class SlurmBackend implements Backend {
     opts: StopOptions,
     signal: AbortSignal,
   ): Promise<Map<string, StopOutcome>> {
-    // ids of steps created since the last tick: one look before signalling (a step without id is stopped through its srun client)
-    if ([...this.live.values()].some((a) => a.step && !a.stepId && !a.exit))
+    // ids of steps created since the last tick, before signalling: a step without an id is stopped
+    // through its srun client, and srun ends its step at once on SIGTERM (no grace). A step may
+    // reach scontrol a moment after its client started: up to three looks, 200 ms apart.
+    const unnamed = () => [...this.live.values()].some((a) => a.step && !a.stepId && !a.exit);
+    for (let look = 0; look < 3 && unnamed() && !signal.aborted; look++) {
+      if (look) await sleep(200, signal);
       await this.scan(signal, false).catch(() => undefined);
+    }
     const waiting = handles
       .map((h) => this.live.get(handleKey(h)))
       .filter((a) => a?.step && !a.stepId && !a.exit);
@@ -362,20 +369,26 @@ export class SlurmBackend implements Backend {
   }
 
   /** one `scontrol show step` for the whole allocation: newly created steps become RUNNING */
-  private async scan(signal: AbortSignal, quiet: boolean): Promise<void> {
-    if (!this.allocation || this.scanning) return;
-    this.scanning = true;
-    try {
-      const r = await stepsOf(this.exec, this.allocation.id, signal);
+  private scan(signal: AbortSignal, quiet: boolean): Promise<void> {
+    if (!this.allocation) return Promise.resolve();
+    // joining the tick's scan: its ids are what a stop needs (returning at once sent TERM to srun,
+    // which ends the step without the grace, while the id was a moment away)
+    if (this.scanning) return this.scanning.catch(() => undefined);
+    const jobId = this.allocation.id;
+    const run = async () => {
+      const r = await stepsOf(this.exec, jobId, signal);
       if ('error' in r) {
         if (!quiet) throw new Error(r.error);
         return;
       }
       for (const a of matchSteps(this.live.values(), r.steps, this.host))
         this.push(a, { state: 'RUNNING', remoteIds: [a.stepId!] });
-    } finally {
-      this.scanning = false;
-    }
+    };
+    const p = run().finally(() => {
+      this.scanning = undefined;
+    });
+    this.scanning = p;
+    return p;
   }
 
   private push(a: LiveAttempt, s: HandleStatus): void {

@@ -3,19 +3,17 @@
  * DAG, service + benchmark and sweep samples pass in containers by adding one backend fragment;
  * a failing task, Ctrl-C and a SIGKILLed driver (reaped by the next run) leave no container.
  */
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { dockerLiveDriver, dockerRecoverRun } from '../../../src/backends/docker/recover-run.js';
 import { readHandleLedger } from '../../../src/events/handle-ledger.js';
-import { BIN, REPO } from '../../helpers/cli.js';
-import { sflowAsync } from '../../helpers/cli-async.js';
+import { REPO } from '../../helpers/cli.js';
 import { scratchDir } from '../../helpers/scratch.js';
 import { describeWithEngines, engine } from '../helpers/engines.js';
-import { buildHostbinImage, HOST_MOUNTS, HOSTBIN_IMAGE, removeHostbinImage } from './fixture.js';
+import { buildHostbinImage, removeHostbinImage } from './fixture.js';
+import { dockerFragment, dockerRuns } from './runs.js';
 
 const docker = engine('docker');
 const SAMPLES = join(REPO, 'assets', 'samples', 'self_contained', 'local');
@@ -34,36 +32,21 @@ describeWithEngines('sflow run on the Docker backend', [docker], () => {
   let dir: string;
   let fragment: string;
   const env = () => docker.childEnv({ SFLOW_TASK_OUTPUT: 'never' });
-  const run = (args: string[], timeoutMs = 120_000) =>
-    sflowAsync(['run', ...args], { cwd: dir, env: env(), timeoutMs });
+  const runs = dockerRuns(docker, () => dir, env);
+  const run = (args: string[]) => runs.sflow(['run', ...args]);
   const runDirs = () => readdirSync(join(dir, 'sflow_output')).map((d) => join(dir, 'sflow_output', d));
   /** containers a run's ledger names that still exist on the engine */
   const leftOf = async (runDir: string): Promise<string[]> => {
     const names = readHandleLedger(join(runDir, 'handles.jsonl')).all.flatMap((h) => h.remoteIds);
     expect(names.length).toBeGreaterThan(0);
-    const r = await docker.exec('docker', ['-H', host(), 'ps', '-a', '--format', '{{.Names}}']);
-    const all = String(r.stdout).split('\n');
-    return names.filter((n) => all.includes(n));
+    return runs.existing(names);
   };
 
   beforeAll(async () => {
     await buildHostbinImage(docker, [host()]);
     dir = scratchDir('sflow-docker-cli-');
     fragment = join(dir, 'docker.yaml');
-    writeFileSync(
-      fragment,
-      [
-        'version: "0.1"',
-        'backends:',
-        '  - name: box',
-        '    type: docker',
-        '    default: true',
-        `    image: ${HOSTBIN_IMAGE}`,
-        `    mounts: [${HOST_MOUNTS.map((m) => `'${m}'`).join(', ')}]`,
-        "    extra_args: ['--network=host']",
-        '',
-      ].join('\n'),
-    );
+    writeFileSync(fragment, dockerFragment('box'));
   });
   afterAll(() => removeHostbinImage(docker, [host()]));
 
@@ -177,43 +160,20 @@ describeWithEngines('sflow run on the Docker backend', [docker], () => {
   });
 
   /** starts a long run; resolves once its task printed `up` */
-  async function startLong(name: string) {
+  function startLong(name: string) {
     const recipe = join(dir, `${name}.yaml`);
     writeFileSync(
       recipe,
       `version: "0.1"\nworkflow:\n  name: ${name}\n  tasks:\n    - name: svc\n      script: ["echo up; exec sleep 300"]\n`,
     );
-    const child = spawn(process.execPath, [BIN, 'run', '-f', recipe, '-f', fragment], {
-      cwd: dir,
-      env: env(),
-      stdio: 'ignore',
-    });
-    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-    const end = Date.now() + 60_000;
-    for (;;) {
-      const d = (() => {
-        try {
-          return runDirs().find((x) => x.includes(name));
-        } catch {
-          return undefined;
-        }
-      })();
-      const log = d
-        ? (() => {
-            try {
-              return readFileSync(join(d, 'svc', 'svc.log'), 'utf8');
-            } catch {
-              return '';
-            }
-          })()
-        : '';
-      if (d && log.includes('up')) return { child, exited, runDir: d };
-      if (Date.now() > end) {
-        child.kill('SIGKILL');
-        throw new Error(`${name}: the task did not come up`);
+    const up = (d: string) => {
+      try {
+        return readFileSync(join(d, 'svc', 'svc.log'), 'utf8').includes('up');
+      } catch {
+        return false;
       }
-      await sleep(200);
-    }
+    };
+    return runs.startLong(name, ['-f', recipe, '-f', fragment], up, 'the task did not come up');
   }
 
   it('Ctrl-C stops the run (130) and leaves no container', async () => {
@@ -230,7 +190,7 @@ describeWithEngines('sflow run on the Docker backend', [docker], () => {
     await exited;
     expect(dockerLiveDriver(runDir)).toBeUndefined();
     expect((await leftOf(runDir)).length).toBe(1); // still running: nobody stopped it
-    const r = await sflowAsync(['recover', runDir], { cwd: dir, env: env(), timeoutMs: 120_000 });
+    const r = await runs.sflow(['recover', runDir]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout + r.stderr).toMatch(/svc/);
     expect(await leftOf(runDir)).toEqual([]);

@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { REPO } from '../../helpers/cli.js';
-import { sflowAsync } from '../../helpers/cli-async.js';
 import { scratchDir } from '../../helpers/scratch.js';
 import { describeWithEngines, engine } from '../helpers/engines.js';
-import { buildHostbinImage, HOST_MOUNTS, HOSTBIN_IMAGE, removeHostbinImage } from './fixture.js';
+import { buildHostbinImage, removeHostbinImage } from './fixture.js';
+import { dockerFragment, dockerRuns } from './runs.js';
 
 const docker = engine('docker');
 
@@ -56,21 +56,7 @@ describeWithEngines('Docker backend GPUs (fake nvidia-smi, recorded docker argv)
       SFLOW_GPU_RESERVATION_DIR: join(dir, 'registry'),
       SFLOW_TASK_OUTPUT: 'never',
     });
-    writeFileSync(
-      join(dir, 'docker.yaml'),
-      [
-        'version: "0.1"',
-        'backends:',
-        '  - name: box',
-        '    type: docker',
-        '    default: true',
-        '    gpus_per_node: 4',
-        `    image: ${HOSTBIN_IMAGE}`,
-        `    mounts: [${HOST_MOUNTS.map((m) => `'${m}'`).join(', ')}]`,
-        "    extra_args: ['--network=host']",
-        '',
-      ].join('\n'),
-    );
+    writeFileSync(join(dir, 'docker.yaml'), dockerFragment('box', ['gpus_per_node: 4']));
   });
   afterAll(() => removeHostbinImage(docker, [host()]));
 
@@ -83,12 +69,13 @@ describeWithEngines('Docker backend GPUs (fake nvidia-smi, recorded docker argv)
     );
     return f;
   };
+  const runs = dockerRuns(
+    docker,
+    () => dir,
+    () => env,
+  );
   const run = (name: string, gpus: number, secs: number, extra: string[] = []) =>
-    sflowAsync(['run', '-f', recipe(name, gpus, secs), '-f', join(dir, 'docker.yaml'), ...extra], {
-      cwd: dir,
-      env,
-      timeoutMs: 150_000,
-    });
+    runs.sflow(['run', '-f', recipe(name, gpus, secs), '-f', join(dir, 'docker.yaml'), ...extra], 150_000);
   /** the `--gpus` value the `docker run` of task `name` got */
   const granted = (name: string): string | undefined => {
     let text: string;
@@ -147,11 +134,7 @@ describeWithEngines('Docker backend GPUs (fake nvidia-smi, recorded docker argv)
       f,
       'version: "0.1"\nworkflow:\n  name: cpuonly\n  tasks:\n    - name: cpuonly\n      script: ["echo nvd=$NVIDIA_VISIBLE_DEVICES"]\n',
     );
-    const r = await sflowAsync(['run', '-f', f, '-f', join(dir, 'docker.yaml')], {
-      cwd: dir,
-      env,
-      timeoutMs: 120_000,
-    });
+    const r = await runs.sflow(['run', '-f', f, '-f', join(dir, 'docker.yaml')]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(granted('cpuonly')).toBe('none');
     expect(logOf('cpuonly')).toBe('nvd=void\n');
@@ -162,11 +145,7 @@ describeWithEngines('Docker backend GPUs (fake nvidia-smi, recorded docker argv)
       f,
       'version: "0.1"\noperators:\n  - name: raw\n    type: docker_run\n    extra_args: [--gpus=all]\nworkflow:\n  name: rawgpus\n  tasks:\n    - name: rawgpus\n      operator: raw\n      resources:\n        gpus:\n          count: 1\n      script: ["echo ok"]\n',
     );
-    const r = await sflowAsync(['run', '-f', f, '-f', join(dir, 'docker.yaml')], {
-      cwd: dir,
-      env,
-      timeoutMs: 120_000,
-    });
+    const r = await runs.sflow(['run', '-f', f, '-f', join(dir, 'docker.yaml')]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout + r.stderr).toMatch(/--gpus in extra_args adds to sflow's device request/);
     const line = readFileSync(argvLog, 'utf8')

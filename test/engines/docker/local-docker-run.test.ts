@@ -4,17 +4,14 @@
  * run's container, a SIGKILLed driver's container is reaped by the next run and removed by
  * `sflow recover`.
  */
-import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { readHandleLedger } from '../../../src/events/handle-ledger.js';
-import { BIN } from '../../helpers/cli.js';
-import { sflowAsync } from '../../helpers/cli-async.js';
 import { scratchDir } from '../../helpers/scratch.js';
 import { describeWithEngines, engine } from '../helpers/engines.js';
 import { buildHostbinImage, HOST_MOUNTS, HOSTBIN_IMAGE, removeHostbinImage } from './fixture.js';
+import { dockerRuns } from './runs.js';
 
 const docker = engine('docker');
 
@@ -22,21 +19,11 @@ describeWithEngines('docker_run on the local backend', [docker], () => {
   const host = () => docker.get('DOCKER_HOST');
   let dir: string;
   const env = () => docker.childEnv({ SFLOW_TASK_OUTPUT: 'never' });
-  const runDir = (name: string): string | undefined => {
-    try {
-      const d = readdirSync(join(dir, 'sflow_output')).find((x) => x.includes(name));
-      return d ? join(dir, 'sflow_output', d) : undefined;
-    } catch {
-      return undefined;
-    }
-  };
+  const runs = dockerRuns(docker, () => dir, env);
+  const runDir = runs.runDirOf;
   const containersOf = (d: string) =>
     readHandleLedger(join(d, 'handles.jsonl')).all.flatMap((h) => h.remoteIds);
-  const existing = async (names: string[]) => {
-    const r = await docker.exec('docker', ['-H', host(), 'ps', '-a', '--format', '{{.Names}}']);
-    const all = String(r.stdout).split('\n');
-    return names.filter((n) => all.includes(n));
-  };
+  const existing = runs.existing;
 
   function recipe(name: string, script: string): string {
     const file = join(dir, `${name}.yaml`);
@@ -72,28 +59,20 @@ describeWithEngines('docker_run on the local backend', [docker], () => {
       name,
       'echo $HOSTNAME > $SFLOW_WORKFLOW_OUTPUT_DIR/landed.txt; echo up; exec sleep 300',
     );
-    const child = spawn(process.execPath, [BIN, 'run', '-f', file], {
-      cwd: dir,
-      env: env(),
-      stdio: 'ignore',
-    });
-    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-    const end = Date.now() + 60_000;
-    for (;;) {
-      const d = runDir(name);
-      let landed = '';
+    const landed = (d: string) => {
       try {
-        landed = d ? readFileSync(join(d, 'landed.txt'), 'utf8') : '';
+        return readFileSync(join(d, 'landed.txt'), 'utf8').trim() !== '';
       } catch {
-        /* not yet */
+        return false;
       }
-      if (d && landed.trim()) return { child, exited, dir: d };
-      if (Date.now() > end) {
-        child.kill('SIGKILL');
-        throw new Error(`${name}: the container wrote nothing into the run directory`);
-      }
-      await sleep(200);
-    }
+    };
+    const r = await runs.startLong(
+      name,
+      ['-f', file],
+      landed,
+      'the container wrote nothing into the run directory',
+    );
+    return { child: r.child, exited: r.exited, dir: r.runDir };
   }
 
   beforeAll(async () => {
@@ -119,14 +98,7 @@ describeWithEngines('docker_run on the local backend', [docker], () => {
     b.child.kill('SIGKILL');
     await b.exited;
     expect(await existing(nb)).toEqual(nb); // --sig-proxy=false: nobody stopped it yet
-    const r = await sflowAsync(
-      ['run', '-f', recipe('ldrc', 'echo done > $SFLOW_WORKFLOW_OUTPUT_DIR/c.txt')],
-      {
-        cwd: dir,
-        env: env(),
-        timeoutMs: 120_000,
-      },
-    );
+    const r = await runs.sflow(['run', '-f', recipe('ldrc', 'echo done > $SFLOW_WORKFLOW_OUTPUT_DIR/c.txt')]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(readFileSync(join(runDir('ldrc')!, 'c.txt'), 'utf8')).toBe('done\n');
     expect(await existing(nb)).toEqual([]);
@@ -140,10 +112,10 @@ describeWithEngines('docker_run on the local backend', [docker], () => {
     d.child.kill('SIGKILL');
     await d.exited;
     expect(await existing(names)).toEqual(names); // its client is gone, the container is not
-    const r = await sflowAsync(['recover', d.dir], { cwd: dir, env: env(), timeoutMs: 120_000 });
+    const r = await runs.sflow(['recover', d.dir]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(await existing(names)).toEqual([]);
-    const again = await sflowAsync(['recover', d.dir], { cwd: dir, env: env(), timeoutMs: 120_000 });
+    const again = await runs.sflow(['recover', d.dir]);
     expect(again.code, again.stdout + again.stderr).toBe(0);
   });
 });

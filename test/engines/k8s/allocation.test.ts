@@ -6,9 +6,10 @@
  * cannot be placed fails after reservation.timeout naming the waiting pod. Nothing is left behind.
  */
 import { setMaxListeners } from 'node:events';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { k8sBackend, leftovers } from './backend-helpers.js';
-import { required, sandboxMissing, shPod, startK8s, type K8s } from './harness.js';
+import { required, sandboxMissing, shPod } from './harness.js';
+import { withEmulator } from './with-emulator.js';
 
 const missing = sandboxMissing();
 /** a run's signal: many bounded calls listen on it at once (the session raises the limit the same way) */
@@ -21,14 +22,7 @@ const never = () => {
 describe.skipIf(missing !== undefined && !required)(
   `Kubernetes pre-flight and reservation${missing ? ` (skipped: ${missing})` : ''}`,
   () => {
-    let k: K8s;
-    beforeAll(async () => {
-      if (missing) throw new Error(missing);
-      k = await startK8s({ nodes: 3, gpus: 4 });
-    });
-    afterAll(async () => {
-      await k?.emu.stop();
-    });
+    const k = withEmulator(missing, { nodes: 3, gpus: 4 });
 
     function backend(config: Record<string, unknown>, env: NodeJS.ProcessEnv = {}) {
       const logs: string[] = [];

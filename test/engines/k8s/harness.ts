@@ -5,6 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import * as k8s from '@kubernetes/client-node';
 import { namespacesAvailable } from '../../fixtures/k8s-emulator/sandbox.js';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../fixtures/k8s-emulator/server.js';
@@ -18,6 +19,18 @@ export function sandboxMissing(): string | undefined {
 
 export function kubectlMissing(): string | undefined {
   return existsSync('/usr/bin/kubectl') ? undefined : 'kubectl is not installed (/usr/bin/kubectl)';
+}
+
+/** a TCP port free on every address right now (for a recipe's service) */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '0.0.0.0', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
 }
 
 export interface K8s {

@@ -4,14 +4,15 @@
  * recipe (services that never exit + a gated terminal member) completes; a failing member keeps
  * its own exit code and its gated dependent never runs. Nothing of the run is left behind.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { taskLog, taskTable } from '../../helpers/run-dir.js';
 import { sharedMissing, sharedPath } from '../../helpers/shared.js';
 import { leftovers } from './backend-helpers.js';
-import { required, sandboxMissing, startK8s, type K8s } from './harness.js';
+import { required, sandboxMissing } from './harness.js';
+import { withEmulator } from './with-emulator.js';
 import { runRecipe } from './run-recipe.js';
 
 const HERE = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'recipes');
@@ -22,16 +23,8 @@ const noShared = sharedMissing(SMOKE);
 describe.skipIf(missing !== undefined && !required)(
   `merged pods on the emulator${missing ? ` (skipped: ${missing})` : ''}`,
   () => {
-    let k: K8s;
     const dirs: string[] = [];
-    beforeAll(async () => {
-      if (missing) throw new Error(missing);
-      k = await startK8s({ nodes: 1, gpus: 4 });
-    });
-    afterAll(async () => {
-      await k?.emu.stop();
-      for (const d of dirs) rmSync(d, { recursive: true, force: true });
-    });
+    const k = withEmulator(missing, { nodes: 1, gpus: 4 }, { dirs });
 
     it.skipIf(noShared !== undefined && process.env.SFLOW_REQUIRE_SHARED !== '1')(
       `the original merge_pod_smoke recipe completes: services hold the pod, the gated terminal member ends the run${noShared ? ` (skipped: ${noShared})` : ''}`,

@@ -11,14 +11,14 @@
  * after success, failure and Ctrl-C. `route: operator` where the CRD is missing is refused before
  * any object of the task is made.
  */
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { taskLog, taskTable } from '../../helpers/run-dir.js';
 import { leftovers } from './backend-helpers.js';
-import { required, sandboxMissing, startK8s, type K8s } from './harness.js';
+import { freePort, required, sandboxMissing, startK8s } from './harness.js';
+import { withEmulator } from './with-emulator.js';
 import { runRecipe } from './run-recipe.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -35,30 +35,11 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '0.0.0.0', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 describe.skipIf(missing !== undefined && !required)(
   `k8s_mpi pods route on the emulator${missing ? ` (skipped: ${missing})` : ''}`,
   () => {
-    let k: K8s;
     const dirs: string[] = [];
-    beforeAll(async () => {
-      if (missing) throw new Error(missing);
-      k = await startK8s({ nodes: 2, gpus: 4, mpiJob: true });
-    });
-    afterAll(async () => {
-      await k?.emu.stop();
-      for (const d of dirs) rmSync(d, { recursive: true, force: true });
-    });
+    const k = withEmulator(missing, { nodes: 2, gpus: 4, mpiJob: true }, { dirs });
 
     const run = async (extra: string[], on = k) =>
       runRecipe(

@@ -7,29 +7,18 @@
  * included node fits); and `SFLOW_K8S_PROBE_VIA_POD=0` (the readiness probe runs from the driver:
  * no probe pod is created).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { taskLog } from '../../helpers/run-dir.js';
 import { leftovers } from './backend-helpers.js';
-import { required, sandboxMissing, startK8s, type K8s } from './harness.js';
+import { freePort, required, sandboxMissing } from './harness.js';
+import { withEmulator } from './with-emulator.js';
 import { runRecipe } from './run-recipe.js';
 
 const missing = sandboxMissing();
 const TAINT = { key: 'dedicated', value: 'infer', effect: 'NoSchedule' as const };
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '0.0.0.0', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 interface Req {
   method: string;
@@ -44,29 +33,27 @@ type Pod = {
 describe.skipIf(missing !== undefined && !required)(
   `reservation options on the emulator${missing ? ` (skipped: ${missing})` : ''}`,
   () => {
-    let k: K8s;
-    const dirs: string[] = [];
     const tmp = mkdtempSync(join(tmpdir(), 'sflow-k8s-resv-'));
-    beforeAll(async () => {
-      if (missing) throw new Error(missing);
-      k = await startK8s({
+    const dirs: string[] = [tmp];
+    const k = withEmulator(
+      missing,
+      {
         nodes: [
           { name: 'n-a', gpus: 4, labels: { pool: 'gpu' } },
           { name: 'n-b', gpus: 4, labels: { pool: 'gpu' }, taints: [TAINT] },
           { name: 'n-c', gpus: 4, labels: { pool: 'cpu' } },
         ],
         namespaces: ['quota'],
-      });
-      await k.core.createNamespacedResourceQuota({
-        namespace: 'quota',
-        body: { metadata: { name: 'gpus' }, spec: { hard: { 'requests.nvidia.com/gpu': '8' } } },
-      });
-    });
-    afterAll(async () => {
-      await k?.emu.stop();
-      for (const d of dirs) rmSync(d, { recursive: true, force: true });
-      rmSync(tmp, { recursive: true, force: true });
-    });
+      },
+      {
+        dirs,
+        setup: (k) =>
+          k.core.createNamespacedResourceQuota({
+            namespace: 'quota',
+            body: { metadata: { name: 'gpus' }, spec: { hard: { 'requests.nvidia.com/gpu': '8' } } },
+          }),
+      },
+    );
 
     let n = 0;
     function recipe(backend: string, tasks: string): string {

@@ -5,50 +5,38 @@
  * pod) and its client, replicas and a sequential sweep, GPU tasks packed over two nodes; and a
  * two-node task runs two pods on two nodes. Each run leaves no object of the run in the namespace.
  */
-import { readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { taskLog } from '../../helpers/run-dir.js';
 import { leftovers } from './backend-helpers.js';
-import { required, sandboxMissing, startK8s, type K8s } from './harness.js';
+import { freePort, required, sandboxMissing } from './harness.js';
+import { withEmulator } from './with-emulator.js';
 import { runRecipe } from './run-recipe.js';
 
 const HERE = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'recipes');
 const missing = sandboxMissing();
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '0.0.0.0', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 describe.skipIf(missing !== undefined && !required)(
   `recipes on local and on the emulator${missing ? ` (skipped: ${missing})` : ''}`,
   () => {
-    let k: K8s;
     const dirs: string[] = [];
-    beforeAll(async () => {
-      if (missing) throw new Error(missing);
-      k = await startK8s({ nodes: 2, gpus: 4 });
-      await k.core.createNamespacedPersistentVolumeClaim({
-        namespace: 'default',
-        body: {
-          metadata: { name: 'sflow-shared' },
-          spec: { accessModes: ['ReadWriteMany'], resources: { requests: { storage: '1Gi' } } },
-        },
-      });
-    });
-    afterAll(async () => {
-      await k?.emu.stop();
-      for (const d of dirs) rmSync(d, { recursive: true, force: true });
-    });
+    const k = withEmulator(
+      missing,
+      { nodes: 2, gpus: 4 },
+      {
+        dirs,
+        setup: (k) =>
+          k.core.createNamespacedPersistentVolumeClaim({
+            namespace: 'default',
+            body: {
+              metadata: { name: 'sflow-shared' },
+              spec: { accessModes: ['ReadWriteMany'], resources: { requests: { storage: '1Gi' } } },
+            },
+          }),
+      },
+    );
 
     const run = (backend: 'local' | 'k8s', workload: string, extra: string[] = []) =>
       runRecipe(

@@ -4,17 +4,9 @@
  * HTTP codes, and unsupported requests logged as such.
  */
 import * as k8s from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import {
-  finished,
-  podGone,
-  required,
-  sandboxMissing,
-  shPod,
-  startK8s,
-  waitFor,
-  type K8s,
-} from './harness.js';
+import { describe, expect, test } from 'vitest';
+import { finished, podGone, required, sandboxMissing, shPod, waitFor } from './harness.js';
+import { withEmulator } from './with-emulator.js';
 
 const missing = sandboxMissing();
 const NS = 'default';
@@ -36,19 +28,12 @@ const sleeper = (name: string, extra: Partial<k8s.V1PodSpec> = {}, n = 0): k8s.V
 describe.skipIf(missing !== undefined && !required)(
   `scheduling and API errors${missing ? ` (skipped: ${missing})` : ''}`,
   () => {
-    let k: K8s;
-    beforeAll(async () => {
-      if (missing) throw new Error(missing);
-      k = await startK8s({
-        nodes: [
-          { name: 'gpu-a', gpus: 4 },
-          { name: 'gpu-b', gpus: 4 },
-          { name: 'tainted', gpus: 8, taints: [{ key: 'dedicated', value: 'infer', effect: 'NoSchedule' }] },
-        ],
-      });
-    });
-    afterAll(async () => {
-      await k?.emu.stop();
+    const k = withEmulator(missing, {
+      nodes: [
+        { name: 'gpu-a', gpus: 4 },
+        { name: 'gpu-b', gpus: 4 },
+        { name: 'tainted', gpus: 8, taints: [{ key: 'dedicated', value: 'infer', effect: 'NoSchedule' }] },
+      ],
     });
     const read = (name: string) => k.core.readNamespacedPod({ namespace: NS, name });
     const scheduledOn = (name: string) =>

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpCheck } from '../../../src/probes/http.js';
+import { httpCheck, type HttpCheckOptions } from '../../../src/probes/http.js';
+import type { ProbeTransport } from '../../../src/probes/types.js';
 
 let server: Server;
 let base = '';
@@ -151,5 +152,36 @@ describe('http probes', () => {
     setTimeout(() => ac.abort(), 50);
     const r = await httpCheck({ method: 'GET', url: `${base}/slow` }).check(ac.signal, 5000);
     expect(r).toEqual({ ok: false, detail: 'check cut short' });
+  });
+
+  it('a transport (a probe pod) gets the same verdicts as the driver, marked with where it ran', async () => {
+    const via: ProbeTransport = {
+      where: 'probe pod p-1',
+      tcp: () => Promise.reject(new Error('not used')),
+      async http(req, timeoutMs, s) {
+        const res = await fetch(req.url, {
+          method: req.method,
+          headers: req.headers,
+          body: req.body,
+          signal: s,
+        });
+        return { status: res.status, body: await res.text() };
+      },
+    };
+    const cases: Array<Omit<HttpCheckOptions, 'method' | 'url'> & { path: string }> = [
+      { path: '/ok' },
+      { path: '/down' },
+      { path: '/down', expectStatus: [200, 204] },
+      { path: '/ok', bodyMatch: 're:^status: ready$' },
+      { path: '/ok', bodyMatch: 'warming' },
+      { path: '/down', expectStatus: 503, bodyMatch: 'warming up' },
+    ];
+    for (const { path, ...o } of cases) {
+      const url = `${base}${path}`;
+      const direct = await httpCheck({ method: 'GET', url, ...o }).check(signal(), 2000);
+      const remote = await httpCheck({ method: 'GET', url, ...o, transport: via }).check(signal(), 2000);
+      expect(remote.ok, path).toBe(direct.ok);
+      expect(remote.detail).toBe(direct.detail.replace(/^HTTP (\d+)/, 'HTTP $1 (via probe pod p-1)'));
+    }
   });
 });

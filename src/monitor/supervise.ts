@@ -1,0 +1,51 @@
+/**
+ * The one supervision of a collector process, whichever launcher started it (this host, an srun
+ * step, an ssh session): it is spawned detached (its own process group); its group is killed if
+ * the driver exits first; `stop` runs the launcher's own polite step (`beforeStop`: close ssh's
+ * stdin and wait a while), then the group's TERM → grace → KILL (`stopGroup`), then `afterStop`.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { stopGroup } from '../util/terminate/index.js';
+
+export interface SuperviseOptions {
+  /** SIGTERM → SIGKILL grace of the group stop */
+  graceMs: number;
+  /** the event that means "gone": 'exit' (default) or 'close' (the driver reads its stdout) */
+  goneOn?: 'exit' | 'close';
+  /** runs first in `stop`, given the promise of that event */
+  beforeStop?: (gone: Promise<void>) => Promise<void>;
+  /** runs last in `stop` */
+  afterStop?: (gone: Promise<void>) => Promise<void>;
+}
+
+/** Watches `child` from now on; returns its `stop` (idempotent). */
+export function superviseCollector(child: ChildProcess, o: SuperviseOptions): () => Promise<void> {
+  let exited = false;
+  const gone = new Promise<void>((resolve) => {
+    const done = () => {
+      exited = true;
+      resolve();
+    };
+    child.once(o.goneOn ?? 'exit', done);
+    child.once('error', done);
+  });
+  const onExit = () => {
+    if (exited || child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  };
+  process.once('exit', onExit);
+  let stopping: Promise<void> | undefined;
+  return () => {
+    stopping ??= (async () => {
+      await o.beforeStop?.(gone);
+      if (child.pid !== undefined) await stopGroup(child.pid, { graceMs: o.graceMs, leaderExit: gone });
+      process.removeListener('exit', onExit);
+      await o.afterStop?.(gone);
+    })();
+    return stopping;
+  };
+}
