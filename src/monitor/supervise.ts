@@ -5,7 +5,7 @@
  * stdin and wait a while), then the group's TERM → grace → KILL (`stopGroup`), then `afterStop`.
  */
 import type { ChildProcess } from 'node:child_process';
-import { stopGroup } from '../util/terminate/index.js';
+import { stopGroup, trackGroup, untrackGroup } from '../util/terminate/index.js';
 
 export interface SuperviseOptions {
   /** SIGTERM → SIGKILL grace of the group stop */
@@ -20,30 +20,25 @@ export interface SuperviseOptions {
 
 /** Watches `child` from now on; returns its `stop` (idempotent). */
 export function superviseCollector(child: ChildProcess, o: SuperviseOptions): () => Promise<void> {
-  let exited = false;
+  // the driver's exit hook (util/terminate/cleanup.ts) SIGKILLs the group until it is known gone
+  const pgid = child.pid;
+  if (pgid !== undefined) trackGroup(pgid, 'monitor collector');
   const gone = new Promise<void>((resolve) => {
     const done = () => {
-      exited = true;
+      if (pgid !== undefined) untrackGroup(pgid);
       resolve();
     };
     child.once(o.goneOn ?? 'exit', done);
     child.once('error', done);
   });
-  const onExit = () => {
-    if (exited || child.pid === undefined) return;
-    try {
-      process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      /* already gone */
-    }
-  };
-  process.once('exit', onExit);
   let stopping: Promise<void> | undefined;
   return () => {
     stopping ??= (async () => {
       await o.beforeStop?.(gone);
-      if (child.pid !== undefined) await stopGroup(child.pid, { graceMs: o.graceMs, leaderExit: gone });
-      process.removeListener('exit', onExit);
+      if (pgid !== undefined) {
+        await stopGroup(pgid, { graceMs: o.graceMs, leaderExit: gone });
+        untrackGroup(pgid);
+      }
       await o.afterStop?.(gone);
     })();
     return stopping;
