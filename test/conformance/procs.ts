@@ -2,31 +2,13 @@
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-/** pids of live (non-zombie) processes whose command line contains `marker` */
-export function processesWith(marker: string): number[] {
+/** pids of live (non-zombie) processes for which `match(pid)` holds (it may throw: not a match) */
+function liveProcesses(match: (pid: string) => boolean): number[] {
   const out: number[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      const cmd = readFileSync(`/proc/${name}/cmdline`, 'latin1');
-      if (!cmd.includes(marker)) continue;
-      const stat = readFileSync(`/proc/${name}/stat`, 'latin1');
-      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-      if (state !== 'Z' && state !== 'X') out.push(Number(name));
-    } catch {
-      // exited while we looked
-    }
-  }
-  return out;
-}
-
-/** pids of live processes whose working directory is `cwd` (a driver started there, say) */
-export function processesIn(cwd: string): number[] {
-  const out: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (readlinkSync(`/proc/${name}/cwd`) !== cwd) continue;
+      if (!match(name)) continue;
       const stat = readFileSync(`/proc/${name}/stat`, 'latin1');
       const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
       if (state !== 'Z' && state !== 'X') out.push(Number(name));
@@ -35,6 +17,16 @@ export function processesIn(cwd: string): number[] {
     }
   }
   return out;
+}
+
+/** pids of live (non-zombie) processes whose command line contains `marker` */
+export function processesWith(marker: string): number[] {
+  return liveProcesses((pid) => readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes(marker));
+}
+
+/** pids of live processes whose working directory is `cwd` (a driver started there, say) */
+export function processesIn(cwd: string): number[] {
+  return liveProcesses((pid) => readlinkSync(`/proc/${pid}/cwd`) === cwd);
 }
 
 export async function until<T>(fn: () => T | undefined | false, ms: number, what: string): Promise<T> {
