@@ -4,9 +4,10 @@
  * leaves them running, and `sflow recover <run dir>` cancels the steps and the allocation. Also:
  * Ctrl-C while the allocation is still queued cancels the pending job.
  */
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
+import { readHandleLedger } from '../../../src/events/handle-ledger.js';
 import { sflow } from '../../helpers/cli.js';
 import { describeWithEngines } from '../helpers/engines.js';
 import { TAG, cancelNamed, clusterFragment, jobsNamed, slurm, stepsOfJobs, until } from './slurm-helpers.js';
@@ -122,8 +123,13 @@ describeWithEngines('Slurm: nothing left in the queue', [slurm], () => {
     const runDir = await until('both step ids in the ledger', () => {
       try {
         const d = run.runDir();
-        const ledger = readFileSync(join(d, 'handles.jsonl'), 'utf8');
-        return (ledger.match(new RegExp(`"remoteIds":\\["${id}\\.\\d+"\\]`, 'g')) ?? []).length >= 2 ? d : '';
+        // distinct tasks: one task's step can be recorded twice (ids arrive, then its state changes)
+        const withStep = new Set(
+          readHandleLedger(join(d, 'handles.jsonl'))
+            .all.filter((h) => h.remoteIds.some((r) => r.startsWith(`${id}.`)))
+            .map((h) => h.task),
+        );
+        return withStep.has('server_a') && withStep.has('server_b') ? d : '';
       } catch {
         return '';
       }
