@@ -1,6 +1,8 @@
+import type { BackendType } from '../config/schema/backends.js';
 import type { NodeLaunchSpec } from '../operators/launch-spec.js';
 
-export type { NodeLaunchSpec };
+/** a recipe backend type (its one source: the BackendSchema union, src/config/schema/backends.ts) */
+export type { BackendType, NodeLaunchSpec };
 
 /**
  * The Plan: pure, serializable data describing exactly what a run will do. `--dry-run` renders it;
@@ -20,7 +22,6 @@ export interface PlannedNode {
   sshDestination?: string;
 }
 
-export type BackendType = 'local' | 'docker' | 'slurm' | 'kubernetes';
 export type ReleaseAfter = 'workflow_completion' | 'task_ready' | 'task_completion';
 
 /**
