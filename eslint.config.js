@@ -44,6 +44,24 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-argument': 'error',
       '@typescript-eslint/no-unsafe-return': 'error',
       '@typescript-eslint/no-unsafe-call': 'error',
+      // a caught value is `unknown`: read its message with errorMessage()/errorStack() from
+      // src/util/errors.ts, which also handle non-Errors and Errors of other realms. Casting to
+      // Error to hand it on (`reject(signal.reason as Error)`) stays allowed.
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "MemberExpression > :matches(TSAsExpression, TSTypeAssertion).object[typeAnnotation.typeName.name='Error']",
+          message:
+            'read a caught value through errorMessage()/errorStack() (src/util/errors.ts), not `(e as Error).message`',
+        },
+        {
+          selector:
+            "VariableDeclarator[id.type='ObjectPattern'] > :matches(TSAsExpression, TSTypeAssertion).init[typeAnnotation.typeName.name='Error']",
+          message:
+            'read a caught value through errorMessage()/errorStack() (src/util/errors.ts), not by destructuring `e as Error`',
+        },
+      ],
     },
   },
   {

@@ -139,8 +139,12 @@ export interface Backend {
    * Idempotent: releasing twice, or releasing what was never allocated, is not an error.
    */
   release(signal: AbortSignal, nodes?: string[]): Promise<void>;
-  /** a task reached READY: resources it holds with `release_after: task_ready` may go to later tasks */
-  taskReady?(handle: TaskHandle): Promise<void>;
+  /**
+   * A task reached READY: resources it holds with `release_after: task_ready` may go to later
+   * tasks. Bounded by the caller: give up when the signal aborts (the run stops, or the call took
+   * too long); a rejection is reported as a warning, the task stays READY.
+   */
+  taskReady?(handle: TaskHandle, signal: AbortSignal): Promise<void>;
   /**
    * Where tcp/http probes of its tasks run when the driver cannot reach them directly
    * (`capabilities.probesFrom: 'cluster'`: Kubernetes' probe pod); undefined: from the driver.

@@ -17,6 +17,7 @@ import { composedPathFor, type BatchScriptInput } from './batch-script.js';
 import { composeText } from './compose.js';
 import { resolveComposed } from '../config/compose-resolve.js';
 import { runPreflight } from './run-preflight.js';
+import { errorMessage } from '../util/errors.js';
 
 export interface BatchCommon {
   workspaceDir: string;
@@ -165,7 +166,7 @@ export function writeJob(path: string, script: string, job: ValidJob, resolveVar
     const doc = resolveVars ? resolveComposed(job.loaded.doc) : job.loaded.doc;
     writeFileSync(composed, composeText(doc));
   } catch (e) {
-    process.stderr.write(`⚠ composed recipe not written to ${composed}: ${(e as Error).message}\n`);
+    process.stderr.write(`⚠ composed recipe not written to ${composed}: ${errorMessage(e)}\n`);
   }
   writeFileSync(path, script);
   chmodSync(path, 0o755);

@@ -11,6 +11,7 @@ import { formatSflowError, isSflowError, SflowError } from '../config/errors.js'
 import { loadRecipe } from '../config/load.js';
 import { composeError, composeText, quietDryRun } from './compose.js';
 import { inputFiles } from './common.js';
+import { errorMessage } from '../util/errors.js';
 
 type Obj = Record<string, unknown>;
 
@@ -23,7 +24,7 @@ function stamp(d = new Date()): string {
   return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
 }
 
-const message = (e: unknown) => (isSflowError(e) ? formatSflowError(e) : (e as Error).message);
+const message = (e: unknown) => (isSflowError(e) ? formatSflowError(e) : errorMessage(e));
 
 export async function composeBulkCommand(
   positional: string[],

@@ -16,6 +16,7 @@ import {
 import { schemaReference } from '../skills/schema-reference.js';
 import { listAssetFiles, readAsset } from '../config/assets.js';
 import { reportError } from './errors.js';
+import { errorMessage } from '../util/errors.js';
 
 interface SkillOptions {
   target?: string;
@@ -60,7 +61,7 @@ function renderList(skills: SkillSource[], opts: SkillOptions): string {
       try {
         where = shown(planFor(agent, { ...opts, global }, skills, '').root);
       } catch (e) {
-        where = `not supported (${(e as Error).message.split(' (')[0]})`;
+        where = `not supported (${errorMessage(e).split(' (')[0]})`;
       }
       lines.push(`  ${`${LABEL[agent]}${global ? ' --global' : ''}`.padEnd(20)} ${where}`);
     }

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { SflowError } from './errors.js';
+import { errorMessage } from '../util/errors.js';
 
 export const CONFIG_COLUMN = 'sflow_config_file';
 const RESERVED = new Set([CONFIG_COLUMN, 'job_name', 'missable_tasks']);
@@ -48,7 +49,7 @@ export function readBulkCsv(path: string): BulkCsv {
       bom: true,
     });
   } catch (e) {
-    throw usage('bulk.csv_parse', `${path}: not a readable CSV: ${(e as Error).message}`);
+    throw usage('bulk.csv_parse', `${path}: not a readable CSV: ${errorMessage(e)}`);
   }
   const header = records.length ? Object.keys(records[0].record) : [];
   if (records.length === 0) throw usage('bulk.csv_empty', `${path}: no data rows`);

@@ -14,6 +14,7 @@ import { collectorScriptPath, type CollectorLauncher, type RunningCollector } fr
 import { MarkerTracker } from './marker-tracker.js';
 import { taskEventOf, type TaskEvent } from './markers.js';
 import type { BuildResult, CollectorRecord, Rasterizer } from './reports.js';
+import { errorMessage } from '../util/errors.js';
 
 export interface MonitorHookOptions {
   /** collector launchers by backend type (the CLI passes the ones that exist) */
@@ -120,7 +121,7 @@ export async function startMonitoring(plan: Plan, o: MonitorHookOptions): Promis
   try {
     scriptPath = collectorScriptPath();
   } catch (e) {
-    o.warn?.(`monitor: no node is sampled: ${(e as Error).message}`);
+    o.warn?.(`monitor: no node is sampled: ${errorMessage(e)}`);
   }
   for (const spec of scriptPath ? schedule.collectors : []) {
     const launcher = o.launchers[spec.backendType];
@@ -134,7 +135,7 @@ export async function startMonitoring(plan: Plan, o: MonitorHookOptions): Promis
       const c = await launcher.start({ spec, rawDir, scriptPath: scriptPath! });
       running.push({ c, host: spec.host, intervalMs: spec.tickMs });
     } catch (e) {
-      o.warn?.(`monitor: the collector on '${spec.host}' did not start: ${(e as Error).message}`);
+      o.warn?.(`monitor: the collector on '${spec.host}' did not start: ${errorMessage(e)}`);
     }
   }
   const windows = plan.tasks.flatMap((t) => {

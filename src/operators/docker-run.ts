@@ -77,7 +77,7 @@ function containerFor(input: OperatorInput, node: OperatorNode | undefined, env:
     ),
     extraArgs,
     command: ['bash', '-lc', input.script],
-    ...(backendConfig.type !== undefined && backendConfig.type !== 'docker' ? { rm: true } : {}),
+    ...(input.removeContainers ? { rm: true } : {}),
   };
 }
 

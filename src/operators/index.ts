@@ -14,14 +14,38 @@ import type { Operator, OperatorInput } from './types.js';
 const op = (type: string, o: Omit<Operator, 'type'>): Operator => ({ type, ...o });
 
 export const OPERATORS: Readonly<Record<string, Operator>> = {
-  bash: op('bash', { perNode: false, shell: true, scriptFromFile: true, argv: bashArgv }),
-  srun: op('srun', { perNode: false, shell: true, argv: srunArgv }),
-  docker_run: op('docker_run', { perNode: true, shell: true, argv: dockerRunArgv, extras: dockerRunExtras }),
-  docker: op('docker', { perNode: true, shell: true, argv: dockerRunArgv, extras: dockerRunExtras }),
-  python: op('python', { perNode: false, shell: false, scriptFromFile: true, argv: pythonArgv }),
-  ssh: op('ssh', { perNode: false, shell: true, argv: sshArgv }),
-  k8s: op('k8s', { perNode: true, shell: true, argv: k8sArgv, extras: k8sExtras }),
-  k8s_mpi: op('k8s_mpi', { perNode: false, shell: true, argv: k8sArgv, extras: k8sExtras }),
+  bash: op('bash', { commandLog: 'bash', perNode: false, shell: true, scriptFromFile: true, argv: bashArgv }),
+  srun: op('srun', { commandLog: 'slurm', perNode: false, shell: true, argv: srunArgv }),
+  docker_run: op('docker_run', {
+    commandLog: 'docker',
+    perNode: true,
+    shell: true,
+    argv: dockerRunArgv,
+    extras: dockerRunExtras,
+  }),
+  docker: op('docker', {
+    commandLog: 'docker',
+    perNode: true,
+    shell: true,
+    argv: dockerRunArgv,
+    extras: dockerRunExtras,
+  }),
+  python: op('python', {
+    commandLog: 'python',
+    perNode: false,
+    shell: false,
+    scriptFromFile: true,
+    argv: pythonArgv,
+  }),
+  ssh: op('ssh', { commandLog: 'ssh', perNode: false, shell: true, argv: sshArgv }),
+  k8s: op('k8s', { commandLog: 'backend', perNode: true, shell: true, argv: k8sArgv, extras: k8sExtras }),
+  k8s_mpi: op('k8s_mpi', {
+    commandLog: 'backend',
+    perNode: false,
+    shell: true,
+    argv: k8sArgv,
+    extras: k8sExtras,
+  }),
 };
 
 export function operatorOf(type: string): Operator | undefined {

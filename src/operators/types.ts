@@ -14,6 +14,11 @@ export interface OperatorInput {
   /** allocation id of the backend (Slurm job id; '0' for placeholders) */
   allocationId: string;
   backendConfig: Record<string, unknown>;
+  /**
+   * containers are started with `--rm`: the backend does not remove them itself (from its
+   * capabilities, `removesContainers`)
+   */
+  removeContainers?: boolean;
   /** local paths of the fs:// and file:// artifacts (container operators mount their folders) */
   artifactPaths?: string[];
   /**
@@ -31,6 +36,11 @@ export interface Operator {
   perNode: boolean;
   /** the script is a shell script (`fail_fast` prepends `set -e`) */
   shell: boolean;
+  /**
+   * the `<family>_cmds.log` of the run folder its launch commands are logged in (runtime.md 8.3,
+   * v0.3 names: `srun` → slurm, `docker_run` → docker; `backend` for those the backend builds)
+   */
+  commandLog: string;
   /** runs a script too large for one argument from a file (`OperatorInput.scriptFile`) */
   scriptFromFile?: boolean;
   argv: ArgvBuilder;

@@ -167,6 +167,7 @@ export function finishTasks(f: FinishInput): PlannedTask[] {
         env,
         allocationId,
         backendConfig: d.backend.config,
+        removeContainers: !d.backend.capabilities.removesContainers,
         artifactPaths,
         ...(scriptFile ? { scriptFile } : {}),
       });

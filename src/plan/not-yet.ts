@@ -11,7 +11,7 @@
 import type { LoadedRecipe } from '../config/load.js';
 import { formatLocation, type SourceLocation } from '../config/errors.js';
 import { locate, type PathSeg } from '../config/source.js';
-import type { Plan } from './types.js';
+import type { Plan, PlannedBackend } from './types.js';
 
 export interface NotYetContext {
   plan: Plan;
@@ -72,19 +72,31 @@ function artifacts(ctx: NotYetContext, schemes: string[]): Array<[string, PathSe
   });
 }
 
-/** `backends[i].<key>` of docker backends that set it (to `true` when `onlyTrue`) */
-function dockerFields(ctx: NotYetContext, keys: string[], onlyTrue = false): Array<[string, PathSeg[]]> {
+/**
+ * The planned backends whose kind names this row in its `notYet` capability, each with its
+ * declaration in the recipe and that declaration's index (0 for the implicit default backend).
+ */
+function backendsOfRow(ctx: NotYetContext, row: string): Array<[PlannedBackend, Obj | undefined, number]> {
   const declared = ((ctx.loaded.recipe as Obj).backends as Obj[]) ?? [];
-  return ctx.plan.backends.flatMap((b) => {
-    if (b.type !== 'docker') return [];
-    const i = Math.max(
-      0,
-      declared.findIndex((d) => d.name === b.name),
-    );
-    return keys
-      .filter((k) => (onlyTrue ? b.config[k] === true : b.config[k] !== undefined && b.config[k] !== null))
-      .map((k): [string, PathSeg[]] => [`backend '${b.name}' ${k}`, ['backends', i, k]]);
+  return ctx.plan.backends.flatMap((b): Array<[PlannedBackend, Obj | undefined, number]> => {
+    if (!b.capabilities.notYet.includes(row)) return [];
+    const i = declared.findIndex((d) => d.name === b.name);
+    return [[b, declared[i], Math.max(0, i)]];
   });
+}
+
+/** `backends[i].<key>` of the backends the row concerns that set it (to `true` when `onlyTrue`) */
+function backendFields(
+  ctx: NotYetContext,
+  row: string,
+  keys: string[],
+  onlyTrue = false,
+): Array<[string, PathSeg[]]> {
+  return backendsOfRow(ctx, row).flatMap(([b, , i]) =>
+    keys
+      .filter((k) => (onlyTrue ? b.config[k] === true : b.config[k] !== undefined && b.config[k] !== null))
+      .map((k): [string, PathSeg[]] => [`backend '${b.name}' ${k}`, ['backends', i, k]]),
+  );
 }
 
 /** `operators[i].<key>: true` of operators of one type */
@@ -114,7 +126,7 @@ export const NOT_YET: NotYetRow[] = [
     action: 'refuse',
     covers: [],
     says: 'picking pool hosts by name is not implemented by the Docker backend yet; list only the hosts to use under hosts:',
-    find: (ctx) => dockerFields(ctx, ['include_nodes', 'exclude_nodes']),
+    find: (ctx) => backendFields(ctx, 'docker-node-filters', ['include_nodes', 'exclude_nodes']),
   },
   {
     id: 'docker-host-context',
@@ -123,10 +135,9 @@ export const NOT_YET: NotYetRow[] = [
     action: 'refuse',
     covers: [],
     says: 'reaching a pool host through a docker context is not implemented; give the host an `address:` (ssh) or `docker_host: ssh://…`',
-    find: (ctx) => {
-      const declared = ((ctx.loaded.recipe as Obj).backends as Obj[]) ?? [];
-      return declared.flatMap((b, i) =>
-        b.type !== 'docker' || !Array.isArray(b.hosts)
+    find: (ctx) =>
+      backendsOfRow(ctx, 'docker-host-context').flatMap(([, b, i]) =>
+        !b || !Array.isArray(b.hosts)
           ? []
           : (b.hosts as Obj[]).flatMap((h, hi): Array<[string, PathSeg[]]> =>
               h.context === undefined || h.context === null
@@ -138,8 +149,7 @@ export const NOT_YET: NotYetRow[] = [
                     ],
                   ],
             ),
-      );
-    },
+      ),
   },
   {
     id: 'docker-log-offload',
@@ -149,7 +159,7 @@ export const NOT_YET: NotYetRow[] = [
     covers: [],
     says: "the Docker backend streams each container's output through its attached client into the task log (the same file, byte for byte); it does not write the log on the container side",
     find: (ctx) => [
-      ...dockerFields(ctx, ['offload_task_logs'], true),
+      ...backendFields(ctx, 'docker-log-offload', ['offload_task_logs'], true),
       ...operatorFields(ctx, 'docker_run', 'log_to_file'),
     ],
   },

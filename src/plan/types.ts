@@ -1,6 +1,8 @@
+import type { BackendType } from '../config/schema/backends.js';
 import type { NodeLaunchSpec } from '../operators/launch-spec.js';
 
-export type { NodeLaunchSpec };
+/** a recipe backend type (its one source: the BackendSchema union, src/config/schema/backends.ts) */
+export type { BackendType, NodeLaunchSpec };
 
 /**
  * The Plan: pure, serializable data describing exactly what a run will do. `--dry-run` renders it;
@@ -20,7 +22,6 @@ export interface PlannedNode {
   sshDestination?: string;
 }
 
-export type BackendType = 'local' | 'docker' | 'slurm' | 'kubernetes';
 export type ReleaseAfter = 'workflow_completion' | 'task_ready' | 'task_completion';
 
 /**
@@ -50,6 +51,16 @@ export interface BackendCapabilities {
   pollIntervalMs: number;
   /** its nodes are stand-ins for this machine (local): nothing to probe for a topology */
   syntheticNodes: boolean;
+  /**
+   * it removes the containers of its `docker_run` tasks itself, once it has read their exit
+   * (Docker); false: the operator starts them with `--rm`
+   */
+  removesContainers: boolean;
+  /**
+   * ids of the rows of the not-yet table (src/plan/not-yet.ts) about fields of this type's recipe
+   * entry that this version plans but does not do; empty when it does them all
+   */
+  notYet: readonly string[];
 }
 
 /** The nodes a backend plans on before (or without) allocation, and whether they are placeholders. */

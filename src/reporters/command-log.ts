@@ -5,23 +5,14 @@
  */
 import { appendFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { operatorOf } from '../operators/index.js';
 import type { Plan, PlannedTask } from '../plan/types.js';
 import type { RunEvent, RunEventSink } from '../events/events.js';
 import { logTimestamp } from './format.js';
 
-const FAMILY: Record<string, string> = {
-  bash: 'bash',
-  python: 'python',
-  srun: 'slurm',
-  docker_run: 'docker',
-  docker: 'docker',
-  ssh: 'ssh',
-  k8s: 'backend',
-  k8s_mpi: 'backend',
-};
-
+/** the family an operator's launch commands are logged under (its registry entry says; else `backend`) */
 export function commandFamily(operatorType: string): string {
-  return FAMILY[operatorType] ?? 'backend';
+  return operatorOf(operatorType)?.commandLog ?? 'backend';
 }
 
 /** POSIX shell quoting of one word. */

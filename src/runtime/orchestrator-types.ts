@@ -27,6 +27,8 @@ export interface OrchestratorOptions {
   /** bound of one batched status call and how many unanswered calls make a handle lost */
   pollTimeoutMs?: number;
   lostAfter?: number;
+  /** bound of one backend `taskReady` call (default 30 s): past it the call is given up, with a warning */
+  taskReadyTimeoutMs?: number;
   /** a resumed run: tasks taken over as they ended earlier, and attempts made earlier */
   resume?: ResumeTasks;
 }

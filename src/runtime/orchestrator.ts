@@ -18,6 +18,7 @@ import { setMaxListeners } from 'node:events';
 import type { ExitStatus, HandleStatus, TaskHandle } from '../backends/backend.js';
 import type { PlannedProbe } from '../plan/types.js';
 import type { TaskStatus } from '../events/events.js';
+import { raceAbort } from '../util/abort.js';
 import { errorMessage } from '../util/errors.js';
 import { applyHandleStatus, launchRequest, pollErrorReporter } from './attempt-handles.js';
 import { HandleWatch } from './handle-watch.js';
@@ -43,12 +44,17 @@ export type { RunEventInput } from '../events/events.js';
 
 type StopCause = 'end' | 'fail_fast' | 'signal' | 'deadline';
 
+/** default bound of one backend `taskReady` call */
+const TASK_READY_TIMEOUT_MS = 30_000;
+
 export class Orchestrator {
   private readonly tasks = new Map<string, TaskRt>();
   /** pre-settled by a resume: taken over from an earlier session, never launched */
   private readonly reusedAs = new Map<TaskRt, 'COMPLETED' | 'READY'>();
   private readonly order: TaskRt[];
   private readonly launches = new Set<Promise<void>>();
+  /** backend `taskReady` calls in flight (each bounded; the teardown waits for them) */
+  private readonly readies = new Set<Promise<void>>();
   private unsettled = 0;
   private stopCause: StopCause | undefined;
   private signalName: string | undefined;
@@ -237,16 +243,40 @@ export class Orchestrator {
   private setReady(t: TaskRt, probe: string): void {
     this.setStatus(t, 'READY');
     this.o.emit({ type: 'task_ready', task: t.plan.name, attempt: t.attempt, probe });
-    if (t.handle && t.backend.taskReady) {
-      t.backend.taskReady(t.handle).catch((e: unknown) =>
+    if (t.handle) this.taskReady(t, t.handle);
+    this.satisfy(t);
+  }
+
+  /**
+   * The backend's `taskReady` (resources held until READY go back), with the run's signal and a
+   * bound of its own. Dependents do not wait for it; the teardown does (bounded), so nothing is
+   * released under a call in flight. A failure or a call past its bound is a warning.
+   */
+  private taskReady(t: TaskRt, handle: TaskHandle): void {
+    const backend = t.backend;
+    if (!backend.taskReady) return;
+    const ms = this.o.taskReadyTimeoutMs ?? TASK_READY_TIMEOUT_MS;
+    const bound = new AbortController();
+    const timer = setTimeout(
+      () => bound.abort(new Error(`taskReady did not finish within ${ms / 1000} s; given up`)),
+      ms,
+    );
+    const signal = AbortSignal.any([this.stopping.signal, bound.signal]);
+    const call = (async () => backend.taskReady?.(handle, signal))();
+    const p = raceAbort(call, signal)
+      .catch((e: unknown) => {
+        if (this.stopping.signal.aborted) return; // the run is stopping: everything is released anyway
         this.o.emit({
           type: 'log',
           level: 'warning',
-          message: `Task '${t.plan.name}': ${errorMessage(e)}`,
-        }),
-      );
-    }
-    this.satisfy(t);
+          message: `Task '${t.plan.name}': giving back what it held until READY failed: ${errorMessage(e)}`,
+        });
+      })
+      .finally(() => {
+        clearTimeout(timer);
+        this.readies.delete(p);
+      });
+    this.readies.add(p);
   }
 
   /** The task's dependents may no longer wait for it. */
@@ -380,6 +410,7 @@ export class Orchestrator {
       }
       if (why !== 'teardown') this.stopping.abort();
       while (this.launches.size > 0) await Promise.all([...this.launches]);
+      await Promise.all([...this.readies]);
       const targets = stopTargets(this.order);
       await stopAndReport(
         targets,

@@ -18,6 +18,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as sea from 'node:sea';
+import { errorMessage, errorStack } from '../util/errors.js';
 import { unpackPayload } from './payload.js';
 
 declare global {
@@ -61,7 +62,7 @@ function installRoot(): string {
       return root;
     } catch (e) {
       if (scratch) rmSync(scratch, { recursive: true, force: true });
-      errors.push(`${base}: ${(e as Error).message}`);
+      errors.push(`${base}: ${errorMessage(e)}`);
     }
   }
   process.stderr.write(
@@ -96,6 +97,6 @@ async function start(): Promise<void> {
 }
 
 start().catch((e: unknown) => {
-  process.stderr.write(`${(e as Error)?.stack ?? String(e)}\n`);
+  process.stderr.write(`${errorStack(e)}\n`);
   process.exit(1);
 });

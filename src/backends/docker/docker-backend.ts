@@ -316,7 +316,8 @@ export class DockerBackend implements Backend {
     await this.claims?.releaseAll();
   }
 
-  async taskReady(handle: TaskHandle): Promise<void> {
+  async taskReady(handle: TaskHandle, signal: AbortSignal): Promise<void> {
+    signal.throwIfAborted();
     const l = this.live.get(handleKey(handle));
     if (l?.gpus && l.task && this.claims) await this.claims.ready(l.task);
   }

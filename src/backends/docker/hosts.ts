@@ -10,6 +10,7 @@ import { SflowError } from '../../config/errors.js';
 import { containerPrefix, hostEndpoint } from '../../operators/docker-run.js';
 import type { PlannedNode } from '../../plan/types.js';
 import { boundedExec } from '../../util/bounded-exec.js';
+import { errorMessage } from '../../util/errors.js';
 import { describe, type DockerEngine, type Endpoint } from '../container-engine.js';
 
 type Obj = Record<string, unknown>;
@@ -103,7 +104,7 @@ export async function preflightHosts(
           const gone = await missingSources(h, taskMounts, signal);
           return gone.map((s) => `${where}: bind-mount source ${s} does not exist there`);
         } catch (e) {
-          return [`${where}: cannot check bind-mount sources: ${(e as Error).message}`];
+          return [`${where}: cannot check bind-mount sources: ${errorMessage(e)}`];
         }
       }),
     )

@@ -71,6 +71,8 @@ export const dockerKind: BackendKind = {
     failFastDefault: false,
     pollIntervalMs: 1_000,
     syntheticNodes: false,
+    removesContainers: true,
+    notYet: ['docker-node-filters', 'docker-host-context', 'docker-log-offload'],
   },
   placeholder: (input, tools) => {
     const hosts = input.config.hosts;

@@ -21,6 +21,8 @@ export const kubernetesKind: BackendKind = {
     failFastDefault: true,
     pollIntervalMs: 1_500,
     syntheticNodes: false,
+    removesContainers: false,
+    notYet: [],
   },
   placeholder: ({ name, nodes, gpusPerNode }) => ({
     nodes: placeholderNodes(name, nodes, gpusPerNode),

@@ -20,6 +20,8 @@ export const localKind: BackendKind = {
     failFastDefault: false,
     pollIntervalMs: 500,
     syntheticNodes: true,
+    removesContainers: false,
+    notYet: [],
   },
   placeholder: ({ name, nodes, gpusPerNode }, tools) => {
     if (gpusPerNode === 0) {

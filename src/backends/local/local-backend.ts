@@ -311,7 +311,8 @@ export class LocalBackend implements Backend {
     await this.claims?.releaseAll();
   }
 
-  async taskReady(handle: TaskHandle): Promise<void> {
+  async taskReady(handle: TaskHandle, signal: AbortSignal): Promise<void> {
+    signal.throwIfAborted();
     const l = this.live.get(handleKey(handle));
     if (l && this.claims) await this.claims.ready(l.task);
   }

@@ -21,6 +21,8 @@ export const slurmKind: BackendKind = {
     failFastDefault: false,
     pollIntervalMs: 2_000,
     syntheticNodes: false,
+    removesContainers: false,
+    notYet: [],
   },
   placeholder: ({ name, nodes, gpusPerNode }) => ({
     nodes: placeholderNodes(name, nodes, gpusPerNode),

@@ -46,4 +46,7 @@ export type SlurmBackend = z.output<typeof SlurmBackendSchema>;
 export type { DockerBackend, DockerHost } from './backend-docker.js';
 export type { KubernetesBackend } from './backend-kubernetes.js';
 export type Backend = z.output<typeof BackendSchema>;
-export const BACKEND_TYPES = ['local', 'docker', 'slurm', 'kubernetes'] as const;
+/** The recipe's `backends[].type` values: the union above is their one source. */
+export type BackendType = Backend['type'];
+/** Every backend type, in the union's order (read from its schemas, so it cannot drift from them). */
+export const BACKEND_TYPES: readonly BackendType[] = BackendSchema.options.map((o) => o.shape.type.value);

@@ -12,6 +12,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { isSea } from 'node:sea';
+import { errorMessage } from '../../util/errors.js';
 import { endLine, sessionPaths, stateOfCode, type ExitRecord, type SessionPaths } from '../session-layout.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -27,7 +28,7 @@ function writeAtomic(path: string, text: string): void {
     renameSync(`${path}.tmp`, path);
   } catch (e) {
     // the session folder was removed under a running supervisor: nothing left to record into
-    process.stderr.write(`remote-agent: could not write ${path}: ${(e as Error).message}\n`);
+    process.stderr.write(`remote-agent: could not write ${path}: ${errorMessage(e)}\n`);
   }
 }
 

@@ -98,12 +98,9 @@ describe('docker_run operator', () => {
     expect(s.argv.filter((a) => a === '-e')).toHaveLength(1);
     expect(s.argv).toContain('NVIDIA_VISIBLE_DEVICES=void');
   });
-  it('on another backend (local) the container removes itself: --rm', () => {
-    expect(specs({ backendConfig: { type: 'local' } })[0].argv.slice(0, 3)).toEqual([
-      'docker',
-      'run',
-      '--rm',
-    ]);
-    expect(specs({ backendConfig: { type: 'docker' } })[0].argv).not.toContain('--rm');
+  it('on a backend that does not remove containers itself (local) the container removes itself: --rm', () => {
+    expect(specs({ removeContainers: true })[0].argv.slice(0, 3)).toEqual(['docker', 'run', '--rm']);
+    expect(specs({ removeContainers: false })[0].argv).not.toContain('--rm');
+    expect(specs()[0].argv).not.toContain('--rm');
   });
 });

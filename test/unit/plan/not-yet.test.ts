@@ -7,12 +7,18 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { BACKEND_KINDS } from '../../../src/backends/registry.js';
 import { buildProgram } from '../../../src/cli/main.js';
 import { BACKEND_TYPES, OPERATOR_TYPES, recipeJsonSchema } from '../../../src/config/schema/index.js';
 import { NOT_YET } from '../../../src/plan/not-yet.js';
 import { REPO } from '../../helpers/cli.js';
 
 type J = Record<string, any>;
+
+const kinds = Object.values(BACKEND_KINDS);
+/** `backends:<type>` of every type a run creates; the registry refuses the others before anything starts */
+const RUNNABLE_BACKENDS = kinds.filter((k) => k.create).map((k) => `backends:${k.type}`);
+const REFUSED_BACKENDS = new Set(kinds.filter((k) => !k.create).map((k) => `backends:${k.type}`));
 
 /** What runs today: each entry is executed by a real run (see README "What runs today"). */
 const IMPLEMENTED = new Set([
@@ -48,13 +54,9 @@ const IMPLEMENTED = new Set([
   'workflow.monitor',
   'workflow.upload_all',
   'storage',
-  // backend and operator types
-  'backends:local',
-  'backends:slurm',
-  'backends:kubernetes',
+  // operator types (backend types: RUNNABLE_BACKENDS below)
   'operators:k8s',
   'operators:k8s_mpi',
-  'backends:docker',
   'operators:bash',
   'operators:python',
   'operators:ssh',
@@ -131,6 +133,8 @@ const IMPLEMENTED = new Set([
   '--once',
   '--resume', // sflow run --resume (with --force)
   '--all',
+  // backend types whose kind creates instances (the registry is where a type starts to run)
+  ...RUNNABLE_BACKENDS,
 ]);
 
 /** Artifact schemes the spec knows (artifacts-batch.md A2); others are passed on like s3://. */
@@ -171,6 +175,7 @@ describe('every recipe field, flag and artifact scheme is executed or refused/wa
     const where = [
       IMPLEMENTED.has(name) ? 'implemented' : '',
       covered.has(name) ? `not-yet row '${covered.get(name)}'` : '',
+      REFUSED_BACKENDS.has(name) ? 'refused by the registry (no create)' : '',
     ]
       .filter(Boolean)
       .join(' and ');

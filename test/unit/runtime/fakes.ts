@@ -50,11 +50,19 @@ export class FakeBackend implements Backend {
   readonly stops: string[] = [];
   readonly kills: string[] = [];
   private readonly watchers = new Set<WatchHooks>();
+  /** the backend's `taskReady`, when `opts.taskReady` gives one */
+  readonly taskReady?: (handle: TaskHandle, signal: AbortSignal) => Promise<void>;
   /** per task: scripts per attempt (last one repeats) */
   constructor(
     private readonly scripts: Record<string, AttemptScript[] | AttemptScript>,
-    private readonly opts: { ignoreTerm?: boolean; failLaunch?: string[] } = {},
-  ) {}
+    private readonly opts: {
+      ignoreTerm?: boolean;
+      failLaunch?: string[];
+      taskReady?: (handle: TaskHandle, signal: AbortSignal) => Promise<void>;
+    } = {},
+  ) {
+    if (opts.taskReady) this.taskReady = opts.taskReady;
+  }
 
   capabilities(): BackendCapabilities {
     return { ...LOCAL_CAPABILITIES, monitor: false };

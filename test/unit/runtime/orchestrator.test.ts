@@ -11,12 +11,19 @@ import {
   type FakeProbeScript,
 } from './fakes.js';
 import type { PlannedTask } from '../../../src/plan/types.js';
+import type { TaskHandle } from '../../../src/backends/backend.js';
 
 function setup(
   tasks: PlannedTask[],
   scripts: Record<string, AttemptScript[] | AttemptScript>,
   probeScripts: Record<string, FakeProbeScript> = {},
-  opts: { ignoreTerm?: boolean; failLaunch?: string[]; graceMs?: number } = {},
+  opts: {
+    ignoreTerm?: boolean;
+    failLaunch?: string[];
+    graceMs?: number;
+    taskReady?: (h: TaskHandle, signal: AbortSignal) => Promise<void>;
+    taskReadyTimeoutMs?: number;
+  } = {},
 ) {
   const backend = new FakeBackend(scripts, opts);
   const probes = new FakeProbes(probeScripts);
@@ -29,6 +36,7 @@ function setup(
     cwd: '/',
     baseEnv: { INHERITED: 'yes', SHADOWED: 'outer' },
     graceMs: opts.graceMs ?? 200,
+    ...(opts.taskReadyTimeoutMs !== undefined ? { taskReadyTimeoutMs: opts.taskReadyTimeoutMs } : {}),
   });
   const final = (name: string) => {
     const f = events.filter((e) => e.type === 'task_finished' && e.task === name);
@@ -430,5 +438,110 @@ describe('orchestrator: finalize', () => {
     const b = backend.launches.find((l) => l.task === 'b')!;
     expect(finalized).toBeGreaterThan(0);
     expect(b.at).toBeGreaterThanOrEqual(finalized);
+  });
+});
+
+describe("orchestrator: the backend's taskReady", () => {
+  const service = () => [
+    task('svc', { probes: { readiness: [probe('readiness')], failure: [] } }),
+    task('after', { dependsOn: ['svc'] }),
+  ];
+  const warnings = (events: RunEventInput[]) =>
+    events.flatMap((e) => (e.type === 'log' && e.level === 'warning' ? [e.message] : []));
+
+  it('is called once per READY attempt with a live signal; the run goes on', async () => {
+    const calls: Array<{ task: string; attempt: number; aborted: boolean }> = [];
+    const { orch, events } = setup(
+      service(),
+      { svc: {}, after: { code: 0, ms: 1 } },
+      { svc: { readyMs: 5 } },
+      {
+        taskReady: async (h, signal) => {
+          calls.push({ task: h.task, attempt: h.attempt, aborted: signal.aborted });
+        },
+      },
+    );
+    const out = await orch.run();
+    expect(statusMap(out.statuses)).toEqual({ svc: 'READY', after: 'COMPLETED' });
+    expect(calls).toEqual([{ task: 'svc', attempt: 1, aborted: false }]);
+    expect(warnings(events)).toEqual([]);
+  });
+
+  it('a rejection is a warning naming the task; the task stays READY', async () => {
+    const { orch, events } = setup(
+      service(),
+      { svc: {}, after: { code: 0, ms: 1 } },
+      { svc: { readyMs: 5 } },
+      { taskReady: () => Promise.reject(new Error('registry busy')) },
+    );
+    const out = await orch.run();
+    expect(statusMap(out.statuses)).toEqual({ svc: 'READY', after: 'COMPLETED' });
+    expect(warnings(events)).toEqual([
+      "Task 'svc': giving back what it held until READY failed: registry busy",
+    ]);
+  });
+
+  it('a synchronous throw is reported the same way', async () => {
+    const { orch, events } = setup(
+      service(),
+      { svc: {}, after: { code: 0, ms: 1 } },
+      { svc: { readyMs: 5 } },
+      {
+        taskReady: () => {
+          throw new Error('boom');
+        },
+      },
+    );
+    await orch.run();
+    expect(warnings(events)).toEqual(["Task 'svc': giving back what it held until READY failed: boom"]);
+  });
+
+  it('a call that never settles is bounded: its signal aborts, the run ends, a warning says so', async () => {
+    fakeClock();
+    let seen: AbortSignal | undefined;
+    const { orch, events } = setup(
+      service(),
+      { svc: {}, after: { code: 0, ms: 1 } },
+      { svc: { readyMs: 5 } },
+      {
+        taskReadyTimeoutMs: 50,
+        taskReady: (_h, signal) => {
+          seen = signal;
+          return new Promise<void>(() => {}); // ignores its signal: the orchestrator must not wait on it
+        },
+      },
+    );
+    const out = await runAll(orch.run());
+    expect(statusMap(out.statuses)).toEqual({ svc: 'READY', after: 'COMPLETED' });
+    expect(seen?.aborted).toBe(true);
+    expect(warnings(events)).toEqual([
+      "Task 'svc': giving back what it held until READY failed: taskReady did not finish within 0.05 s; given up",
+    ]);
+  });
+
+  it('the teardown waits for a call in flight before it stops the attempts', async () => {
+    fakeClock();
+    const order: string[] = [];
+    const { orch, backend } = setup(
+      service(),
+      { svc: {}, after: { code: 0, ms: 1 } },
+      { svc: { readyMs: 5 } },
+      {
+        taskReady: () =>
+          new Promise<void>((r) =>
+            setTimeout(() => {
+              order.push('taskReady done');
+              r();
+            }, 20),
+          ),
+      },
+    );
+    const stop = backend.stop.bind(backend);
+    backend.stop = (...a) => {
+      order.push('stop');
+      return stop(...a);
+    };
+    await runAll(orch.run());
+    expect(order).toEqual(['taskReady done', 'stop']);
   });
 });
