@@ -21,7 +21,7 @@ export const localKind: BackendKind = {
     pollIntervalMs: 500,
     syntheticNodes: true,
     removesContainers: false,
-    notYet: [],
+    notYet: ['local-node-filters'],
   },
   placeholder: ({ name, nodes, gpusPerNode }, tools) => {
     if (gpusPerNode === 0) {

@@ -22,7 +22,7 @@ export const slurmKind: BackendKind = {
     pollIntervalMs: 2_000,
     syntheticNodes: false,
     removesContainers: false,
-    notYet: [],
+    notYet: ['slurm-node-filters'],
   },
   placeholder: ({ name, nodes, gpusPerNode }) => ({
     nodes: placeholderNodes(name, nodes, gpusPerNode),
