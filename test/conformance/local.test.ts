@@ -1,12 +1,15 @@
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { LocalBackend, localNodes } from '../../src/backends/local/local-backend.js';
-import type { BackendContext } from '../../src/backends/backend.js';
+import { handleKey, type BackendContext, type TaskHandle } from '../../src/backends/backend.js';
 import { LOCAL_CAPABILITIES, plannedBackend } from '../helpers/backends.js';
+import { plannedTask } from '../helpers/planned-task.js';
 import { describeBackendConformance } from './backend.conformance.js';
 import { killDriverOnceLaunched } from './dead-driver.js';
+import { until } from './procs.js';
 import { slowNvidiaSmi } from './slow-smi.js';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -45,6 +48,9 @@ function slowAllocate() {
   };
 }
 
+// No `engineStops` hook: the local backend has no engine to count. Each attempt is its own process
+// group and a signal reaches one group per kill(2); what batching means here is one pass that
+// signals every group of the batch before waiting on any ("one signal pass", checked below).
 describeBackendConformance(
   'local',
   () => new LocalBackend(plannedBackend({ config: { nodes: 2, gpus_per_node: 4 } }), ctx()),
@@ -73,4 +79,66 @@ describe('local backend specifics', () => {
     expect(b.capabilities()).toEqual(LOCAL_CAPABILITIES);
     expect(b.capabilities()).toMatchObject({ defaultOperator: 'bash', failFastDefault: false, batch: false });
   });
+});
+
+describe('local backend: a batched stop is one signal pass', () => {
+  it('every group of the batch gets SIGTERM before the stop waits on any of them', async () => {
+    // Each task, on SIGTERM, marks itself and exits only once all of them are marked: a stop that
+    // waited on one group before signalling the next would hit the grace and SIGKILL it.
+    const N = 20;
+    const dir = mkdtempSync(join(tmpdir(), 'sflow-local-pass-'));
+    const marks = join(dir, 'marks');
+    mkdirSync(marks);
+    const b = new LocalBackend(plannedBackend(), ctx({ runDir: dir }));
+    const never = new AbortController().signal;
+    let handles: TaskHandle[] = [];
+    try {
+      await b.allocate(never, () => undefined);
+      const script =
+        `trap 'touch "$MARKS/$TASK"; until f=("$MARKS"/*); [ \${#f[@]} -ge ${N} ]; do sleep 0.1; done; echo barrier; exit 0' TERM; ` +
+        'echo up; sleep 600 & wait';
+      const tasks = Array.from({ length: N }, (_, i) => {
+        mkdirSync(join(dir, `p${i}`));
+        return plannedTask(
+          `p${i}`,
+          { argv: ['bash', '-c', script], script, env: { MARKS: marks, TASK: `p${i}` } },
+          dir,
+        );
+      });
+      handles = await Promise.all(
+        tasks.map((task) =>
+          b.launch(
+            {
+              task,
+              attempt: 1,
+              specs: task.launch,
+              baseEnv: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+              cwd: dir,
+              runDir: dir,
+              record: () => undefined,
+            },
+            never,
+          ),
+        ),
+      );
+      const log = (i: number) => {
+        try {
+          return readFileSync(tasks[i].logPath, 'utf8');
+        } catch {
+          return '';
+        }
+      };
+      await until(() => tasks.every((_, i) => log(i).includes('up')), 20_000, 'every task up');
+      const got = await b.stop(handles, { graceMs: 20_000 }, AbortSignal.timeout(60_000));
+      expect(readdirSync(marks).sort()).toEqual(tasks.map((t) => t.name).sort());
+      for (const [i, h] of handles.entries()) {
+        expect(got.get(handleKey(h))).toMatchObject({ gone: true, signals: ['SIGTERM'] });
+        expect(log(i)).toContain('barrier');
+      }
+    } finally {
+      await b.stop(handles, { graceMs: 0, force: true }, AbortSignal.timeout(30_000));
+      await b.release(never);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
 });

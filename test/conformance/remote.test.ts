@@ -40,4 +40,6 @@ describeBackendConformance('remote (fake engine)', () => new RemoteBackend(engin
     return ledger.path;
   },
   recoverer: () => new RemoteBackend(engine, 'remote', 'recoverer'),
+  // the engine's own cancel calls (one call cancels a list of jobs)
+  engineStops: () => engine.calls.cancel,
 });

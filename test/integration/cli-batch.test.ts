@@ -93,6 +93,33 @@ describe('sflow batch: the script', () => {
     expect(readdirSync(d)).toEqual(['wf.yaml']);
   });
 
+  it('-J becomes the one #SBATCH --job-name; -a/--artifact is forwarded to the run line (C6 items 2, 6)', () => {
+    const d = fixture({
+      'art.yaml': `${WF}artifacts:\n  - name: MODEL\n    uri: fs:///nonexistent-sflow-model\n`,
+    });
+    mkdirSync(join(d, 'model dir'));
+    const uri = `fs://${d}/model dir`;
+    const r = batch(d, ['art.yaml', '-J', 'my-job', '-a', `MODEL=${uri}`, '--artifact', `MODEL=${uri}`]);
+    expect(r.code, r.stderr).toBe(0);
+    const names = r.stdout.split('\n').filter((l) => l.startsWith('#SBATCH --job-name'));
+    expect(names).toEqual(['#SBATCH --job-name=my-job']);
+    expect(r.stdout.split('\n').find((l) => l.startsWith('#SBATCH'))).toBe('#SBATCH --job-name=my-job');
+    // after --file/--set and before --workspace-dir, shell-quoted (the value has a space), once per flag
+    expect(r.stdout).toContain(
+      `RUN_ARGS=(--file ${d}/art.yaml --artifact 'MODEL=${uri}' --artifact 'MODEL=${uri}' --workspace-dir ${d}`,
+    );
+  });
+
+  it('without -a the artifact check of the dry-run refuses the recipe (the override above is what made it pass)', () => {
+    const d = fixture({
+      'art.yaml': `${WF}artifacts:\n  - name: MODEL\n    uri: fs:///nonexistent-sflow-model\n`,
+    });
+    const r = batch(d, ['art.yaml', '-J', 'my-job']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('/nonexistent-sflow-model');
+    expect(r.stdout).not.toContain('#SBATCH');
+  });
+
   it('forwards --skip-artifact-check, monitors and -G (as the planning topology, not an #SBATCH line)', () => {
     const d = fixture();
     const r = batch(d, [

@@ -2,13 +2,15 @@
  * Writes that fail are reported (issue 9): a run on a full disk — a 256 KiB tmpfs the test mounts
  * (root), whose first task fills it — names each failed write of its own files on the console with
  * the real errno (ENOSPC, not ENOENT) and ends with a non-zero exit code although every task
- * completed. Where mounting is not allowed, the run's events.jsonl is a link to /dev/full instead
- * (the kernel's own ENOSPC on every write), through a hand-built plan.
+ * completed. Each failed record file (sink) is announced once, however many of its writes fail.
+ * Everywhere (also where mounting is not allowed), a run whose events.jsonl is a link to /dev/full
+ * (the kernel's own ENOSPC on every write, through a hand-built plan) shows that one warning and
+ * has the SINK_FAILED row in its sflow_summary.log, which it can still write.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sflow } from '../helpers/cli.js';
@@ -38,6 +40,16 @@ workflow:
       script: ["true"]
 `;
 
+/** `⚠ writing <path> failed` lines of the console, counted per path */
+function sinkWarnings(out: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const line of out.split('\n')) {
+    const path = /⚠ writing (\S+) failed: /.exec(line)?.[1];
+    if (path) counts.set(path, (counts.get(path) ?? 0) + 1);
+  }
+  return counts;
+}
+
 describe('a full disk', () => {
   it.runIf(mounted)('the console names each failed write with ENOSPC and the exit code is 1', () => {
     writeFileSync(join(dir, 'full.yaml'), RECIPE);
@@ -52,9 +64,15 @@ describe('a full disk', () => {
     expect(out).toMatch(/✗ Workflow completed, but \d of its record file\(s\) could not be written/);
     expect(out).not.toContain('ENOENT');
     expect(out).not.toMatch(/\n\s+at /);
+    // every write after the filler fails: each failed sink is still announced exactly once
+    const warned = sinkWarnings(out);
+    expect([...warned.keys()].map((p) => basename(p))).toEqual(
+      expect.arrayContaining(['events.jsonl', 'sflow.log']),
+    );
+    for (const [path, n] of warned) expect(n, path).toBe(1);
   });
 
-  it.runIf(!mounted)('(no tmpfs here) events.jsonl on /dev/full: ENOSPC reported, exit code 1', () => {
+  it('events.jsonl on /dev/full: one warning, the SINK_FAILED row in sflow_summary.log, exit code 1', () => {
     const runDir = join(dir, 'run');
     mkdirSync(runDir);
     symlinkSync('/dev/full', join(runDir, 'events.jsonl'));
@@ -76,8 +94,16 @@ describe('a full disk', () => {
       },
     );
     expect(r.status).toBe(1);
-    expect(r.stdout + r.stderr).toMatch(
-      /⚠ writing \S+\/events\.jsonl failed: ENOSPC: no space left on device/,
+    const out = r.stdout + r.stderr;
+    expect(out).toMatch(/⚠ writing \S+\/events\.jsonl failed: ENOSPC: no space left on device/);
+    // every event of the run fails to reach events.jsonl; the console says so once
+    expect(sinkWarnings(out)).toEqual(new Map([[join(runDir, 'events.jsonl'), 1]]));
+    // the summary is on a writable disk: its timeline has the one SINK_FAILED row
+    const summary = readFileSync(join(runDir, 'sflow_summary.log'), 'utf8');
+    const rows = summary.split('\n').filter((l) => /\sSINK_FAILED\s/.test(l));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatch(
+      /^\S+\s+\+\S+\s+-\s+SINK_FAILED\s+events\.jsonl: ENOSPC: no space left on device/,
     );
   });
 });

@@ -62,12 +62,14 @@ export class SlurmBackend implements Backend {
   /** [major, minor] from `scontrol --version` (preflight) */
   private slurmVersion: number[] | undefined;
 
+  /** `exec`: every Slurm CLI call goes through it (tests hand in a fake Slurm) */
   constructor(
     private readonly planned: PlannedBackend,
     private readonly ctx: BackendContext,
+    exec: SlurmExec = slurmExec(ctx.env),
   ) {
     this.name = planned.name;
-    this.exec = slurmExec(ctx.env);
+    this.exec = exec;
   }
 
   capabilities(): BackendCapabilities {

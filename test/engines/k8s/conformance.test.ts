@@ -118,6 +118,11 @@ describe.skipIf(missing !== undefined && !required)(
       },
       deadDriver,
       recoverer: () => k8sBackend(emu, {}, { runDir: scratch }),
+      // pod deletions the emulator served, one collection delete or one per pod alike
+      engineStops: () =>
+        emu
+          .requests()
+          .filter((r) => r.method === 'DELETE' && /\/namespaces\/[^/]+\/pods(\/[^/]+)?$/.test(r.path)).length,
     });
   },
 );

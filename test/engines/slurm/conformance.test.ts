@@ -8,9 +8,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll } from 'vitest';
+import { afterAll, beforeAll } from 'vitest';
 import { SlurmBackend } from '../../../src/backends/slurm/slurm-backend.js';
 import { srunArgv } from '../../../src/operators/srun.js';
+import { onExternalCall } from '../../../src/util/bounded-exec.js';
 import { describeBackendConformance } from '../../conformance/backend.conformance.js';
 import { describeWithEngines } from '../helpers/engines.js';
 import { TAG, backendCtx, cancelNamed, plannedSlurm, slurm, useClusterEnv } from './slurm-helpers.js';
@@ -39,8 +40,22 @@ async function deadDriver(dir: string, script: string): Promise<string> {
   return ledger;
 }
 
+/**
+ * `scancel --signal=TERM` calls the backends of this file made: the engine's stop operations (a
+ * retry of one call is the same operation)
+ */
+let termCancels = 0;
+
 describeWithEngines('Slurm backend conformance', [slurm], () => {
   useClusterEnv();
+  let unsubscribe: (() => void) | undefined;
+  beforeAll(() => {
+    // every Slurm CLI call of the backend is traced as it ends (util/bounded-exec.ts)
+    unsubscribe = onExternalCall((t) => {
+      if (t.tool === 'scancel' && t.args.includes('--signal=TERM')) termCancels++;
+    });
+  });
+  afterAll(() => unsubscribe?.());
   const made: SlurmBackend[] = [];
   const make = (config: Record<string, unknown> = {}) => {
     const b = new SlurmBackend(plannedSlurm({ job_name: name, ...config }), backendCtx(scratch));
@@ -53,6 +68,9 @@ describeWithEngines('Slurm backend conformance', [slurm], () => {
     slowAllocate: () => ({ backend: make({ extra_args: ['--begin=now+3600'] }) }),
     deadDriver,
     recoverer: () => new SlurmBackend(plannedSlurm({ job_name: name }), backendCtx(scratch)),
+    // one TERM pass over every step of the batch is one scancel (a KILL pass for what outlives the
+    // grace would be a second, separate operation)
+    engineStops: () => termCancels,
     taskArgv: (script, task, nodes) =>
       srunArgv({
         task,

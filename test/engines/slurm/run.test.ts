@@ -4,7 +4,8 @@
  * fragment, with their outputs in the same layout; a 2-node task's environment; GPU tasks on the
  * devices the plan chose (the in-step selection with the fake nvidia-smi inside the steps, also
  * renumbered as in a container); a plan the step cannot honour exits 97; the hardware monitor
- * samples both nodes through `srun --overlap` collectors. After each run squeue is empty of it.
+ * samples both nodes through `srun --overlap` collectors; a 2-node GPU task writes one GPU audit
+ * record per node. After each run squeue is empty of it.
  */
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -216,6 +217,53 @@ describeWithEngines('sflow run on Slurm', [slurm], () => {
       'result: ABORT exit 97',
     );
     expect(taskTable(run).impossible).toMatchObject({ status: 'FAILED', exit: '97' });
+    await queueEmptyOf(job);
+  });
+
+  it('a 2-node GPU task: one GPU audit log per node (sflow_gpus.<node>.log) with the planned card', async () => {
+    const cwd = newCwd(dirs);
+    const job = `${TAG}-gpu2`;
+    const frag = clusterFragment(cwd, { jobName: job, gpusPerNode: 2 });
+    const wf = recipe(
+      cwd,
+      'gpu2',
+      [
+        "version: '0.1'",
+        'workflow:',
+        '  name: gpu_two_nodes',
+        '  tasks:',
+        '    - name: pair',
+        '      resources: {nodes: {count: 2}, gpus: {indices: [1]}}',
+        '      script: [\'echo "on=$SLURMD_NODENAME cvd=$CUDA_VISIBLE_DEVICES"\']',
+      ].join('\n'),
+    );
+    const r = await runSflow(['run', '-f', frag, '-f', wf], { cwd, fakeGpus: 2 });
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    const dir = join(r.runDir(), 'pair');
+    expect(taskLog(r.runDir(), 'pair').trim().split('\n').sort()).toEqual([
+      '0: on=n1 cvd=1',
+      '1: on=n2 cvd=1',
+    ]);
+    // one record per node, none under the single-node name
+    expect(
+      readdirSync(dir)
+        .filter((f) => f.startsWith('sflow_gpus'))
+        .sort(),
+    ).toEqual(['sflow_gpus.n1.log', 'sflow_gpus.n2.log']);
+    for (const [i, node] of ['n1', 'n2'].entries()) {
+      const audit = readFileSync(join(dir, `sflow_gpus.${node}.log`), 'utf8');
+      const field = (k: string) => new RegExp(`^${k}: (.*)$`, 'm').exec(audit)?.[1];
+      expect(field('node')).toBe(node);
+      expect(field('node_index')).toBe(`${i} of 2`);
+      expect(field('planned_indices')).toBe('1');
+      // the planned card is card 1 of this node's own UUID table (the driver's topology probe)
+      const table = field('node_uuids')?.split(',') ?? [];
+      expect(table).toHaveLength(2);
+      expect(table[1]).toMatch(/^GPU-/);
+      expect(field('planned_uuids')).toBe(table[1]);
+      expect(field('selected')).toBe('1');
+      expect(field('result')).toBe('OK');
+    }
     await queueEmptyOf(job);
   });
 

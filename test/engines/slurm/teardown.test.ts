@@ -2,16 +2,19 @@
  * Nothing is left in the Slurm queue: Ctrl-C or SIGTERM in the middle of a run and a failing task
  * (fail_fast) all leave squeue empty of the run's job and steps within 5 s; a driver killed with SIGKILL
  * leaves them running, and `sflow recover <run dir>` cancels the steps and the allocation. Also:
- * Ctrl-C while the allocation is still queued cancels the pending job.
+ * Ctrl-C while the allocation is still queued cancels the pending job. And the opposite: a run
+ * inside an allocation it did not make (SLURM_JOB_ID of a job the test made with salloc) leaves
+ * that job queued when it releases; only its own steps are gone.
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { readHandleLedger } from '../../../src/events/handle-ledger.js';
 import { sflow } from '../../helpers/cli.js';
+import { taskLog } from '../../helpers/run-dir.js';
 import { describeWithEngines } from '../helpers/engines.js';
 import { TAG, cancelNamed, clusterFragment, jobsNamed, slurm, stepsOfJobs, until } from './slurm-helpers.js';
-import { newCwd, startSflow } from './sflow-cli.js';
+import { newCwd, runSflow, startSflow } from './sflow-cli.js';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -150,6 +153,52 @@ describeWithEngines('Slurm: nothing left in the queue', [slurm], () => {
     const again = sflow(['recover', runDir], { cwd, env: slurm.childEnv(), timeoutMs: 60_000 });
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect(again.stdout).not.toContain('cancelled');
+  });
+
+  it('a reused allocation (SLURM_JOB_ID) is not cancelled when the run releases it', async () => {
+    const cwd = newCwd(dirs);
+    const job = `${TAG}-reuse`;
+    const alloc = await slurm.exec('salloc', ['-N2', '--no-shell', '-J', job, '-t', '00:10:00']);
+    expect(alloc.exitCode, String(alloc.stderr)).toBe(0);
+    const id = /Granted job allocation (\d+)/.exec(String(alloc.stderr))?.[1] ?? '';
+    expect(id).not.toBe('');
+    try {
+      const nodes = String((await slurm.exec('squeue', ['-h', '-j', id, '-o', '%N'])).stdout).trim();
+      const wf = join(cwd, 'wf.yaml');
+      writeFileSync(
+        wf,
+        [
+          "version: '0.1'",
+          'workflow:',
+          '  name: reuse',
+          '  tasks:',
+          '    - name: step',
+          '      resources: {nodes: {count: 2}}',
+          "      script: ['echo in=$SLURM_JOB_ID']",
+        ].join('\n'),
+      );
+      // no job_name in the fragment: a salloc of the run's own would not be named after `job`
+      const frag = clusterFragment(cwd);
+      const r = await runSflow(['run', '-f', frag, '-f', wf], {
+        cwd,
+        env: { SLURM_JOB_ID: id, SLURM_JOB_NODELIST: nodes },
+      });
+      expect(r.code, r.stderr + r.stdout).toBe(0);
+      expect(r.stderr + r.stdout).toContain(`reusing Slurm job ${id} (SLURM_JOB_ID)`);
+      expect(taskLog(r.runDir(), 'step').trim().split('\n').sort()).toEqual([`0: in=${id}`, `1: in=${id}`]);
+      // released: the run's steps are gone, the allocation it did not make is still there
+      await until(`no step of job ${id} left`, async () => (await stepsOfJobs([id])).length === 0, 10_000);
+      const state = await slurm.exec('squeue', ['-h', '-j', id, '-o', '%T']);
+      expect(String(state.stdout).trim()).toBe('RUNNING');
+      expect(await jobsNamed(job)).toEqual([id]);
+    } finally {
+      await slurm.exec('scancel', [id]);
+    }
+    await until(
+      `job ${id} gone after the test's scancel`,
+      async () => (await jobsNamed(job)).length === 0,
+      10_000,
+    );
   });
 
   it('Ctrl-C while the allocation is queued cancels the pending job', async () => {

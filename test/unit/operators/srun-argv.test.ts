@@ -109,6 +109,16 @@ describe('Slurm command lines (backends.md §7)', () => {
     expect(argv.at(-1)).toBe(`. ${R}/sflow_gpu_select.sh || exit 97\ntorchrun --nproc-per-node 4 train.py`);
   });
 
+  it('cpus_per_task becomes --cpus-per-task with its value, after the node flags', () => {
+    const argv = srunArgv(input({ nodes: [NODES[0]], config: { cpus_per_task: 6 } }));
+    expect(after(argv, '--cpus-per-task')).toBe('6');
+    expect(argv.filter((a) => a === '--cpus-per-task')).toHaveLength(1);
+    expect(argv.indexOf('--cpus-per-task')).toBeGreaterThan(argv.indexOf('--nodelist'));
+    expect(argv.indexOf('--cpus-per-task')).toBeLessThan(argv.indexOf('bash'));
+    // unset: no flag
+    expect(srunArgv(input({ nodes: [NODES[0]] }))).not.toContain('--cpus-per-task');
+  });
+
   it('gpus_per_task opts out of the in-step GPU selection; no container flags without a container', () => {
     const argv = srunArgv(input({ nodes: [NODES[0]], gpus: [0, 1], config: { gpus_per_task: '1' } }));
     expect(after(argv, '--gpus-per-task')).toBe('1');
