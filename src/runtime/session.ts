@@ -269,7 +269,9 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
       verdict = { status: 'FAILED', exitCode: 1, message: `Workflow '${plan.workflow}' failed: ${failed}` };
     await uploads.close();
   }
-  verdict = withRecordFailures(verdict, [...bus.errors, ...(ledgerError ? [ledgerError] : [])]);
+  const beforeRecords = verdict;
+  const recordErrors = [...bus.errors, ...(ledgerError ? [ledgerError] : [])];
+  verdict = withRecordFailures(beforeRecords, recordErrors);
   bus.emit({
     type: 'run_finished',
     status: verdict.status,
@@ -278,8 +280,9 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
   });
   await bus.close();
   unregister();
-  // a record that failed only while closing (the summary's last write) still fails the run
-  verdict = withRecordFailures(verdict, bus.errors);
+  // a record that failed only while closing (the summary's last write) still fails the run, and
+  // is counted with the others
+  verdict = withRecordFailures(beforeRecords, [...new Set([...recordErrors, ...bus.errors])]);
   return { ...verdict, runDir, tasks: statuses };
 }
 

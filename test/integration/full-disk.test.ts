@@ -70,6 +70,10 @@ describe('a full disk', () => {
       expect.arrayContaining(['events.jsonl', 'sflow.log']),
     );
     for (const [path, n] of warned) expect(n, path).toBe(1);
+    // the verdict counts every record that failed: each warned sink, the handle ledger too, and a
+    // summary whose last write failed only while the run was closing
+    const counted = /✗ Workflow completed, but (\d+) of its record file\(s\)/.exec(out)?.[1];
+    expect(Number(counted)).toBe(warned.size + 1);
   });
 
   it('events.jsonl on /dev/full: one warning, the SINK_FAILED row in sflow_summary.log, exit code 1', () => {
