@@ -269,6 +269,9 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
       verdict = { status: 'FAILED', exitCode: 1, message: `Workflow '${plan.workflow}' failed: ${failed}` };
     await uploads.close();
   }
+  // a disk that already failed a record: the summary writes what it holds now, so that its own
+  // failure is counted in the verdict the console prints (not only found while closing)
+  if (bus.errors.length > 0 || ledgerError) bus.checkpoint();
   const beforeRecords = verdict;
   const recordErrors = [...bus.errors, ...(ledgerError ? [ledgerError] : [])];
   verdict = withRecordFailures(beforeRecords, recordErrors);
