@@ -5,12 +5,14 @@
  * names another (`podman` takes the same verbs). Orphans: containers named `sflow-p<pid>-…` whose
  * driver pid is dead on this machine are removed once per run (backends.md §3.5).
  */
+import { containerCli } from '../operators/docker-run.js';
 import { boundedExec, type ExecOutcome } from '../util/bounded-exec.js';
 
 /** `host` undefined: the CLI's own default endpoint (DOCKER_HOST, the current context). */
 export type Endpoint = string | undefined;
 
-export const cliProgram = (env: NodeJS.ProcessEnv): string => env.SFLOW_DOCKER_CLI?.trim() || 'docker';
+/** the CLI program of an environment (`SFLOW_DOCKER_CLI`, else `docker`): the plan's rule, one place */
+export const cliProgram = (env: NodeJS.ProcessEnv): string => containerCli(env);
 
 export interface ContainerState {
   status: string;

@@ -14,6 +14,8 @@ export interface OperatorInput {
   /** allocation id of the backend (Slurm job id; '0' for placeholders) */
   allocationId: string;
   backendConfig: Record<string, unknown>;
+  /** the container CLI program of container operators (the controller's `SFLOW_DOCKER_CLI`); absent: `docker` */
+  containerCli?: string;
   /** local paths of the fs:// and file:// artifacts (container operators mount their folders) */
   artifactPaths?: string[];
   /**

@@ -21,15 +21,17 @@ export interface TaskContainer {
   name: string;
 }
 
-/** the engine the task's own `docker` client talks to: its program and its environment */
+/**
+ * The engine the task's own client talks to: the program the plan put in the container part (the
+ * one its command line starts; `docker` when the part names none) and the task's environment.
+ */
 export function taskContainer(
-  argv: string[],
-  container: { name: string; host?: string } | undefined,
+  container: { name: string; host?: string; program?: string } | undefined,
   env: NodeJS.ProcessEnv,
 ): TaskContainer | undefined {
   if (!container) return undefined;
   return {
-    engine: new DockerEngine({ ...env, SFLOW_DOCKER_CLI: argv[0] }),
+    engine: new DockerEngine({ ...env, SFLOW_DOCKER_CLI: container.program ?? 'docker' }),
     host: container.host,
     name: container.name,
   };

@@ -131,7 +131,7 @@ export class LocalBackend implements Backend {
       // the registry's grant is this host's plan for the task: SFLOW_GPU_PLAN follows it
       ...(got ? { CUDA_VISIBLE_DEVICES: got.indices.join(','), SFLOW_GPU_PLAN: got.indices.join(',') } : {}),
     };
-    const container = taskContainer(spec.argv, spec.container, { ...this.ctx.env, ...env });
+    const container = taskContainer(spec.container, { ...this.ctx.env, ...env });
     if (container) for (const line of await this.reaper.reap(container, signal)) this.ctx.log(line);
     let group: GroupHandle;
     try {
