@@ -6,8 +6,9 @@
  * The CLI program is the controller's `SFLOW_DOCKER_CLI` (e.g. `podman`; default `docker`), read
  * by the plan (`OperatorInput.containerCli`) and kept in the container part, so the dry-run line,
  * the command that runs and the engine calls that stop and remove the container name one program.
- * The only launch-time difference: GPUs the reservation registry claimed replace the planned
- * indices in `--gpus` (their UUIDs).
+ * The launch-time differences: GPUs the reservation registry claimed replace the planned indices
+ * in `--gpus` (their UUIDs), and the backend adds the driver's identity as a label after the name
+ * (`--label sflow.driver=<host>:<pid>:<start time>`, what orphan reaping reads; `withLabels`).
  */
 import type { ContainerLaunch, NodeLaunchSpec } from './launch-spec.js';
 import type { ArgvBuilder, Operator, OperatorInput, OperatorNode } from './types.js';
@@ -135,6 +136,21 @@ export interface DockerCommandOptions {
   program?: string;
   /** replaces the planned `--gpus` value (the registry's UUIDs) */
   gpus?: string;
+  /** `--label KEY=VALUE` after `--name` (the driver's identity, added at launch) */
+  labels?: Record<string, string>;
+}
+
+const labelArgs = (labels: Record<string, string> | undefined): string[] =>
+  Object.entries(labels ?? {}).flatMap(([k, v]) => ['--label', `${k}=${v}`]);
+
+/**
+ * A planned `docker run` command line with labels added where `dockerRunCommand` puts them (right
+ * after `--name <name>`); the line unchanged when it has no such pair (not a container's).
+ */
+export function withLabels(argv: string[], name: string, labels: Record<string, string>): string[] {
+  const at = argv.findIndex((a, i) => a === '--name' && argv[i + 1] === name);
+  if (at < 0) return argv;
+  return [...argv.slice(0, at + 2), ...labelArgs(labels), ...argv.slice(at + 2)];
 }
 
 /** The exact `docker run` command line of one container. */
@@ -149,6 +165,7 @@ export function dockerRunCommand(
   // --sig-proxy=false: signals to the attached client (its launcher, a dying driver) never reach the
   // container; sflow ends containers through the engine (stop, recover, reaping)
   argv.push('run', ...(c.rm ? ['--rm'] : []), '--init', '--sig-proxy=false', '--name', c.name);
+  argv.push(...labelArgs(o.labels));
   const gpus = o.gpus ?? c.gpus;
   if (gpus !== undefined) argv.push('--gpus', gpus);
   if (spec.cwd) argv.push('-w', spec.cwd);

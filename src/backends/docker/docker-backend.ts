@@ -32,7 +32,14 @@ import {
   type StopOutcome,
   type TaskHandle,
 } from '../backend.js';
-import { DockerEngine, reapOrphans, type ContainerState, type Endpoint } from '../container-engine.js';
+import {
+  DockerEngine,
+  DRIVER_LABEL,
+  reapOrphans,
+  type ContainerState,
+  type Endpoint,
+} from '../container-engine.js';
+import { driverId } from '../driver-identity.js';
 import { spawnLabelled } from './labelled-client.js';
 import { hostGpuClaims, withHostGpus } from './gpus.js';
 import { dockerHosts, preflightHosts, type DockerHostRef } from './hosts.js';
@@ -67,6 +74,8 @@ export class DockerBackend implements Backend {
   private readonly hosts: DockerHostRef[];
   private claims: TaskGpuClaims | undefined;
   private readonly warned = new Set<string>();
+  /** on every container: which driver made it (orphan reaping, ../container-engine.ts) */
+  private readonly labels = { [DRIVER_LABEL]: driverId() };
 
   constructor(
     private readonly planned: PlannedBackend,
@@ -122,6 +131,7 @@ export class DockerBackend implements Backend {
           config: this.planned.config,
           hosts: this.hosts,
           program: this.engine.program,
+          labels: this.labels,
           got,
           baseEnv: req.baseEnv,
           engineEnv: this.ctx.env,

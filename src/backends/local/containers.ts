@@ -6,14 +6,17 @@
  * containers of dead drivers (the same reaping as the Docker backend, ../container-engine.ts).
  */
 import type { StopOptions, StopOutcome } from '../backend.js';
+import { withLabels } from '../../operators/docker-run.js';
 import {
   DockerEngine,
+  DRIVER_LABEL,
   describe,
   driverPid,
   pidAlive,
   reapOrphans,
   type Endpoint,
 } from '../container-engine.js';
+import { driverId } from '../driver-identity.js';
 
 export interface TaskContainer {
   engine: DockerEngine;
@@ -35,6 +38,14 @@ export function taskContainer(
     host: container.host,
     name: container.name,
   };
+}
+
+/**
+ * The planned `docker run` line of a task's container with this driver's identity added
+ * (`--label sflow.driver=…`, read by orphan reaping); the line as planned for other tasks.
+ */
+export function launchArgv(argv: string[], c: TaskContainer | undefined): string[] {
+  return c ? withLabels(argv, c.name, { [DRIVER_LABEL]: driverId() }) : argv;
 }
 
 /** bounded `docker rm -f <name>`; an error line, or undefined when removed or already gone */

@@ -39,6 +39,7 @@ import {
 } from '../backend.js';
 import {
   ContainerReaper,
+  launchArgv,
   recordedContainer,
   recoverContainer,
   removeContainer,
@@ -136,7 +137,7 @@ export class LocalBackend implements Backend {
     let group: GroupHandle;
     try {
       group = await spawnGroup({
-        argv: spec.argv,
+        argv: launchArgv(spec.argv, container),
         cwd: req.cwd,
         env,
         logPath: task.logPath,
