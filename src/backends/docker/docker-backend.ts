@@ -40,7 +40,7 @@ import {
   type Endpoint,
 } from '../container-engine.js';
 import { driverId } from '../driver-identity.js';
-import { spawnLabelled } from './labelled-client.js';
+import { memberLabel, spawnLabelled } from './labelled-client.js';
 import { hostGpuClaims, withHostGpus } from './gpus.js';
 import { dockerHosts, preflightHosts, type DockerHostRef } from './hosts.js';
 import {
@@ -149,7 +149,7 @@ export class DockerBackend implements Backend {
                 cwd: req.cwd,
                 env,
                 logPath: task.logPath,
-                label: `[${spec.node?.name ?? 'node'} #${spec.nodeIndex}] `,
+                label: memberLabel(spec),
               })
             : await spawnGroup({ argv, cwd: req.cwd, env, logPath: task.logPath });
         members.push({ name: container.name, host: container.host, group, seen: false });
