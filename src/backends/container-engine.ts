@@ -2,15 +2,23 @@
  * The Docker engine calls of the Docker backend (and of the local backend's `docker_run` tasks),
  * each bounded (util/bounded-exec.ts) and batched: one `inspect`, `stop`, `kill` or `rm` per engine
  * endpoint for any number of containers. The CLI program is `docker` unless `SFLOW_DOCKER_CLI`
- * names another (`podman` takes the same verbs). Orphans: containers named `sflow-p<pid>-…` whose
- * driver pid is dead on this machine are removed once per run (backends.md §3.5).
+ * names another (`podman` takes the same verbs). Orphans (backends.md §3.5): every container sflow
+ * starts carries its driver's identity (label `sflow.driver=<host>:<pid>:<start time>`,
+ * ../driver-identity.ts); once per run and endpoint the containers named `sflow-p…` whose driver
+ * is a process of THIS host that provably ended (pid gone, or reused: another start time) are
+ * removed. Containers of drivers on other hosts sharing a pool host, and unlabelled ones, are left
+ * alone and named in a note.
  */
+import { hostname } from 'node:os';
+import { containerCli } from '../operators/docker-run.js';
 import { boundedExec, type ExecOutcome } from '../util/bounded-exec.js';
+import { driverGone, parseDriverId } from './driver-identity.js';
 
 /** `host` undefined: the CLI's own default endpoint (DOCKER_HOST, the current context). */
 export type Endpoint = string | undefined;
 
-export const cliProgram = (env: NodeJS.ProcessEnv): string => env.SFLOW_DOCKER_CLI?.trim() || 'docker';
+/** the CLI program of an environment (`SFLOW_DOCKER_CLI`, else `docker`): the plan's rule, one place */
+export const cliProgram = (env: NodeJS.ProcessEnv): string => containerCli(env);
 
 export interface ContainerState {
   status: string;
@@ -78,6 +86,39 @@ export class DockerEngine {
     return out;
   }
 
+  /**
+   * one `inspect` for many containers: name → value of `label` ('' where the container has none;
+   * containers that are gone are absent)
+   */
+  async labels(
+    host: Endpoint,
+    names: string[],
+    label: string,
+    signal: AbortSignal,
+  ): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    if (names.length === 0) return out;
+    const format = `{{.Name}}\t{{index .Config.Labels ${JSON.stringify(label)}}}`;
+    const r = await this.exec(
+      host,
+      ['inspect', '--type', 'container', '--format', format, ...names],
+      signal,
+      {
+        timeoutMs: 20_000,
+        retries: 1,
+      },
+    );
+    if (!r.ok && !r.stdout.trim() && !/no such (object|container)/i.test(r.stderr))
+      throw new Error(`${this.program} inspect${host ? ` on ${host}` : ''} failed: ${describe(r)}`);
+    for (const line of r.stdout.split('\n')) {
+      const tab = line.indexOf('\t');
+      if (tab <= 0) continue;
+      const value = line.slice(tab + 1).trim();
+      out.set(line.slice(0, tab).replace(/^\//, ''), value === '<no value>' ? '' : value);
+    }
+    return out;
+  }
+
   /** `docker stop -t <s>`: TERM, then KILL after the grace (whole seconds, rounded up) */
   stop(host: Endpoint, names: string[], graceMs: number, signal: AbortSignal): Promise<ExecOutcome> {
     const secs = Math.max(0, Math.ceil(graceMs / 1000));
@@ -138,25 +179,76 @@ export function driverPid(name: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-/** Removes containers of dead drivers on every endpoint; returns one line per endpoint that had any. */
+/** the label every container sflow starts carries: its driver's `<host>:<pid>:<start time>` */
+export const DRIVER_LABEL = 'sflow.driver';
+
+export type OrphanVerdict =
+  /** its driver was a process of this host that ended (or whose pid now is another process) */
+  | 'reap'
+  /** its driver still runs on this host (this driver included) */
+  | 'alive'
+  /** its driver runs or ran on another host: its pid means nothing here */
+  | 'elsewhere'
+  /** no driver label (an older sflow, or not sflow's): nothing proves its driver ended */
+  | 'unlabelled';
+
+/** What reaping does with one `sflow-p…` container, from its driver label. */
+export function orphanVerdict(
+  label: string | undefined,
+  o: { host?: string; gone?: (label: string, host: string) => boolean } = {},
+): OrphanVerdict {
+  const host = o.host ?? hostname();
+  const d = label === undefined ? undefined : parseDriverId(label);
+  if (!d || label === undefined) return 'unlabelled';
+  if (d.host !== host) return 'elsewhere';
+  return (o.gone ?? driverGone)(label, host) ? 'reap' : 'alive';
+}
+
+/**
+ * Removes the containers of this host's dead drivers on every endpoint; returns one line per
+ * endpoint that had any, and one note per endpoint with containers it may not judge.
+ */
 export async function reapOrphans(
   engine: DockerEngine,
   endpoints: Endpoint[],
   signal: AbortSignal,
+  verdict: (label: string | undefined) => OrphanVerdict = orphanVerdict,
 ): Promise<string[]> {
   const lines: string[] = [];
   await Promise.all(
     [...new Set(endpoints)].map(async (ep) => {
-      const names = await engine.names(ep, 'sflow-p', signal).catch(() => []);
-      const dead = names.filter((n) => {
-        const pid = driverPid(n);
-        return pid !== undefined && pid !== process.pid && !pidAlive(pid);
-      });
-      if (dead.length === 0) return;
-      const r = await engine.rm(ep, dead, signal);
-      lines.push(
-        `${r.ok ? 'removed' : 'could not remove'} ${dead.length} container(s) of dead sflow drivers${ep ? ` on ${ep}` : ''}: ${dead.join(', ')}${r.ok ? '' : ` (${describe(r)})`}`,
+      const names = (await engine.names(ep, 'sflow-p', signal).catch(() => [])).filter(
+        (n) => driverPid(n) !== undefined,
       );
+      if (names.length === 0) return;
+      const labels = await engine.labels(ep, names, DRIVER_LABEL, signal).catch(() => undefined);
+      if (!labels) return; // unknown: nothing is removed on a guess
+      const by = new Map<OrphanVerdict, string[]>();
+      for (const n of names) {
+        if (!labels.has(n)) continue; // removed since the listing
+        const v = verdict(labels.get(n) || undefined);
+        by.set(v, [...(by.get(v) ?? []), n]);
+      }
+      const on = ep ? ` on ${ep}` : '';
+      const dead = by.get('reap') ?? [];
+      if (dead.length) {
+        const r = await engine.rm(ep, dead, signal);
+        lines.push(
+          `${r.ok ? 'removed' : 'could not remove'} ${dead.length} container(s) of dead sflow drivers${on}: ${dead.join(', ')}${r.ok ? '' : ` (${describe(r)})`}`,
+        );
+      }
+      const elsewhere = by.get('elsewhere') ?? [];
+      if (elsewhere.length) {
+        const hosts = [...new Set(elsewhere.map((n) => parseDriverId(labels.get(n))?.host))].join(', ');
+        lines.push(
+          `left ${elsewhere.length} container(s) of sflow drivers on other hosts (${hosts})${on} alone: ${elsewhere.join(', ')}`,
+        );
+      }
+      const unlabelled = by.get('unlabelled') ?? [];
+      if (unlabelled.length)
+        lines.push(
+          `left ${unlabelled.length} container(s) without an ${DRIVER_LABEL} label${on} alone (no proof their driver ended; \`${engine.program} rm -f\` them once it has): ${unlabelled.join(', ')}`,
+        );
     }),
   );
   return lines;

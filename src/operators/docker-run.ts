@@ -3,8 +3,12 @@
  * each node's launch spec a `container` part (name, endpoint, `--gpus`, env keys, extra args, the
  * command inside) and the exact `docker run` command line built from it; the Docker backend builds
  * the command it runs with the same function (`dockerRunCommand`), so `--dry-run` shows what runs.
- * The only launch-time difference: GPUs the reservation registry claimed replace the planned
- * indices in `--gpus` (their UUIDs).
+ * The CLI program is the controller's `SFLOW_DOCKER_CLI` (e.g. `podman`; default `docker`), read
+ * by the plan (`OperatorInput.containerCli`) and kept in the container part, so the dry-run line,
+ * the command that runs and the engine calls that stop and remove the container name one program.
+ * The launch-time differences: GPUs the reservation registry claimed replace the planned indices
+ * in `--gpus` (their UUIDs), and the backend adds the driver's identity as a label after the name
+ * (`--label sflow.driver=<host>:<pid>:<start time>`, what orphan reaping reads; `withLabels`).
  */
 import type { ContainerLaunch, NodeLaunchSpec } from './launch-spec.js';
 import type { ArgvBuilder, Operator, OperatorInput, OperatorNode } from './types.js';
@@ -12,6 +16,10 @@ import type { ArgvBuilder, Operator, OperatorInput, OperatorNode } from './types
 type Obj = Record<string, unknown>;
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
+
+/** The container CLI program of an environment: `SFLOW_DOCKER_CLI` (podman takes the same verbs), else `docker`. */
+export const containerCli = (env: Readonly<Record<string, string | undefined>>): string =>
+  env.SFLOW_DOCKER_CLI?.trim() || 'docker';
 
 /** Docker allows `[a-zA-Z0-9][a-zA-Z0-9_.-]*` in names. */
 export function containerNamePart(s: string): string {
@@ -65,6 +73,7 @@ function containerFor(input: OperatorInput, node: OperatorNode | undefined, env:
   const gpuArg =
     gpus && gpus.length ? gpuDevicesArg(gpus) : config.gpus !== undefined ? String(config.gpus) : undefined;
   return {
+    program: input.containerCli ?? 'docker',
     ...(endpoint ? { host: endpoint } : {}),
     name: containerName(process.pid, input.task, node?.name ?? 'node0'),
     ...(gpuArg !== undefined ? { gpus: gpuArg } : {}),
@@ -123,10 +132,25 @@ export const dockerRunExtras: NonNullable<Operator['extras']> = (input) => {
 };
 
 export interface DockerCommandOptions {
-  /** the CLI program (`docker`, `podman`); default `docker` */
+  /** the CLI program (`docker`, `podman`); default: the container part's, else `docker` */
   program?: string;
   /** replaces the planned `--gpus` value (the registry's UUIDs) */
   gpus?: string;
+  /** `--label KEY=VALUE` after `--name` (the driver's identity, added at launch) */
+  labels?: Record<string, string>;
+}
+
+const labelArgs = (labels: Record<string, string> | undefined): string[] =>
+  Object.entries(labels ?? {}).flatMap(([k, v]) => ['--label', `${k}=${v}`]);
+
+/**
+ * A planned `docker run` command line with labels added where `dockerRunCommand` puts them (right
+ * after `--name <name>`); the line unchanged when it has no such pair (not a container's).
+ */
+export function withLabels(argv: string[], name: string, labels: Record<string, string>): string[] {
+  const at = argv.findIndex((a, i) => a === '--name' && argv[i + 1] === name);
+  if (at < 0) return argv;
+  return [...argv.slice(0, at + 2), ...labelArgs(labels), ...argv.slice(at + 2)];
 }
 
 /** The exact `docker run` command line of one container. */
@@ -136,11 +160,12 @@ export function dockerRunCommand(
 ): string[] {
   const c = spec.container;
   if (!c) throw new Error('dockerRunCommand: the launch spec has no container part');
-  const argv = [o.program ?? 'docker'];
+  const argv = [o.program ?? c.program ?? 'docker'];
   if (c.host) argv.push('-H', c.host);
   // --sig-proxy=false: signals to the attached client (its launcher, a dying driver) never reach the
   // container; sflow ends containers through the engine (stop, recover, reaping)
   argv.push('run', ...(c.rm ? ['--rm'] : []), '--init', '--sig-proxy=false', '--name', c.name);
+  argv.push(...labelArgs(o.labels));
   const gpus = o.gpus ?? c.gpus;
   if (gpus !== undefined) argv.push('--gpus', gpus);
   if (spec.cwd) argv.push('-w', spec.cwd);

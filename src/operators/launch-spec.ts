@@ -34,6 +34,8 @@ export interface NodeLaunchSpec {
 
 /** One node's container (Docker backend): everything of `docker run` that is not image/mounts/cwd. */
 export interface ContainerLaunch {
+  /** the CLI program that starts, stops and removes it (`docker`, or `SFLOW_DOCKER_CLI`); absent: `docker` */
+  program?: string;
   /** CLI endpoint (`-H ssh://[user@]address` of a pool host); absent: the CLI's own default */
   host?: string;
   /** `sflow-p<driver pid>-<task>-<node>` */

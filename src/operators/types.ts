@@ -19,6 +19,8 @@ export interface OperatorInput {
    * capabilities, `removesContainers`)
    */
   removeContainers?: boolean;
+  /** the container CLI program of container operators (the controller's `SFLOW_DOCKER_CLI`); absent: `docker` */
+  containerCli?: string;
   /** local paths of the fs:// and file:// artifacts (container operators mount their folders) */
   artifactPaths?: string[];
   /**

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { renderValue, type Scope } from '../config/expr/index.js';
 import { planError } from '../config/resolve.js';
 import type { ResolvedVariable } from '../config/variables.js';
+import { containerCli as containerCliOf } from '../operators/docker-run.js';
 import { KERNEL_ARG_LIMIT, launchSpecs, operatorOf, scriptTooLargeForArgv } from '../operators/index.js';
 import type { TaskPlacement } from './placement/types.js';
 import { instanceAssertions, type AssertionDraft } from './assertions.js';
@@ -99,6 +100,7 @@ export function finishTasks(f: FinishInput): PlannedTask[] {
   const instancesOf = new Map(f.drafts.map((d) => [d.base, d.expansion.instances.map((x) => x.name)]));
   const baseEnv = baseEnvironment(f.vars, f.artifacts, f.paths);
   const inRunDir = childPath(f.paths.runDir);
+  const containerCli = containerCliOf(f.env);
   const artifactPaths = f.artifacts
     .filter((a) => a.scheme === 'fs' || a.scheme === 'file')
     .map((a) => a.path);
@@ -168,6 +170,7 @@ export function finishTasks(f: FinishInput): PlannedTask[] {
         allocationId,
         backendConfig: d.backend.config,
         removeContainers: !d.backend.capabilities.removesContainers,
+        containerCli,
         artifactPaths,
         ...(scriptFile ? { scriptFile } : {}),
       });

@@ -120,6 +120,7 @@ function runCase(c: Case): string {
       PATH: `${stubBin}:${process.env.PATH ?? ''}`,
       COLUMNS: '120',
       SFLOW_TASK_OUTPUT: 'never',
+      SFLOW_DOCKER_CLI: '', // docker_run lines name `docker` wherever the test runs
       ...NO_AWS_CREDENTIALS,
     },
   });

@@ -32,8 +32,15 @@ import {
   type StopOutcome,
   type TaskHandle,
 } from '../backend.js';
-import { DockerEngine, reapOrphans, type ContainerState, type Endpoint } from '../container-engine.js';
-import { spawnLabelled } from './labelled-client.js';
+import {
+  DockerEngine,
+  DRIVER_LABEL,
+  reapOrphans,
+  type ContainerState,
+  type Endpoint,
+} from '../container-engine.js';
+import { driverId } from '../driver-identity.js';
+import { memberLabel, spawnLabelled } from './labelled-client.js';
 import { hostGpuClaims, withHostGpus } from './gpus.js';
 import { dockerHosts, preflightHosts, type DockerHostRef } from './hosts.js';
 import {
@@ -67,6 +74,8 @@ export class DockerBackend implements Backend {
   private readonly hosts: DockerHostRef[];
   private claims: TaskGpuClaims | undefined;
   private readonly warned = new Set<string>();
+  /** on every container: which driver made it (orphan reaping, ../container-engine.ts) */
+  private readonly labels = { [DRIVER_LABEL]: driverId() };
 
   constructor(
     private readonly planned: PlannedBackend,
@@ -122,6 +131,7 @@ export class DockerBackend implements Backend {
           config: this.planned.config,
           hosts: this.hosts,
           program: this.engine.program,
+          labels: this.labels,
           got,
           baseEnv: req.baseEnv,
           engineEnv: this.ctx.env,
@@ -139,7 +149,7 @@ export class DockerBackend implements Backend {
                 cwd: req.cwd,
                 env,
                 logPath: task.logPath,
-                label: `[${spec.node?.name ?? 'node'} #${spec.nodeIndex}] `,
+                label: memberLabel(spec),
               })
             : await spawnGroup({ argv, cwd: req.cwd, env, logPath: task.logPath });
         members.push({ name: container.name, host: container.host, group, seen: false });

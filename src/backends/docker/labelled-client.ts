@@ -16,6 +16,10 @@ export interface AttachedClient {
   killGroupNow(): void;
 }
 
+/** the label of a member's lines: its node's name and its rank among the task's nodes */
+export const memberLabel = (spec: { node?: { name: string }; nodeIndex: number }): string =>
+  `[${spec.node?.name ?? 'node'} #${spec.nodeIndex}] `;
+
 function labelLines(stream: Readable, label: string, write: (s: string) => void): Promise<void> {
   let rest = '';
   stream.setEncoding('utf8');

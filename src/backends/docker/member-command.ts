@@ -21,6 +21,8 @@ export interface MemberInput {
   config: Record<string, unknown>;
   hosts: DockerHostRef[];
   program: string;
+  /** labels of the container (the driver's identity, `sflow.driver`) */
+  labels?: Record<string, string>;
   got: ClaimedGpus | null;
   baseEnv: Record<string, string>;
   engineEnv: NodeJS.ProcessEnv;
@@ -58,7 +60,11 @@ export function memberCommand(i: MemberInput): {
       ...(cwd ? { cwd } : {}),
       container: { ...container, envKeys: [...new Set([...container.envKeys, ...Object.keys(gpuEnv)])] },
     },
-    { program: i.program, ...(got ? { gpus: gpuDevicesArg(got.uuids) } : {}) },
+    {
+      program: i.program,
+      ...(i.labels ? { labels: i.labels } : {}),
+      ...(got ? { gpus: gpuDevicesArg(got.uuids) } : {}),
+    },
   );
   const engineEnv = Object.fromEntries(
     Object.entries(i.engineEnv).filter(

@@ -6,8 +6,7 @@
  * later run in the same namespace on the same host deletes the objects of drivers that are gone,
  * and `sflow recover <run dir>` deletes one run's objects from anywhere.
  */
-import { hostname } from 'node:os';
-import { processStartTime } from '../../gpu/procfs.js';
+import { driverGone } from '../driver-identity.js';
 import { apiMessage, apiStatus, type KubeApi } from './client.js';
 import { A_DRIVER, A_RUN_ID, L_RUN, MANAGED_BY } from './names.js';
 
@@ -122,14 +121,8 @@ export async function podsGone(api: KubeApi, labelSelector: string, signal?: Abo
   return got.items.length === 0;
 }
 
-/** the driver recorded on an object is a process of this host that no longer runs */
-export function driverGone(annotation: string | undefined, host = hostname()): boolean {
-  if (!annotation) return false;
-  const [h, pid, start] = annotation.split(':');
-  if (h !== host || !/^\d+$/.test(pid ?? '')) return false;
-  const now = processStartTime(Number(pid));
-  return now === null || (Number(start) > 0 && now !== Number(start));
-}
+/** the driver recorded on an object is a process of this host that no longer runs (shared with Docker) */
+export { driverGone };
 
 /**
  * Runs in the namespace whose driver on this host is gone: their run label and run id. One list

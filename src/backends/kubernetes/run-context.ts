@@ -3,9 +3,8 @@
  * the run's pod watch, the settings, the run's names and labels, and the metadata every object
  * carries (labels for deletion by run, the driver that made it for reaping after a crash).
  */
-import { hostname } from 'node:os';
 import type * as k8s from '@kubernetes/client-node';
-import { processStartTime } from '../../gpu/procfs.js';
+import { driverId } from '../driver-identity.js';
 import type { KubeApi } from './client.js';
 import { A_DRIVER, A_RUN_ID, runLabels, selector, type Role, type RunNames } from './names.js';
 import type { PodWatch } from './pod-watch.js';
@@ -21,10 +20,8 @@ export interface K8sRun {
   log(message: string): void;
 }
 
-/** `<host>:<pid>:<start time>` of this driver */
-export function driverId(): string {
-  return `${hostname()}:${process.pid}:${processStartTime(process.pid) ?? 0}`;
-}
+/** `<host>:<pid>:<start time>` of this driver (shared with Docker) */
+export { driverId };
 
 export function objectMeta(
   r: K8sRun,

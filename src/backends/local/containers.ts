@@ -6,14 +6,17 @@
  * containers of dead drivers (the same reaping as the Docker backend, ../container-engine.ts).
  */
 import type { StopOptions, StopOutcome } from '../backend.js';
+import { withLabels } from '../../operators/docker-run.js';
 import {
   DockerEngine,
+  DRIVER_LABEL,
   describe,
   driverPid,
   pidAlive,
   reapOrphans,
   type Endpoint,
 } from '../container-engine.js';
+import { driverId } from '../driver-identity.js';
 
 export interface TaskContainer {
   engine: DockerEngine;
@@ -21,18 +24,28 @@ export interface TaskContainer {
   name: string;
 }
 
-/** the engine the task's own `docker` client talks to: its program and its environment */
+/**
+ * The engine the task's own client talks to: the program the plan put in the container part (the
+ * one its command line starts; `docker` when the part names none) and the task's environment.
+ */
 export function taskContainer(
-  argv: string[],
-  container: { name: string; host?: string } | undefined,
+  container: { name: string; host?: string; program?: string } | undefined,
   env: NodeJS.ProcessEnv,
 ): TaskContainer | undefined {
   if (!container) return undefined;
   return {
-    engine: new DockerEngine({ ...env, SFLOW_DOCKER_CLI: argv[0] }),
+    engine: new DockerEngine({ ...env, SFLOW_DOCKER_CLI: container.program ?? 'docker' }),
     host: container.host,
     name: container.name,
   };
+}
+
+/**
+ * The planned `docker run` line of a task's container with this driver's identity added
+ * (`--label sflow.driver=…`, read by orphan reaping); the line as planned for other tasks.
+ */
+export function launchArgv(argv: string[], c: TaskContainer | undefined): string[] {
+  return c ? withLabels(argv, c.name, { [DRIVER_LABEL]: driverId() }) : argv;
 }
 
 /** bounded `docker rm -f <name>`; an error line, or undefined when removed or already gone */

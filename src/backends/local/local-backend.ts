@@ -39,6 +39,7 @@ import {
 } from '../backend.js';
 import {
   ContainerReaper,
+  launchArgv,
   recordedContainer,
   recoverContainer,
   removeContainer,
@@ -131,12 +132,12 @@ export class LocalBackend implements Backend {
       // the registry's grant is this host's plan for the task: SFLOW_GPU_PLAN follows it
       ...(got ? { CUDA_VISIBLE_DEVICES: got.indices.join(','), SFLOW_GPU_PLAN: got.indices.join(',') } : {}),
     };
-    const container = taskContainer(spec.argv, spec.container, { ...this.ctx.env, ...env });
+    const container = taskContainer(spec.container, { ...this.ctx.env, ...env });
     if (container) for (const line of await this.reaper.reap(container, signal)) this.ctx.log(line);
     let group: GroupHandle;
     try {
       group = await spawnGroup({
-        argv: spec.argv,
+        argv: launchArgv(spec.argv, container),
         cwd: req.cwd,
         env,
         logPath: task.logPath,

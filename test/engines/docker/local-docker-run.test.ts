@@ -5,6 +5,7 @@
  * `sflow recover`.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { readHandleLedger } from '../../../src/events/handle-ledger.js';
@@ -89,6 +90,21 @@ describeWithEngines('docker_run on the local backend', [docker], () => {
     expect(na[0]).toMatch(/^sflow-p\d+-svc-localhost$/);
     expect(na[0]).not.toBe(nb[0]);
     expect(await existing([...na, ...nb])).toEqual([...na, ...nb]);
+    // each container names the driver that made it (what orphan reaping reads): host, pid, start time
+    for (const [c, run] of [
+      [na[0], a],
+      [nb[0], b],
+    ] as const) {
+      const l = await docker.exec('docker', [
+        '-H',
+        host(),
+        'inspect',
+        '--format',
+        '{{index .Config.Labels "sflow.driver"}}',
+        c,
+      ]);
+      expect(String(l.stdout).trim()).toMatch(new RegExp(`^${hostname()}:${run.child.pid}:[1-9]\\d*$`));
+    }
 
     a.child.kill('SIGINT');
     expect(await a.exited).toBe(130);

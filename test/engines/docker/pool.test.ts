@@ -4,10 +4,12 @@
  * each with its node index and the leader's address; killing one member's container fails the
  * task and removes the other; Ctrl-C (130) and SIGTERM (143) of the driver leave no container of
  * the run on either host; a SIGKILLed driver's containers are removed by `sflow recover` or reaped
- * by the next run; the pre-flight reports every broken host and missing mount at once.
+ * by the next run (by their `sflow.driver` label: a container of another machine's driver is left
+ * alone); the pre-flight reports every broken host and missing mount at once.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -131,6 +133,17 @@ describeWithEngines('Docker pool over SSH', [docker, ssh], () => {
       expect(rows.length, `${host}: ${files.join(' ')}`).toBeGreaterThan(0);
     }
     expect(await collectorLeft()).toBe(''); // nothing of the collectors is left on the hosts
+    // one container per host: each saw its own node index, the node count and the leader (host a's
+    // rendezvous address), and each line of the one task log carries its member's node and rank
+    const log = readFileSync(join(runDir('span'), 'span', 'span.log'), 'utf8');
+    expect(log.split('\n').filter(Boolean).sort()).toEqual([
+      '[a #0] node=0 of 2 leader=127.0.0.1',
+      '[b #1] node=1 of 2 leader=127.0.0.1', // the leader is host a, also for b
+    ]);
+    // the handle ledger names each member with its host's endpoint
+    const ids = readFileSync(join(runDir('span'), 'handles.jsonl'), 'utf8');
+    expect(ids).toMatch(new RegExp(`"sflow-p\\d+-span-a@ssh://${ssh.get('SFLOW_TEST_SSH_ALIAS_A')}"`));
+    expect(ids).toMatch(new RegExp(`"sflow-p\\d+-span-b@ssh://${ssh.get('SFLOW_TEST_SSH_ALIAS_B')}"`));
     for (const e of engines()) expect(await names(e)).toEqual([]);
   });
 
@@ -213,9 +226,41 @@ describeWithEngines('Docker pool over SSH', [docker, ssh], () => {
       }
     });
 
-  it("SIGKILLed drivers: `sflow recover` removes one run's containers on both hosts, the next run reaps the other's", async () => {
+  it("SIGKILLed drivers: `sflow recover` removes one run's containers on both hosts, the next run reaps the other's, not another machine's", async () => {
+    // a container of a driver on another machine sharing host a: its pid is dead HERE, which says
+    // nothing about that machine, so the next run must leave it alone
+    const foreignPid = spawnSync('true').pid;
+    const foreign = `sflow-p${foreignPid}-foreign-a`;
+    const [ea] = engines();
+    const made = await docker.exec('docker', [
+      '-H',
+      ea,
+      'run',
+      '-d',
+      '--name',
+      foreign,
+      '--label',
+      `sflow.driver=sflow-elsewhere.invalid:${foreignPid}:1`,
+      docker.get('SFLOW_TEST_DOCKER_IMAGE'),
+      'sleep',
+      '300',
+    ]);
+    expect(made.exitCode, String(made.stderr)).toBe(0);
     const [x, y] = await Promise.all([startLong('killx'), startLong('killy')]);
     try {
+      // every member names its driver: this host, the driver's pid, its start time
+      for (const e of engines()) {
+        const [n] = await names(e, x.mine);
+        const l = await docker.exec('docker', [
+          '-H',
+          e,
+          'inspect',
+          '--format',
+          '{{index .Config.Labels "sflow.driver"}}',
+          n,
+        ]);
+        expect(String(l.stdout).trim()).toMatch(new RegExp(`^${hostname()}:${x.child.pid}:[1-9]\\d*$`));
+      }
       for (const r of [x, y]) r.child.kill('SIGKILL');
       await Promise.all([x.exited, y.exited]);
       // nobody stopped them: both members of both runs are still there
@@ -235,8 +280,14 @@ describeWithEngines('Docker pool over SSH', [docker, ssh], () => {
       expect(next.code, next.stdout + next.stderr).toBe(0);
       expect(await leftAfter(y.mine)).toEqual([]);
       expect(await collectorLeft()).toBe(''); // the dead drivers' ssh collectors saw EOF and ended
+      // the other machine's container is still there, and the run said why it left it
+      expect(await names(ea, foreign, false)).toEqual([foreign]);
+      expect(next.stdout + next.stderr + readFileSync(join(runDir('after'), 'sflow.log'), 'utf8')).toContain(
+        `container(s) of sflow drivers on other hosts (sflow-elsewhere.invalid) on ssh://${ssh.get('SFLOW_TEST_SSH_ALIAS_A')} alone: ${foreign}`,
+      );
     } finally {
       for (const r of [x, y]) r.child.kill('SIGKILL');
+      await docker.exec('docker', ['-H', ea, 'rm', '-f', foreign]);
     }
   });
 
