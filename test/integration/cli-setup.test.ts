@@ -20,6 +20,22 @@ afterAll(() => {
 
 const has = (shell: string) => spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;
 
+/**
+ * A test that needs `shell` on PATH: without it the test is skipped with the reason in its name,
+ * or fails with that reason under SFLOW_REQUIRE_ENGINES=1 (set by .ci/run, which installs it).
+ */
+function withShell(shell: string, title: string, fn: () => void): void {
+  const why = has(shell) ? undefined : `${shell} is not on PATH (apt-get install ${shell})`;
+  if (why && process.env.SFLOW_REQUIRE_ENGINES !== '1') {
+    it.skip(`${title} (skipped: ${why})`, fn);
+    return;
+  }
+  it(title, () => {
+    if (why) throw new Error(`SFLOW_REQUIRE_ENGINES=1 but ${why}`);
+    fn();
+  });
+}
+
 describe('sflow skill', () => {
   it('--target all --global writes each agent’s files into a temporary HOME', () => {
     const home = scratch();
@@ -159,7 +175,7 @@ describe('sflow completion', () => {
     expect(ask(['sflow', 'completion', 'z'])).toBe('zsh');
   });
 
-  it.skipIf(!has('zsh'))('zsh: the script parses (zsh -n) and declares every command', () => {
+  withShell('zsh', 'zsh: the script parses (zsh -n) and declares every command', () => {
     const dir = scratch();
     const script = sflow(['completion', 'zsh']).stdout;
     writeFileSync(join(dir, '_sflow'), script);
@@ -179,7 +195,7 @@ describe('sflow completion', () => {
       expect(script).toContain(`'${c}:`);
   });
 
-  it.skipIf(!has('fish'))('fish: completes like bash', () => {
+  withShell('fish', 'fish: completes like bash', () => {
     const dir = scratch();
     writeFileSync(join(dir, 'sflow.fish'), sflow(['completion', 'fish']).stdout);
     const r = spawnSync(

@@ -8,6 +8,10 @@
  * random part of a run id by <STAMP>; nvidia-smi
  * is shadowed by a stub that finds no GPU, so a GPU machine prints the same plan.
  * `SFLOW_UPDATE_GOLDEN=1 npx vitest run test/integration/dry-run-golden.test.ts` rewrites them.
+ *
+ * The cases run through the CLI's entry in-process (test/helpers/cli-inprocess.ts: same parsing,
+ * printing and exit codes, without starting Node ~74 times); one case also runs the built CLI in
+ * a child process as the end-to-end check, against the same golden file.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -24,7 +28,8 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REPO, SHARED, sflow } from '../helpers/cli.js';
+import { REPO, SHARED, sflow, type CliResult } from '../helpers/cli.js';
+import { sflowInProcess } from '../helpers/cli-inprocess.js';
 
 const EXAMPLES = join(SHARED, 'spec', 'examples');
 const COMPAT = join(SHARED, 'compat');
@@ -110,11 +115,16 @@ function compatCases(): Case[] {
     });
 }
 
-function runCase(c: Case): string {
+type Runner = (
+  args: string[],
+  opts: { cwd: string; env: Record<string, string> },
+) => CliResult | Promise<CliResult>;
+
+async function runCase(c: Case, runner: Runner): Promise<string> {
   const cwd = c.cwd === 'compat' ? COMPAT : mkdtempSync(join(scratch, 'cwd-'));
   const out = mkdtempSync(join(scratch, 'out-'));
   const args = ['run', ...c.args, '--dry-run', ...(c.cwd === 'compat' ? ['--output-dir', out] : [])];
-  const r = sflow(args, {
+  const r = await runner(args, {
     cwd,
     env: {
       PATH: `${stubBin}:${process.env.PATH ?? ''}`,
@@ -148,9 +158,9 @@ describe.skipIf(missing)('dry-run output is unchanged (golden files)', () => {
     expect(cases.length).toBeGreaterThanOrEqual(60);
     expect(new Set(cases.map((c) => c.name)).size).toBe(cases.length);
   });
-  it.each(cases.map((c) => [c.name, c] as const))('%s', (_name, c) => {
+  it.each(cases.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
     const file = join(GOLDEN, `${c.name}.txt`);
-    const got = runCase(c);
+    const got = await runCase(c, sflowInProcess);
     if (UPDATE) {
       mkdirSync(join(file, '..'), { recursive: true });
       writeFileSync(file, got);
@@ -158,6 +168,13 @@ describe.skipIf(missing)('dry-run output is unchanged (golden files)', () => {
     }
     expect(existsSync(file), `golden file ${file} (SFLOW_UPDATE_GOLDEN=1 records it)`).toBe(true);
     expect(got).toBe(readFileSync(file, 'utf8'));
+  });
+
+  it('end to end: the built CLI in a child process prints the first case as its golden file', async () => {
+    const c = cases[0];
+    const got = await runCase(c, sflow);
+    if (UPDATE) return; // recorded in-process above
+    expect(got).toBe(readFileSync(join(GOLDEN, `${c.name}.txt`), 'utf8'));
   });
 });
 

@@ -54,6 +54,22 @@ async function until(what: string, cond: () => boolean, ms = 5000) {
   }
 }
 
+/**
+ * A hang guard, not a timing assertion: fails with `what` if `p` is still pending after `ms`
+ * (far longer than it needs on any machine, far shorter than the wait it must not do).
+ */
+async function within<T>(ms: number, what: string, p: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const guard = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`still waiting after ${ms} ms: ${what}`)), ms);
+  });
+  try {
+    return await Promise.race([p, guard]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 const uniq = () => `sflowmark-${process.pid}-${Date.now()}-${++seq}`;
 
 describe('spawnGroup', () => {
@@ -109,12 +125,11 @@ describe('stop', () => {
       () => readFileSync(log, 'utf8').includes('started') && processesWith(m).length >= 4,
     );
     expect(liveGroupMembers(h.pgid).length).toBeGreaterThanOrEqual(6);
-    const t0 = Date.now();
-    const out = await h.stop(5000);
+    // SIGTERM suffices: stop returns once the group is empty, not when a 10-minute grace ends
+    const out = await within(20_000, 'stop after SIGTERM', h.stop(600_000));
     expect(out.gone).toBe(true);
     expect(out.alreadyGone).toBe(false);
     expect(out.signals).toEqual(['SIGTERM']);
-    expect(Date.now() - t0).toBeLessThan(3000); // SIGTERM sufficed: no waiting out the grace
     expect(groupState(h.pgid)).not.toBe('alive');
     expect(liveGroupMembers(h.pgid)).toEqual([]);
     expect(processesWith(m)).toEqual([]);
@@ -144,8 +159,7 @@ describe('stop', () => {
     const took = Date.now() - t0;
     expect(out.signals).toEqual(['SIGTERM', 'SIGKILL']);
     expect(out.gone).toBe(true);
-    expect(took).toBeGreaterThanOrEqual(290);
-    expect(took).toBeLessThan(2500);
+    expect(took).toBeGreaterThanOrEqual(290); // the grace was waited out before SIGKILL
     expect(processesWith(m)).toEqual([]);
     expect((await h.exited).signal).toBe('SIGKILL');
   });
@@ -155,12 +169,12 @@ describe('stop', () => {
     const { h, log } = await run(`trap '' TERM; bash -c 'sleep 300; true' ${m} & echo ready; wait`, m);
     await until('ready', () => readFileSync(log, 'utf8').includes('ready'));
     const t0 = Date.now();
-    const stopping = h.stop(20_000);
+    const stopping = h.stop(600_000); // a grace no test could wait out
     await until('SIGTERM delivered', () => Date.now() - t0 > 50);
     h.killGroupNow();
-    const out = await stopping;
+    const out = await within(20_000, 'stop after killGroupNow', stopping);
     expect(out.gone).toBe(true);
-    expect(Date.now() - t0).toBeLessThan(2000);
+    expect((await h.exited).signal).toBe('SIGKILL');
     expect(processesWith(m)).toEqual([]);
   });
 

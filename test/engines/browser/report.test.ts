@@ -78,8 +78,13 @@ interface Seen {
   sessionRows: number;
   /** text of the Failures section ('' when absent) */
   failure: string;
-  /** clicks a results column header `times` times; returns the first row's cell of that column */
-  sortBy: (base: string, column: string, times: number) => Promise<string>;
+  /** text of the DAG section ('' when absent) */
+  dagText: string;
+  /**
+   * Clicks a results column header once; returns the direction the header now shows and the
+   * table's columns (header → the cells' text, top to bottom) in the order the page shows.
+   */
+  sortBy: (base: string, column: string) => Promise<{ dir: string | null; cols: Record<string, string[]> }>;
 }
 
 /** Opens the report offline, counts requests that are not the file itself, and takes a screenshot. */
@@ -117,12 +122,25 @@ async function open(runDir: string, shot: string, scrollTo?: string): Promise<Se
     failure: (await page.locator('section#failures').count())
       ? ((await page.locator('section#failures').innerText()) ?? '')
       : '',
-    sortBy: async (base, column, times) => {
+    dagText: (await page.locator('section#dag').count()) ? await page.locator('section#dag').innerText() : '',
+    sortBy: async (base, column) => {
       const table = page.locator(`table.results[data-base="${base}"]`);
-      const heads = await table.locator('thead th').allTextContents();
+      const th = table.locator('thead th');
+      // the header's own text, without the ▲/▼ the stylesheet adds after a click
+      const heads = await th.allTextContents();
       const i = heads.findIndex((h) => h.trim() === column);
-      for (let k = 0; k < times; k++) await table.locator('thead th').nth(i).click();
-      return (await table.locator('tbody tr').first().locator('td').nth(i).textContent()) ?? '';
+      if (i < 0) throw new Error(`no column ${column} in ${JSON.stringify(heads)}`);
+      await th.nth(i).click();
+      const dir = await th.nth(i).getAttribute('data-dir');
+      const rows = await table.locator('tbody tr').evaluateAll((trs) =>
+        trs.map((tr) => {
+          // a <tr> in the page (no DOM types in this project's compiler settings)
+          const cells = (tr as unknown as { cells: ArrayLike<{ textContent: string | null }> }).cells;
+          return Array.from(cells, (c) => c.textContent ?? '');
+        }),
+      );
+      const cols = Object.fromEntries(heads.map((h, k) => [h.trim(), rows.map((r) => r[k] ?? '')]));
+      return { dir, cols };
     },
   };
   await page.screenshot({ path: join(ARTIFACTS, shot), fullPage: true });
@@ -153,6 +171,36 @@ describe.skipIf(noBrowser !== undefined)(
           expect(await s.resultRows('bench')).toBe(6);
           expect(s.dagNodes).toBe(8);
           expect(s.charts).toBeGreaterThan(0);
+
+          // the table starts in sweep order (CONC 4, 4, 8, 8, 16, 16): sort by MODE first so
+          // that sorting by CONC has rows to move; Array#sort is stable, so ties keep MODE order
+          const byMode = await s.sortBy('bench', 'MODE');
+          expect(byMode.dir).toBe('asc');
+          expect(byMode.cols.MODE).toEqual(['fast', 'fast', 'fast', 'slow', 'slow', 'slow']);
+          expect(byMode.cols.CONC).toEqual(['4', '8', '16', '4', '8', '16']);
+          const up = await s.sortBy('bench', 'CONC');
+          expect(up.dir).toBe('asc');
+          expect(up.cols.CONC).toEqual(['4', '4', '8', '8', '16', '16']); // numeric, not '16' < '4'
+          expect(up.cols.task).toEqual([
+            'bench_4_fast',
+            'bench_4_slow',
+            'bench_8_fast',
+            'bench_8_slow',
+            'bench_16_fast',
+            'bench_16_slow',
+          ]);
+          const down = await s.sortBy('bench', 'CONC');
+          expect(down.dir).toBe('desc');
+          expect(down.cols.CONC).toEqual(['16', '16', '8', '8', '4', '4']);
+          expect(down.cols.task).toEqual([
+            'bench_16_fast',
+            'bench_16_slow',
+            'bench_8_fast',
+            'bench_8_slow',
+            'bench_4_fast',
+            'bench_4_slow',
+          ]);
+          expect(s.errors).toEqual([]);
         });
 
         it('06 services: offline, no errors, one bar per task, three DAG nodes', async () => {
@@ -184,6 +232,24 @@ describe.skipIf(noBrowser !== undefined)(
       expect(s.bars).toBe(1000);
       expect(s.attemptsNote).toContain('1000 attempts');
       expect(await s.resultRows('t')).toBe(1000);
+      expect(s.dagText).toMatch(/^DAG\b/);
+      expect(s.dagNodes).toBeGreaterThan(0);
+
+      // rows start in replica order (value 0…999): ascending, descending, then ascending again
+      // from the reversed table, so each click has to move every row
+      const asc = Array.from({ length: 1000 }, (_, i) => String(i));
+      const desc = [...asc].reverse();
+      const first = await s.sortBy('t', 'value');
+      expect(first.dir).toBe('asc');
+      expect(first.cols.value).toEqual(asc);
+      const second = await s.sortBy('t', 'value');
+      expect(second.dir).toBe('desc');
+      expect(second.cols.value).toEqual(desc);
+      expect(second.cols.replica).toEqual(desc); // whole rows moved, not just the one column
+      const third = await s.sortBy('t', 'value');
+      expect(third.dir).toBe('asc');
+      expect(third.cols.value).toEqual(asc);
+      expect(s.errors).toEqual([]);
     }, 360_000);
 
     it('a failed assertion: the failure with its expression, values and log tail is on the page', async () => {

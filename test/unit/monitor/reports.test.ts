@@ -10,6 +10,7 @@ import { estimateSkew } from '../../../src/monitor/skew.js';
 import { seriesLabel } from '../../../src/monitor/svg.js';
 import { TIMELINE_HEADER } from '../../../src/monitor/csv.js';
 import { S, T0, util, writeRawRun } from '../../helpers/monitor-raw.js';
+import { decodePng, inkPixels } from '../visualize/png-decode.js';
 
 const root = mkdtempSync(join(tmpdir(), 'sflow-mon-rep-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -149,9 +150,46 @@ describe('charts', () => {
     ]);
     expect(readFileSync(join(run, 'sflow_monitor.log'), 'utf8')).toContain('PNG charts skipped');
     const run2 = rawRun(['h1']);
-    await buildMonitorReports(input(run2, [v[1]], { rasterize: undefined }));
+    const both = view({ path: 'lifecycle/c/', formats: ['svg', 'png'] });
+    await buildMonitorReports(input(run2, [v[1], both], { rasterize: undefined }));
     const png = readFileSync(join(run2, 'sflow_monitor/lifecycle/b/timeline.png'));
     expect(png.subarray(1, 4).toString()).toBe('PNG');
+
+    // what the PNG shows: the SVG's chart at the renderer's 1.5× zoom, drawn, in the series' colours
+    const svg = readFileSync(join(run2, 'sflow_monitor/lifecycle/c/timeline.svg'), 'utf8');
+    const img = decodePng(readFileSync(join(run2, 'sflow_monitor/lifecycle/c/timeline.png')));
+    const size = /^<svg [^>]*width="(\d+)" height="(\d+)"/.exec(svg);
+    expect(size).not.toBeNull();
+    expect([img.width, img.height]).toEqual([
+      Math.round(Number(size![1]) * 1.5),
+      Math.round(Number(size![2]) * 1.5),
+    ]);
+    const colours = new Set<number>();
+    for (let p = 0; p < img.rgba.length; p += 4) colours.add(img.rgba.readUInt32BE(p));
+    expect(colours.size).toBeGreaterThan(50); // not blank, not one flat fill
+    expect(inkPixels(img)).toBeGreaterThan(img.width * 2); // axes, lines and labels
+    const panel = /<rect x="(\d+)" y="\d+" width="(\d+)" height="\d+" fill="#fafafa"/.exec(svg);
+    expect(panel).not.toBeNull();
+    const plotX0 = Number(panel![1]) * 1.5 + 2; // clear of the panel's border
+    const plotX1 = (Number(panel![1]) + Number(panel![2])) * 1.5 - 2;
+    const strokes = [
+      ...new Set(
+        [...svg.matchAll(/<polyline class="series"[^>]* stroke="#([0-9a-f]{6})"/g)].map((m) => m[1]),
+      ),
+    ];
+    expect(strokes.length).toBeGreaterThan(1);
+    for (const hex of strokes) {
+      const [r, g, b] = [0, 2, 4].map((k) => parseInt(hex.slice(k, k + 2), 16));
+      let hits = 0;
+      // inside the plot panels only: the legend's colour swatches must not count as lines
+      for (let p = 0; p < img.rgba.length; p += 4) {
+        const x = (p / 4) % img.width;
+        if (x < plotX0 || x > plotX1) continue;
+        const d = Math.abs(img.rgba[p] - r) + Math.abs(img.rgba[p + 1] - g) + Math.abs(img.rgba[p + 2] - b);
+        if (d <= 24) hits++;
+      }
+      expect(hits, `pixels in the colour of series #${hex}`).toBeGreaterThan(20);
+    }
   }, 60_000);
 });
 
