@@ -156,7 +156,28 @@ async function payload(parts, bundlePath) {
   return { blob, id, count: files.length };
 }
 
-async function buildArch(arch, bundlePath) {
+/**
+ * `sflow --help` as this bundle's commander prints it 80 columns wide (stdout a pipe), run outside
+ * an executable (src/sea/entry.ts: SFLOW_SEA_ROOT, the checkout's files): the executable prints it
+ * for `--help` without loading the CLI (asset `root-help-80`).
+ */
+function rootHelp(bundlePath) {
+  const env = { ...process.env, SFLOW_SEA_ROOT: ROOT, NO_COLOR: '1' };
+  delete env.COLUMNS;
+  delete env.SFLOW_DEBUG_ENTRY;
+  const text = execFileSync(process.execPath, [bundlePath, '--help'], {
+    env,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  if (!/^Usage: sflow /m.test(text))
+    throw new Error(`unexpected --help output of the bundle: ${text.slice(0, 200)}`);
+  const out = join(WORK, 'root-help-80.txt');
+  writeFileSync(out, text);
+  return out;
+}
+
+async function buildArch(arch, bundlePath, helpPath) {
   let parts;
   try {
     parts = targetParts(arch);
@@ -176,7 +197,11 @@ async function buildArch(arch, bundlePath) {
     useSnapshot: false,
     // the V8 code cache is specific to the CPU architecture it was made on
     useCodeCache: parts.codeCache && process.env.SFLOW_EXE_CODE_CACHE !== '0', // =0: to measure without
-    assets: { payload: join(dir, 'payload.bin'), 'payload-id': join(dir, 'payload-id.txt') },
+    assets: {
+      payload: join(dir, 'payload.bin'),
+      'payload-id': join(dir, 'payload-id.txt'),
+      'root-help-80': helpPath,
+    },
   };
   writeFileSync(join(dir, 'sea-config.json'), JSON.stringify(config, null, 2));
   execFileSync(process.execPath, ['--experimental-sea-config', join(dir, 'sea-config.json')], {
@@ -209,9 +234,10 @@ async function main() {
   const t0 = Date.now();
   const bundlePath = await bundleCjs();
   log(`bundled ${relative(ROOT, bundlePath)} (${(statSync(bundlePath).size / 1e6).toFixed(1)} MB)`);
+  const helpPath = rootHelp(bundlePath);
   const built = [];
   for (const arch of arches) {
-    const exe = await buildArch(arch, bundlePath);
+    const exe = await buildArch(arch, bundlePath, helpPath);
     if (exe) built.push(exe);
   }
   if (built.length === 0) throw new Error('no executable was built');

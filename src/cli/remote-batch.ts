@@ -22,13 +22,15 @@ import { resolveComposed } from '../config/compose-resolve.js';
 import { SflowError } from '../config/errors.js';
 import { parseTaskMonitorFlag } from '../config/monitor-flags.js';
 import { stageInputs } from './remote-inputs.js';
+import { redactSecretVariables } from '../config/secret-variables.js';
 import { writeReceipt } from '../remote/receipt.js';
 import { prepareRemote, removeUnstarted } from '../remote/remote-host.js';
-import { sessionName } from './remote-run.js';
+import { sessionName, writeLocalRecipeCopy } from './remote-run.js';
 import { sessionPaths } from '../remote/session-layout.js';
 import { sshCall, sshFailure } from '../remote/ssh-call.js';
 import { parseSshTarget, shQuote, type SshTarget } from '../remote/ssh-target.js';
 import { sshWithTar } from '../remote/transfer.js';
+import type { TarEntry } from '../remote/tar-write.js';
 
 const usage = (message: string, hint: string) =>
   new SflowError('cli.ssh_unsupported', message, { phase: 'usage', exitCode: 2, hint });
@@ -138,7 +140,8 @@ export async function batchSshCommand(positional: string[], opts: Record<string,
       ),
     );
   process.stderr.write('✓ dry-run validation passed\n');
-  const recipeText = composeText(opts.resolve ? resolveComposed(job.loaded.doc) : job.loaded.doc);
+  const composedDoc = opts.resolve ? resolveComposed(job.loaded.doc) : job.loaded.doc;
+  const recipeText = composeText(composedDoc);
   const name = sessionName();
   const script = (session: string, sflow: string, partition: string, account: string) => {
     const p = sessionPaths(session);
@@ -190,7 +193,8 @@ export async function batchSshCommand(positional: string[], opts: Record<string,
   let submitted = false;
   try {
     mkdirSync(localDir, { recursive: true });
-    writeFileSync(join(localDir, 'recipe.yaml'), recipeText);
+    // secret values stay out of the local copy (0600 all the same); the recipe goes up from memory
+    writeLocalRecipeCopy(join(localDir, 'recipe.yaml'), composeText(redactSecretVariables(composedDoc)));
     say(`1/4 connect: ${target.destination}`);
     const host = await prepareRemote(target, opts.sshRemoteRoot as string | undefined, (s) =>
       say(`    ${s}`),
@@ -228,7 +232,7 @@ export async function batchSshCommand(positional: string[], opts: Record<string,
       `3/4 inputs: recipe.yaml + job.sh${staged.files.length ? ` + ${staged.files.length} file(s)` : ''} → ${p.inputs}`,
     );
     const jobId = await uploadAndSubmit(target, session, [
-      { name: 'recipe.yaml', file: join(localDir, 'recipe.yaml') },
+      { name: 'recipe.yaml', data: Buffer.from(recipeText) },
       { name: 'job.sh', file: join(localDir, 'job.sh') },
       ...staged.files,
     ]);
@@ -259,11 +263,7 @@ export async function batchSshCommand(positional: string[], opts: Record<string,
 }
 
 /** One ssh call: unpack the inputs into `<session>/inputs`, then `sbatch` the script there. */
-async function uploadAndSubmit(
-  t: SshTarget,
-  session: string,
-  inputs: { name: string; file: string }[],
-): Promise<string> {
+async function uploadAndSubmit(t: SshTarget, session: string, inputs: TarEntry[]): Promise<string> {
   const p = sessionPaths(session);
   const q = shQuote;
   const script = `umask 077; mkdir -p ${q(p.inputs)} ${q(p.workspace)} ${q(p.output)} ${q(p.state)} && tar -xf - -C ${q(p.inputs)} && cd ${q(p.workspace)} && sbatch ${q(`${p.inputs}/job.sh`)}`;

@@ -10,6 +10,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { backendCatalog } from '../backends/registry.js';
 import { SflowError } from '../config/errors.js';
+import { redactSecretVariables } from '../config/secret-variables.js';
 import { loadRecipe } from '../config/load.js';
 import { applyMonitorFlags } from '../config/monitor-flags.js';
 import { uriPathText } from '../plan/artifacts.js';
@@ -22,8 +23,10 @@ import type { TarEntry } from '../remote/tar-write.js';
 const SKIP_DIRS = new Set(['.git', '.venv', '.sflow', 'sflow_output', '__pycache__']);
 
 export interface StagedInputs {
-  /** the composed recipe */
+  /** the composed recipe: secret values included, so it is uploaded from memory, never written here */
   recipeText: string;
+  /** the same with secret variables' values replaced by a placeholder: the copy kept locally */
+  localCopyText: string;
   /** files to upload, named relative to the remote inputs/ folder */
   files: TarEntry[];
   workflow: string;
@@ -55,6 +58,7 @@ export function stageInputs(
   const loaded = loadRecipe(loadOptions(files, opts));
   if (!o.quiet) printWarnings(loaded.warnings);
   const recipeText = composeText(loaded.doc);
+  const localCopyText = composeText(redactSecretVariables(loaded.doc));
   const workflow = String((loaded.recipe as { workflow: { name: string } }).workflow.name);
   const uploads: TarEntry[] = [];
   if (command === 'run') {
@@ -98,5 +102,5 @@ export function stageInputs(
       addTree(a.path, `workspace/${rel.split(sep).join('/')}`, uploads);
     }
   }
-  return { recipeText, files: uploads, workflow };
+  return { recipeText, localCopyText, files: uploads, workflow };
 }

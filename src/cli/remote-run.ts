@@ -7,7 +7,7 @@
  * the run going: `sflow watch RECEIPT` reattaches, `sflow fetch RECEIPT` copies its files.
  */
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { reportError } from './errors.js';
 import { SflowError } from '../config/errors.js';
@@ -124,8 +124,9 @@ export async function sshCommand(
   let started = false;
   try {
     mkdirSync(localDir, { recursive: true });
-    const recipeCopy = join(localDir, 'recipe.yaml');
-    writeFileSync(recipeCopy, staged.recipeText);
+    // the local copy has the secret variables' values replaced (as a local run's record has); the
+    // recipe that runs crosses the connection from memory, on ssh's stdin (never on a command line)
+    writeLocalRecipeCopy(join(localDir, 'recipe.yaml'), staged.localCopyText);
     say(`1/4 connect: ${target.destination}`);
     const host = await prepareRemote(target, opts.sshRemoteRoot as string | undefined, (s) =>
       say(`    ${s}`),
@@ -144,7 +145,7 @@ export async function sshCommand(
       target,
       host.sflow,
       session,
-      [{ name: 'recipe.yaml', file: recipeCopy }, ...staged.files],
+      [{ name: 'recipe.yaml', data: Buffer.from(staged.recipeText) }, ...staged.files],
       remoteArgs(kind, p, opts),
     );
     started = true;
@@ -198,6 +199,12 @@ export async function sshCommand(
 }
 
 class Interrupted extends Error {}
+
+/** `recipe.yaml` next to the receipt: mode 0600 like the receipt, even where the file existed */
+export function writeLocalRecipeCopy(path: string, text: string): void {
+  writeFileSync(path, text, { mode: 0o600 });
+  chmodSync(path, 0o600);
+}
 
 async function fetchBack(
   kind: Kind,

@@ -2,18 +2,26 @@
  * A small streaming tar writer (ustar, GNU long names): how files cross the SSH connection in both
  * directions — the recipe and its inputs up (`tar -xf -` remotely), the run's files back (the
  * remote sflow writes, `tar -xf -` locally). Regular files only (symbolic links are followed);
- * each file is streamed, never held in memory whole. Directories are implied by the paths.
+ * each file is streamed, never held in memory whole. Directories are implied by the paths. An
+ * entry may instead carry its bytes (`data`): what must not be left in a local file, such as the
+ * composed recipe with secret values in it, crosses the connection from memory (mode 0600).
  */
 import { createReadStream, statSync } from 'node:fs';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 
-export interface TarEntry {
-  /** `/`-separated path inside the archive */
-  name: string;
-  /** the file to read */
-  file: string;
-}
+export type TarEntry =
+  | {
+      /** `/`-separated path inside the archive */
+      name: string;
+      /** the file to read */
+      file: string;
+    }
+  | {
+      name: string;
+      /** the bytes themselves (written with mode 0600, mtime now) */
+      data: Buffer;
+    };
 
 function octal(n: number, width: number): string {
   return n.toString(8).padStart(width - 1, '0') + '\0';
@@ -46,13 +54,21 @@ const pad = (n: number) => Buffer.alloc((512 - (n % 512)) % 512);
 export async function writeTar(out: Writable, entries: TarEntry[]): Promise<number> {
   let total = 0;
   for (const e of entries) {
-    const st = statSync(e.file);
-    if (!st.isFile()) continue;
+    const st = 'file' in e ? statSync(e.file) : undefined;
+    if (st?.isFile() === false) continue;
     const name = Buffer.from(e.name, 'utf8');
     if (name.length > 100) {
       await put(out, header('././@LongLink', name.length + 1, 0o644, 0, 'L'));
       await put(out, Buffer.concat([name, Buffer.from([0]), pad(name.length + 1)]));
     }
+    if ('data' in e) {
+      await put(out, header(e.name, e.data.length, 0o600, Date.now() / 1000, '0'));
+      if (e.data.length) await put(out, e.data);
+      await put(out, pad(e.data.length));
+      total += e.data.length;
+      continue;
+    }
+    if (!st) continue;
     await put(out, header(e.name, st.size, st.mode, st.mtimeMs / 1000, '0'));
     let written = 0;
     for await (const chunk of createReadStream(e.file, { end: Math.max(0, st.size - 1) })) {

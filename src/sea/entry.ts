@@ -12,8 +12,14 @@
  *
  * Cache folder: $SFLOW_CACHE_DIR, else $XDG_CACHE_HOME/sflow, else ~/.cache/sflow, else
  * $TMPDIR/sflow-<uid>; inside it `exe/<version>-<payload id>/`.
+ *
+ * `--version` / `-V` and `--help` / `-h` alone are answered here without loading the CLI, as
+ * bin/sflow.js answers them: the version text is versionText()'s (src/cli/version.ts), the help
+ * text the executable's own commander output, 80 columns wide, captured at build time
+ * (scripts/build-exe.mjs, asset `root-help-80`) and used where commander would print 80 columns.
+ * SFLOW_DEBUG_ENTRY=1 says on stderr which one answered.
  */
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -86,10 +92,64 @@ function quietOptionalRequireWarning(): void {
   });
 }
 
+function debugEntry(what: string): void {
+  if (process.env.SFLOW_DEBUG_ENTRY === '1') process.stderr.write(`sflow entry: ${what}\n`);
+}
+
+function writeOut(text: string): void {
+  // `sflow --help | head`: a reader that goes away is not an error
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE' && e.code !== 'EIO') throw e;
+  });
+  process.stdout.write(text);
+}
+
+/** versionText() of src/cli/version.ts, for the install folder `root` (its package.json) */
+function versionText(root: string): string {
+  let v = '0.0.0'; // as src/util/version.ts where package.json cannot be read
+  try {
+    v = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    // keep 0.0.0
+  }
+  return [
+    `sflow ${v}`,
+    `  node: ${process.version} (${process.platform}-${process.arch})`,
+    `  bin: ${process.argv[1] ?? 'sflow'}`,
+    `  package: ${root}`,
+  ].join('\n');
+}
+
+/** `--version` and `--help` alone: answered without the CLI; false for anything else */
+function fastAnswer(root: string): boolean {
+  const args = process.argv.slice(2);
+  // outside the executable (SFLOW_SEA_ROOT: build-exe.mjs, tests) the CLI answers, for comparison
+  if (args.length !== 1 || !sea.isSea()) return false;
+  if (args[0] === '--version' || args[0] === '-V') {
+    debugEntry('executable (version)');
+    writeOut(versionText(root) + '\n');
+    return true;
+  }
+  if (args[0] !== '--help' && args[0] !== '-h') return false;
+  const width = (process.stdout.isTTY ? process.stdout.columns : undefined) ?? 80;
+  if (width !== 80) return false;
+  let text: string;
+  try {
+    text = sea.getAsset('root-help-80', 'utf8');
+  } catch {
+    return false; // an executable built without it: the CLI answers
+  }
+  debugEntry('executable (help)');
+  writeOut(text);
+  return true;
+}
+
 async function start(): Promise<void> {
   quietOptionalRequireWarning();
   const root = sea.isSea() ? installRoot() : process.env.SFLOW_SEA_ROOT;
   if (!root) throw new Error('the single-executable entry runs only inside the executable');
+  if (fastAnswer(root)) return;
+  debugEntry('executable (cli)');
   globalThis.__sflowSeaUrl = pathToFileURL(join(root, 'dist', 'sea', 'sflow.cjs')).href;
   // in the executable process.argv is [exe, exe, ...args] like [node, script, ...args]
   const { main } = await import('../cli/main.js');

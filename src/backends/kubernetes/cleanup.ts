@@ -3,12 +3,14 @@
  * ConfigMaps, Secrets, and — when the run made them — ResourceClaimTemplates, MPIJobs), bounded
  * at 300 s each, then a wait until the pods are really gone. Also the reaping of runs whose
  * driver died (SIGKILL): every object records the driver (`sflow/driver` = host:pid:start); a
- * later run in the same namespace on the same host deletes the objects of drivers that are gone,
+ * later run in the same namespace on the same host deletes the objects of drivers that are gone
+ * (found on any kind it deletes),
  * and `sflow recover <run dir>` deletes one run's objects from anywhere.
  */
 import { driverGone } from '../driver-identity.js';
 import { apiMessage, apiStatus, type KubeApi } from './client.js';
 import { A_DRIVER, A_RUN_ID, L_RUN, MANAGED_BY } from './names.js';
+import { MPIJOB_GROUP, MPIJOB_PLURAL, MPIJOB_VERSION } from './mpijob.js';
 
 export interface Kinds {
   claims: boolean;
@@ -124,19 +126,27 @@ export async function podsGone(api: KubeApi, labelSelector: string, signal?: Abo
 /** the driver recorded on an object is a process of this host that no longer runs (shared with Docker) */
 export { driverGone };
 
+interface Meta {
+  metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+}
+
 /**
  * Runs in the namespace whose driver on this host is gone: their run label and run id. One list
- * of sflow's pods and one of its ConfigMaps (a run killed before its pods leaves those).
+ * per kind sflow creates (what deleteByLabel deletes): pods, ConfigMaps, Secrets (a run killed
+ * right after its env Secret leaves only that), ResourceClaimTemplates and MPIJobs (kinds a
+ * cluster may not serve, or not let us list: none of them then).
  */
 export async function staleRuns(api: KubeApi, signal?: AbortSignal): Promise<Map<string, string>> {
   const labelSelector = `${MANAGED_BY}=sflow`;
-  const [pods, cms] = await Promise.all([
+  const namespace = api.namespace;
+  const optional = [404, 403];
+  const lists: Array<Promise<{ items?: Meta[] } | undefined>> = [
     api.call(
       'read',
       'list',
       'pods',
       labelSelector,
-      (o) => api.core.listNamespacedPod({ namespace: api.namespace, labelSelector }, o),
+      (o) => api.core.listNamespacedPod({ namespace, labelSelector }, o),
       { signal },
     ),
     api.call(
@@ -144,15 +154,45 @@ export async function staleRuns(api: KubeApi, signal?: AbortSignal): Promise<Map
       'list',
       'configmaps',
       labelSelector,
-      (o) => api.core.listNamespacedConfigMap({ namespace: api.namespace, labelSelector }, o),
+      (o) => api.core.listNamespacedConfigMap({ namespace, labelSelector }, o),
       { signal },
     ),
-  ]);
+    api.call(
+      'read',
+      'list',
+      'secrets',
+      labelSelector,
+      (o) => api.core.listNamespacedSecret({ namespace, labelSelector }, o),
+      { signal },
+    ),
+    api.maybe(
+      'read',
+      'list',
+      'resourceclaimtemplates',
+      labelSelector,
+      (o) => api.resource.listNamespacedResourceClaimTemplate({ namespace, labelSelector }, o),
+      { signal, expected: optional },
+    ),
+    api.maybe(
+      'read',
+      'list',
+      'mpijobs',
+      labelSelector,
+      async (o) =>
+        (await api.custom.listNamespacedCustomObject(
+          { group: MPIJOB_GROUP, version: MPIJOB_VERSION, namespace, plural: MPIJOB_PLURAL, labelSelector },
+          o,
+        )) as { items?: Meta[] },
+      { signal, expected: optional },
+    ),
+  ];
   const out = new Map<string, string>();
-  for (const item of [...pods.items, ...cms.items]) {
-    const meta = item.metadata;
-    const run = meta?.labels?.[L_RUN];
-    if (run && driverGone(meta?.annotations?.[A_DRIVER])) out.set(run, meta?.annotations?.[A_RUN_ID] ?? run);
-  }
+  for (const list of await Promise.all(lists))
+    for (const item of list?.items ?? []) {
+      const meta = item.metadata;
+      const run = meta?.labels?.[L_RUN];
+      if (run && driverGone(meta?.annotations?.[A_DRIVER]))
+        out.set(run, meta?.annotations?.[A_RUN_ID] ?? run);
+    }
   return out;
 }

@@ -77,10 +77,18 @@ export function kubeFlags(options: Obj): KubeFlags {
       if (v === undefined) throw usage(`--extra-kubectl-args ${flag} needs a value`, `write ${flag}=<value>`);
       return v;
     };
-    if (flag === '--context') f.context ??= value();
-    else if (flag === '--namespace' || flag === '-n') f.namespace ??= value();
-    else if (flag === '--kubeconfig') f.kubeconfig ??= value();
-    else if (flag === '--request-timeout') f.requestTimeoutMs = duration(value());
+    // the dedicated flags win, but the value is consumed either way (`f.x ??= value()` would not
+    // call value(), and the value's word would be read as the next flag)
+    if (flag === '--context') {
+      const v = value();
+      f.context ??= v;
+    } else if (flag === '--namespace' || flag === '-n') {
+      const v = value();
+      f.namespace ??= v;
+    } else if (flag === '--kubeconfig') {
+      const v = value();
+      f.kubeconfig ??= v;
+    } else if (flag === '--request-timeout') f.requestTimeoutMs = duration(value());
     else if (flag === '--insecure-skip-tls-verify') f.insecure = inline === undefined || inline === 'true';
     else if (APPLY_ONLY.includes(flag)) {
       f.warnings.push(

@@ -29,7 +29,7 @@ import {
 } from '../backend.js';
 import { PodAttempt } from './attempt.js';
 import { shipArtifacts } from './artifacts.js';
-import { KubeApi } from './client.js';
+import { apiMessage, KubeApi } from './client.js';
 import { deleteByLabel, staleRuns } from './cleanup.js';
 import { startCollect } from './collect.js';
 import type { RdmaFound } from './dra.js';
@@ -429,7 +429,7 @@ export class KubernetesBackend implements Backend {
     } catch (e) {
       signal.throwIfAborted();
       this.ctx.log(
-        `Kubernetes backend '${this.name}': could not look for leftovers of earlier runs: ${errorMessage(e)}`,
+        `Kubernetes backend '${this.name}': could not look for leftovers of earlier runs: ${apiMessage(e)}`,
       );
     }
   }

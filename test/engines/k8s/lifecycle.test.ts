@@ -2,13 +2,14 @@
  * Nothing of a run is left in the namespace (issue 12) — task pods, merged pods, k8s_mpi launcher
  * and worker pods (pods route; MPIJob route: the MPIJob and what the emulator's mpi-operator made
  * for it), ConfigMaps, Secrets: after Ctrl-C or SIGTERM, a failing task, and after a SIGKILLed
- * driver once `sflow recover <run dir>` ran. Every run carries a token in its
+ * driver once `sflow recover <run dir>` ran, or once the next run in the namespace started (whatever
+ * kinds the dead driver left: all, only Secrets, only the MPIJob). Every run carries a token in its
  * env Secret; it appears in no file of the run directory and in no request the emulator logged
  * (the log redacts Secret payloads, so a hit is a leak through a pod spec, a ConfigMap, an argv).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -16,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onlyRunDir, taskLog, taskTable } from '../../helpers/run-dir.js';
 import { leftovers } from './backend-helpers.js';
+import { resKey, resourceDefs } from '../../fixtures/k8s-emulator/resources.js';
 import { required, sandboxMissing, startK8s, waitFor, type K8s } from './harness.js';
 import { runRecipe } from './run-recipe.js';
 
@@ -75,7 +77,7 @@ describe.skipIf(missing !== undefined && !required)(
     }
 
     /** the CLI as a child process, once every long-running pod of its run is Running */
-    async function startRun(secret: string, route = 'pods') {
+    async function startRun(secret: string, route = 'pods', env: Record<string, string> = {}) {
       const cwd = mkdtempSync(join(tmpdir(), 'sflow-k8s-life-'));
       dirs.push(cwd);
       const args = [
@@ -93,7 +95,7 @@ describe.skipIf(missing !== undefined && !required)(
       const child = spawn(process.execPath, ['--import', LOADER, CLI, ...args], {
         cwd,
         stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, NO_COLOR: '1' },
+        env: { ...process.env, NO_COLOR: '1', ...env },
       });
       children.push(child);
       let out = '';
@@ -191,6 +193,119 @@ describe.skipIf(missing !== undefined && !required)(
           () => leftovers(k.emu).length === 0 || undefined,
         );
         await waitFor('the MPIJob-owned objects to go', () => owned().length === 0 || undefined);
+        expectNoLeak(runDir, secret);
+      },
+    );
+
+    /**
+     * Every object in the namespace, sflow's or not, per namespaced kind the emulator serves
+     * (what the mpi-operator made, reservation pods, PVCs, quotas, events included).
+     */
+    const everything = () =>
+      resourceDefs({ mpiJob: true, dra: false })
+        .filter((d) => d.namespaced)
+        .flatMap((d) =>
+          (k.emu.store.list(resKey(d), 'default') as Array<{ metadata: { name: string } }>).map(
+            (o) => `${resKey(d)}/${o.metadata.name}`,
+          ),
+        );
+
+    /** a small run in the same namespace on this host, in this process */
+    function nextRun(cwd: string) {
+      const f = join(cwd, 'next.yaml');
+      writeFileSync(
+        f,
+        `version: '0.1'
+backends:
+  - name: cluster
+    type: kubernetes
+    default: true
+    namespace: default
+    nodes: 1
+    gpus_per_node: 4
+    reservation:
+      timeout: 60
+operators:
+  - name: pod
+    type: k8s
+    image: bash:5
+workflow:
+  name: k8s_next
+  tasks:
+    - name: hello
+      operator: pod
+      script: ["echo next run"]
+`,
+      );
+      return runRecipe(k, [f], [], dirs);
+    }
+
+    /**
+     * The next run finds a dead driver's run in this user's index of live runs (runtime/live-runs.ts)
+     * and deletes its objects; where the index does not name it (another login session's index,
+     * here its own SFLOW_RUN_INDEX_DIR; an index entry removed), by the objects themselves: any
+     * kind sflow makes carries the driver (cleanup.ts staleRuns).
+     */
+    it.each([
+      ['every object', 'index', 'operator', []],
+      ['every object', 'objects', 'operator', []],
+      // a driver killed during its own cleanup (the kinds are deleted in parallel): only Secrets
+      ['only its Secrets', 'objects', 'pods', ['pods', 'configmaps']],
+      ['only its MPIJob', 'objects', 'operator', ['pods', 'configmaps', 'secrets']],
+    ] as const)(
+      'a SIGKILLed driver left %s: the next run deletes them, found by its %s; the namespace is as before (k8s_mpi route %s)',
+      async (what, foundBy, route, removed) => {
+        await waitFor('a quiet namespace', () => (leftovers(k.emu).length === 0 ? true : undefined));
+        const before = everything();
+        const secret = token();
+        const index = mkdtempSync(join(tmpdir(), 'sflow-k8s-index-'));
+        dirs.push(index);
+        const r = await startRun(secret, route, foundBy === 'objects' ? { SFLOW_RUN_INDEX_DIR: index } : {});
+        const runDir = onlyRunDir(join(r.cwd, 'sflow_output'));
+        r.child.kill('SIGKILL');
+        await r.exited;
+        const label = (
+          k.emu.store.list('pods', 'default') as Array<{ metadata: { labels?: Record<string, string> } }>
+        )
+          .map((p) => p.metadata.labels?.['sflow/run'])
+          .find(Boolean)!;
+        expect(label).toBeTruthy();
+        const labelSelector = `sflow/run=${label}`;
+        for (const kind of removed) {
+          if (kind === 'pods')
+            await k.core.deleteCollectionNamespacedPod({
+              namespace: 'default',
+              labelSelector,
+              gracePeriodSeconds: 0,
+            });
+          if (kind === 'configmaps')
+            await k.core.deleteCollectionNamespacedConfigMap({ namespace: 'default', labelSelector });
+          if (kind === 'secrets')
+            await k.core.deleteCollectionNamespacedSecret({ namespace: 'default', labelSelector });
+        }
+        if (removed.length)
+          await waitFor(`the run's ${removed.join(', ')} to go`, () =>
+            leftovers(k.emu, 'default', label).every((o) => !removed.some((kind) => o.startsWith(`${kind}/`)))
+              ? true
+              : undefined,
+          );
+        const kinds = [...new Set(leftovers(k.emu, 'default', label).map((o) => o.split('/')[0]))].sort();
+        if (what === 'only its Secrets') expect(kinds).toEqual(['secrets']);
+        if (what === 'only its MPIJob') expect(kinds).toContain('mpijobs.kubeflow.org');
+        if (what === 'every object')
+          expect(kinds).toEqual(['configmaps', 'mpijobs.kubeflow.org', 'pods', 'secrets']);
+
+        const next = await nextRun(r.cwd);
+        expect(next.code, next.stderr + next.stdout).toBe(0);
+        const log = readFileSync(join(next.runDir, 'sflow.log'), 'utf8');
+        const runId = runDir.split('/').pop()!;
+        if (foundBy === 'index')
+          expect(log).toContain(`deleted the objects labelled sflow/run=${label} in namespace default`);
+        else expect(log).toContain(`deleted the objects of run ${runId}, whose driver on this host is gone`);
+        await waitFor(`the namespace as before the killed run (now: ${everything().join(' ')})`, () =>
+          JSON.stringify(everything()) === JSON.stringify(before) ? true : undefined,
+        );
+        expect(owned()).toEqual([]);
         expectNoLeak(runDir, secret);
       },
     );

@@ -4,6 +4,7 @@
  * PVC on Kubernetes), a service with an http readiness probe (checked from the in-cluster probe
  * pod) and its client, replicas and a sequential sweep, GPU tasks packed over two nodes; and a
  * two-node task runs two pods on two nodes. Each run leaves no object of the run in the namespace.
+ * The API requests of a run are in its command trace and its summary's command health.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -66,6 +67,39 @@ describe.skipIf(missing !== undefined && !required)(
       // the report task's own output file came back to the driver (output collect on Kubernetes)
       expect(readFileSync(join(r.runDir, 'report', 'report.txt'), 'utf8')).toBe('words=9 lines=3\n');
       if (b === 'k8s') expect(leftovers(k.emu)).toEqual([]);
+    });
+
+    it('the API requests are external calls: kube-api in command_trace.jsonl and in the command health', async () => {
+      // one request refused (the listing of leftovers of dead drivers, which the run survives):
+      // the trace keeps slow or failed calls only, so a healthy run would write none
+      k.emu.deny.add('list secrets');
+      let r: Awaited<ReturnType<typeof run>>;
+      try {
+        r = await run('k8s', 'dag.yaml', ['-s', `DAG_ID=dag-trace-${Date.now()}`]);
+      } finally {
+        k.emu.deny.delete('list secrets');
+      }
+      expect(r.code, r.stderr + r.stdout).toBe(0);
+      expect(readFileSync(join(r.runDir, 'sflow.log'), 'utf8')).toMatch(
+        /could not look for leftovers of earlier runs: secrets is forbidden: User "k8semu" cannot list/,
+      );
+      const trace = readFileSync(join(r.runDir, 'command_trace.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { tool: string; args: string[]; ok: boolean });
+      const api = trace.filter((t) => t.tool === 'kube-api');
+      expect(api.map((t) => [t.args.slice(0, 2).join(' '), t.ok])).toContainEqual(['list secrets', false]);
+      expect(JSON.stringify(api)).toMatch(/forbidden/);
+      const summary = readFileSync(join(r.runDir, 'sflow_summary.log'), 'utf8');
+      const start = summary.indexOf('External Command Health');
+      expect(start).toBeGreaterThan(-1);
+      const health = summary.slice(start, summary.indexOf('Command Logs', start));
+      // TOOL CALLS FAILED TIMEOUTS MEAN MAX VERDICT: every request of the run, one of them failed
+      const row = /^kube-api\s+(\d+)\s+(\d+)\s+(\d+)\s.*\s(\S+)\s*$/m.exec(health);
+      expect(row, health).not.toBeNull();
+      expect(Number(row![1])).toBeGreaterThan(10); // creates, watches, logs, deletes of 4 tasks
+      expect(row!.slice(2)).toEqual(['1', '0', 'DEGRADED']);
+      expect(leftovers(k.emu)).toEqual([]);
     });
 
     it.each(both)('service with a readiness probe and its client (%s)', async (b) => {

@@ -63,6 +63,35 @@ describe('single executable on a PATH without Node.js', () => {
     expect(rec.stderr).not.toMatch(/Warning|require\(\)/);
   });
 
+  it("--version and --help alone are answered without loading the CLI, with the CLI's own text", () => {
+    const fast = (args: string[]) =>
+      spawnSync(EXE, args, { cwd: dir, env: { ...env(), SFLOW_DEBUG_ENTRY: '1' }, encoding: 'utf8' });
+    const v = fast(['--version']);
+    expect([v.status, v.stderr]).toEqual([0, 'sflow entry: executable (version)\n']);
+    expect(fast(['-V']).stdout).toBe(v.stdout);
+    // the CLI in the same bundle, run outside the executable on the same unpacked files
+    const root = /package: (\S+)/.exec(v.stdout)![1];
+    const bundle = join(REPO, 'dist', 'sea', 'sflow.cjs');
+    const cli = (args: string[]) =>
+      spawnSync(process.execPath, [bundle, ...args], {
+        cwd: dir,
+        env: { ...env(), SFLOW_SEA_ROOT: root, SFLOW_DEBUG_ENTRY: '1' },
+        encoding: 'utf8',
+      });
+    const own = cli(['--version']);
+    expect([own.status, own.stderr]).toEqual([0, 'sflow entry: executable (cli)\n']);
+    expect(v.stdout).toBe(own.stdout.replace(`  bin: ${bundle}\n`, `  bin: ${EXE}\n`));
+    const h = fast(['--help']);
+    expect([h.status, h.stderr]).toEqual([0, 'sflow entry: executable (help)\n']);
+    expect(fast(['-h']).stdout).toBe(h.stdout);
+    const ownHelp = cli(['--help']);
+    expect(ownHelp.status, ownHelp.stderr).toBe(0);
+    expect(h.stdout).toBe(ownHelp.stdout);
+    expect(h.stdout).toMatch(/^Usage: sflow /);
+    // anything else still goes through the CLI
+    expect(fast(['schema', '--help']).stderr).toBe('sflow entry: executable (cli)\n');
+  });
+
   it('--tui on a terminal is refused by name (the live view is not in the executable)', () => {
     // `script` gives the run a terminal, so the live view would be chosen
     const cmd = `${EXE} run -f ${HELLO} --tui`;

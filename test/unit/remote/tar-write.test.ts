@@ -1,5 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  createWriteStream,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,6 +43,34 @@ describe('tar writer', () => {
     mkdirSync(dest);
     execFileSync('tar', ['-xf', tarFile, '-C', dest]);
     for (const [name, data] of Object.entries(files)) expect(readFileSync(join(dest, name))).toEqual(data);
+  });
+
+  it('an entry given by its bytes is written from memory, mode 0600, next to file entries', async () => {
+    const src = join(dir, 'mem-src');
+    mkdirSync(src);
+    writeFileSync(join(src, 'on-disk'), 'from a file\n');
+    const tarFile = join(dir, 'mem.tar');
+    const out = createWriteStream(tarFile);
+    const data = Buffer.from('variables:\n  HF_TOKEN: hf_value\n');
+    const long = `${'m'.repeat(120)}.yaml`;
+    expect(
+      await writeTar(out, [
+        { name: 'recipe.yaml', data },
+        { name: 'empty.yaml', data: Buffer.alloc(0) },
+        { name: long, data: Buffer.from('x'.repeat(513)) },
+        { name: 'workspace/in.txt', file: join(src, 'on-disk') },
+      ]),
+    ).toBe(data.length + 513 + 12);
+    out.end();
+    await once(out, 'close');
+    const dest = join(dir, 'mem-dest');
+    mkdirSync(dest);
+    execFileSync('tar', ['-xpf', tarFile, '-C', dest]);
+    expect(readFileSync(join(dest, 'recipe.yaml'))).toEqual(data);
+    expect(statSync(join(dest, 'recipe.yaml')).mode & 0o777).toBe(0o600);
+    expect(readFileSync(join(dest, 'empty.yaml'), 'utf8')).toBe('');
+    expect(readFileSync(join(dest, long), 'utf8')).toBe('x'.repeat(513));
+    expect(readFileSync(join(dest, 'workspace', 'in.txt'), 'utf8')).toBe('from a file\n');
   });
 
   it('the logs set of fetch: logs, results, monitor and the report, not other outputs', () => {
