@@ -57,23 +57,35 @@ export class DockerEngine {
     });
   }
 
-  /** one `inspect` for many containers: name → state (missing names are absent) */
-  async inspect(host: Endpoint, names: string[], signal: AbortSignal): Promise<Map<string, ContainerState>> {
-    const out = new Map<string, ContainerState>();
-    if (names.length === 0) return out;
+  /**
+   * One `inspect --format` for many containers: its output lines (containers that are gone print
+   * none; exit 1 with output means some names are gone, no output and a failure means the engine).
+   */
+  private async inspectLines(
+    host: Endpoint,
+    names: string[],
+    format: string,
+    signal: AbortSignal,
+  ): Promise<string[]> {
+    if (names.length === 0) return [];
     const r = await this.exec(
       host,
-      ['inspect', '--type', 'container', '--format', INSPECT_FORMAT, ...names],
+      ['inspect', '--type', 'container', '--format', format, ...names],
       signal,
       {
         timeoutMs: 20_000,
         retries: 1,
       },
     );
-    // exit 1 with output: some names are gone (their error is on stderr); no output and a failure: the engine
     if (!r.ok && !r.stdout.trim() && !/no such (object|container)/i.test(r.stderr))
       throw new Error(`${this.program} inspect${host ? ` on ${host}` : ''} failed: ${describe(r)}`);
-    for (const line of r.stdout.split('\n')) {
+    return r.stdout.split('\n');
+  }
+
+  /** one `inspect` for many containers: name → state (missing names are absent) */
+  async inspect(host: Endpoint, names: string[], signal: AbortSignal): Promise<Map<string, ContainerState>> {
+    const out = new Map<string, ContainerState>();
+    for (const line of await this.inspectLines(host, names, INSPECT_FORMAT, signal)) {
       const [name, status, code, oom, ...err] = line.split('\t');
       if (!name || !status) continue;
       out.set(name.replace(/^\//, ''), {
@@ -97,20 +109,8 @@ export class DockerEngine {
     signal: AbortSignal,
   ): Promise<Map<string, string>> {
     const out = new Map<string, string>();
-    if (names.length === 0) return out;
     const format = `{{.Name}}\t{{index .Config.Labels ${JSON.stringify(label)}}}`;
-    const r = await this.exec(
-      host,
-      ['inspect', '--type', 'container', '--format', format, ...names],
-      signal,
-      {
-        timeoutMs: 20_000,
-        retries: 1,
-      },
-    );
-    if (!r.ok && !r.stdout.trim() && !/no such (object|container)/i.test(r.stderr))
-      throw new Error(`${this.program} inspect${host ? ` on ${host}` : ''} failed: ${describe(r)}`);
-    for (const line of r.stdout.split('\n')) {
+    for (const line of await this.inspectLines(host, names, format, signal)) {
       const tab = line.indexOf('\t');
       if (tab <= 0) continue;
       const value = line.slice(tab + 1).trim();
