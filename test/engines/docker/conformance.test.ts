@@ -6,6 +6,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
+import { onExternalCall } from '../../../src/util/bounded-exec.js';
 import { DockerBackend } from '../../../src/backends/docker/docker-backend.js';
 import { describeBackendConformance } from '../../conformance/backend.conformance.js';
 import { describeWithEngines, engine } from '../helpers/engines.js';
@@ -36,14 +37,34 @@ function slowAllocate() {
   };
 }
 
+/**
+ * `docker stop` / `docker kill` calls the backends of this file made: the engine's stop operations
+ * (one per host for a whole batch; `-H <endpoint>` may come before the verb)
+ */
+let engineStopCalls = 0;
+const verb = (args: string[]): string | undefined => (args[0] === '-H' ? args[2] : args[0]);
+
 describeWithEngines('Docker backend on a real engine', [docker], () => {
-  beforeAll(() => buildHostbinImage(docker, [docker.get('DOCKER_HOST')]));
-  afterAll(() => removeHostbinImage(docker, [docker.get('DOCKER_HOST')]));
+  let unsubscribe: (() => void) | undefined;
+  beforeAll(async () => {
+    // every docker CLI call of the backend is traced as it ends (util/bounded-exec.ts)
+    unsubscribe = onExternalCall((t) => {
+      const v = verb(t.args);
+      if (v === 'stop' || v === 'kill') engineStopCalls++;
+    });
+    await buildHostbinImage(docker, [docker.get('DOCKER_HOST')]);
+  });
+  afterAll(async () => {
+    unsubscribe?.();
+    await removeHostbinImage(docker, [docker.get('DOCKER_HOST')]);
+  });
 
   describeBackendConformance('docker', () => new DockerBackend(dockerPlanned(), dockerCtx(env())), {
     localProcesses: true,
     slowAllocate,
     deadDriver,
     recoverer: () => new DockerBackend(dockerPlanned(), dockerCtx(env(), { runId: 'recoverer' })),
+    // the 50 containers of a batch are on one host: one `docker stop` for all of them
+    engineStops: () => engineStopCalls,
   });
 });
