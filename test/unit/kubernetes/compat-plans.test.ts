@@ -58,7 +58,7 @@ describeWithShared('compat', 'Kubernetes recipes of the original tool plan as th
     expect(t.warmup.colocated!.gatedOn).toEqual([]);
   });
 
-  it('mpi_smoke, dgx/gb trtllm_serve: k8s_mpi tasks span their nodes and hold the GPUs (a run refuses k8s_mpi)', () => {
+  it('mpi_smoke, dgx/gb trtllm_serve: k8s_mpi tasks span their nodes and hold the GPUs', () => {
     const mpi = byName(compatPlan(['examples/self_contained/kubernetes/mpi_smoke.yaml']).tasks);
     expect(where(mpi.mpi_compound_line)).toEqual([0, 1]);
     const dgx = byName(
