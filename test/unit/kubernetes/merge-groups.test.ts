@@ -115,6 +115,12 @@ describe('merge-pod detour (member → non-member → member)', () => {
     expect(e.location?.line).toBe(lineOf(yaml, 'depends_on: [y]'));
   });
 
+  it('is no error when the member also depends on the other directly (it is gated in the pod)', () => {
+    const p = byName(plan(recipe(task('a', 1) + task('x', 0, ['a']) + task('b', 1, ['x', 'a']))));
+    expect(p.b.colocated?.gatedOn).toEqual(['a']);
+    expect(p.x.colocated).toBeUndefined();
+  });
+
   it('is no error for a chain through members only: each member gates on its direct member deps', () => {
     const p = byName(plan(recipe(task('a', 1) + task('b', 1, ['a']) + task('c', 1, ['b']))));
     expect(p.a.colocated?.gatedOn).toEqual([]);
