@@ -204,4 +204,22 @@ describe('merge_colocated_gpu_pods', () => {
     expect(t.retried.colocated).toBeUndefined();
     expect(t.other.colocated).toBeUndefined();
   });
+
+  it('on: a k8s_mpi task and a multi-node task keep their own pods', () => {
+    const yaml = recipe(
+      task('a', 1) +
+        task('b', 1) +
+        task('mpi', 1).replace('operator: gpu', 'operator: mpi') +
+        task('wide', 2).replace('        gpus:', '        nodes:\n          count: 2\n        gpus:'),
+      '"on"',
+    )
+      .replace('    nodes: 1\n', '    nodes: 2\n')
+      .replace('workflow:\n', '  - name: mpi\n    type: k8s_mpi\n    image: img:1\nworkflow:\n');
+    const t = byName(plan(yaml));
+    expect(t.wide.nodes).toHaveLength(2);
+    expect(t.mpi.nodes).toHaveLength(1);
+    expect(t.a.colocated?.members).toEqual(['a', 'b']);
+    expect(t.mpi.colocated).toBeUndefined();
+    expect(t.wide.colocated).toBeUndefined();
+  });
 });
