@@ -78,7 +78,10 @@ export function refineKubernetesPlan(input: RefineInput, tools: RefineTools): vo
   if (notes.length) backend.notes = notes;
 }
 
-/** a member that reaches another member of its pod through a task outside the pod: plan error */
+/**
+ * a member that reaches another member of its pod only through a task outside the pod: plan error
+ * (a member it also depends on directly is gated in the pod, so that is fine)
+ */
 function checkNoDetour(
   m: PlannedTask,
   members: Set<string>,
@@ -86,13 +89,15 @@ function checkNoDetour(
   tools: RefineTools,
 ): void {
   const seen = new Set<string>();
+  const direct = new Set(m.dependsOn);
   const walk = (name: string, via: string | undefined): void => {
     for (const d of byName.get(name)?.dependsOn ?? []) {
       const key = `${d}\u0000${via ?? ''}`;
       if (seen.has(key)) continue;
       seen.add(key);
       if (members.has(d)) {
-        if (via) {
+        // a direct edge as well is an in-pod gate: the detour through `via` only adds a wait
+        if (via && !direct.has(d)) {
           tools.fail(
             m.name,
             ['depends_on'],

@@ -1,8 +1,12 @@
-/** Upload keys, replica suffixes, `from` globs and URL redaction (artifacts-batch.md B1–B2). */
+/** Upload keys, the `from`/`to` expression context, replica suffixes, `from` globs and URL redaction (artifacts-batch.md B1–B2). */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { loadRecipe } from '../../../src/config/load.js';
+import { SflowError, formatLocation } from '../../../src/config/errors.js';
+import { backendCatalog } from '../../../src/backends/registry.js';
+import { buildPlan } from '../../../src/plan/build.js';
 import { insertBeforeExtension, joinKey, uploadKey } from '../../../src/plan/uploads.js';
 import type { PlannedUpload } from '../../../src/plan/types.js';
 import { expandFrom } from '../../../src/uploads/glob.js';
@@ -37,6 +41,68 @@ describe('keys', () => {
     expect(joinKey('runs/1/', 'a.txt')).toBe('runs/1/a.txt');
     expect(joinKey('runs/1', '/a.txt')).toBe('runs/1/a.txt');
     expect(joinKey('', 'a.txt')).toBe('a.txt');
+  });
+});
+
+describe('`to` expression context (B1: resolved per task with task.*, workflow.* and env.*)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sflow-upctx-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  /** A one-task recipe on a 3-node Slurm placeholder (2 nodes for the task) with one upload `to`. */
+  const planTo = (to: string) => {
+    const file = join(dir, 'r.yaml');
+    writeFileSync(
+      file,
+      'version: "0.1"\n' +
+        'variables:\n  V: vee\n' +
+        'backends:\n  - name: s\n    type: slurm\n    account: acc\n    partition: p\n    time: "00:10:00"\n    default: true\n    nodes: 3\n' +
+        'operators:\n  - name: op1\n    type: srun\n' +
+        'storage:\n  - name: st\n    type: s3\n    bucket: b\n' +
+        'workflow:\n  name: wf\n  tasks:\n    - name: a\n      operator: op1\n      script: ["true"]\n' +
+        '      resources: { nodes: { count: 2 } }\n' +
+        `      uploads:\n        - target: st\n          from: out.txt\n          to: '${to}'\n`,
+    );
+    const loaded = loadRecipe({ files: [file], set: [], artifacts: [], missable: [] });
+    const plan = buildPlan(loaded, {
+      workspaceDir: dir,
+      dryRun: true,
+      runId: 'r1',
+      catalog: backendCatalog,
+      env: { CTRL_VAR: 'from-driver', V: 'driver-v' },
+    });
+    return { task: plan.tasks[0], plan };
+  };
+  const toOf = (to: string) => planTo(to).task.uploads?.[0].to;
+
+  it('task.backend, task.operator, task.assigned_nodes, task.replica_index', () => {
+    expect(toOf('${{ task.backend }}/${{ task.operator }}/x')).toBe('s/op1/x');
+    expect(toOf('${{ task.assigned_nodes[0] }}+${{ task.assigned_nodes[1] }}/x')).toBe('s-node0+s-node1/x');
+    expect(toOf('n${{ task.assigned_nodes | length }}/r${{ task.replica_index }}/x')).toBe('n2/r0/x');
+  });
+
+  it('workflow.name, workflow.output_dir (the run directory) and workflow.run_id', () => {
+    const { task, plan } = planTo('${{ workflow.name }}/${{ workflow.run_id }}/x');
+    expect(task.uploads?.[0].to).toBe('wf/r1/x');
+    expect(toOf('${{ workflow.output_dir }}/x')).toBe(`${plan.paths.runDir}/x`);
+  });
+
+  it("env.<VAR>: the driver's environment, overridden by the task's own (variables, SFLOW_*)", () => {
+    const { task } = planTo('${{ env.CTRL_VAR }}/${{ env.V }}/x');
+    expect(task.uploads?.[0].to).toBe('from-driver/vee/x');
+    expect(toOf('${{ env.SFLOW_TASK_OUTPUT_DIR }}/x')).toBe(`${task.outputDir}/x`);
+  });
+
+  it('an unknown name is a located plan error naming the upload field', () => {
+    let err: unknown;
+    try {
+      planTo('${{ task.nosuch }}/x');
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(SflowError);
+    const e = err as SflowError;
+    expect(e.code).toBe('plan.undefined');
+    expect(e.message).toMatch(/\$\{\{ task\.nosuch \}\}.*workflow\.tasks\[0\]\.uploads\[0\]\.to/);
+    expect(formatLocation(e.location)).toMatch(/r\.yaml:29:15$/);
   });
 });
 

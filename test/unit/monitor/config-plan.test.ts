@@ -1,4 +1,4 @@
-/** monitor.md §11 items 1–4, 7, 8, 10, 11: validation, defaults, folders, CLI flags. */
+/** monitor.md §11 items 1–4, 7, 8, 10, 11: validation, defaults, folders, CLI flags; §2 resources.nodes/gpus. */
 import { describe, expect, it } from 'vitest';
 import { SflowError, formatLocation } from '../../../src/config/errors.js';
 import { parseTaskMonitorFlag } from '../../../src/config/monitor-flags.js';
@@ -134,6 +134,63 @@ describe('defaults and folders', () => {
     expect(s.warnings).toEqual([
       "workflow.monitor: backend 'k' (kubernetes) is skipped: node-level hardware monitoring is not implemented for this backend yet",
       "task 'a': monitor skipped on kubernetes backend 'k': node-level hardware monitoring is not implemented for this backend yet",
+    ]);
+  });
+});
+
+describe('§2 resources.nodes / resources.gpus (a Slurm placeholder allocation of 3 × 4 GPUs)', () => {
+  const slurm = (tasks: string) =>
+    `version: "0.1"\nbackends:\n  - name: s\n    type: slurm\n    account: acc\n    partition: p\n    time: "00:10:00"\n    default: true\n    nodes: 3\n    gpus_per_node: 4\nworkflow:\n  name: wf\n  tasks:\n${tasks}`;
+  const targetsByView = (s: ReturnType<typeof planOf>['schedule']) =>
+    Object.fromEntries(s.views.map((v) => [v.path, v.targets]));
+
+  it('gpus: {indices: [1]} reports GPU 1 only, on the task’s own node', () => {
+    const { plan, schedule } = planOf(
+      slurm(
+        '    - name: a\n      script: ["true"]\n      resources: { gpus: { count: 4 } }\n      monitor:\n        resources: { gpus: { indices: [1] } }\n',
+      ),
+    );
+    expect(plan.tasks[0]).toMatchObject({ gpus: [0, 1, 2, 3] });
+    expect(plan.tasks[0].nodes.map((n) => n.name)).toEqual(['s-node0']);
+    expect(targetsByView(schedule)).toEqual({ 'lifecycle/a/': [{ host: 's-node0', gpus: [1] }] });
+    expect(schedule.collectors.map((c) => c.host)).toEqual(['s-node0']);
+  });
+
+  it('gpus: {count: N} takes the first N of the task’s own GPUs, not GPUs 0..N-1', () => {
+    const { plan, schedule } = planOf(
+      slurm(
+        '    - name: p\n      script: ["true"]\n      resources: { nodes: { indices: [1] }, gpus: { count: 2 } }\n' +
+          '    - name: c\n      script: ["true"]\n      resources: { nodes: { indices: [1] }, gpus: { count: 2 } }\n      monitor:\n        resources: { gpus: { count: 1 } }\n' +
+          '    - name: d\n      script: ["true"]\n      resources: { nodes: { indices: [2] }, gpus: { count: 4 } }\n      monitor:\n        resources: { gpus: { count: 2 } }\n',
+      ),
+    );
+    expect(plan.tasks.map((t) => [t.name, t.gpus])).toEqual([
+      ['p', [0, 1]],
+      ['c', [2, 3]],
+      ['d', [0, 1, 2, 3]],
+    ]);
+    expect(targetsByView(schedule)).toEqual({
+      'lifecycle/c/': [{ host: 's-node1', gpus: [2] }],
+      'lifecycle/d/': [{ host: 's-node2', gpus: [0, 1] }],
+    });
+  });
+
+  it('nodes: {indices: [0, 2]} picks backend-allocation nodes, not the task’s own, each with its GPUs', () => {
+    const { plan, schedule } = planOf(
+      slurm(
+        '    - name: a\n      script: ["true"]\n      resources: { nodes: { indices: [1] }, gpus: { count: 4 } }\n      monitor:\n        scopes: { gpu: {} }\n        resources: { nodes: { indices: [0, 2] } }\n',
+      ),
+    );
+    expect(plan.tasks[0].nodes.map((n) => n.name)).toEqual(['s-node1']);
+    expect(targetsByView(schedule)).toEqual({
+      'lifecycle/a/': [
+        { host: 's-node0', gpus: [0, 1, 2, 3] },
+        { host: 's-node2', gpus: [0, 1, 2, 3] },
+      ],
+    });
+    expect(schedule.collectors.map((c) => [c.host, c.backend])).toEqual([
+      ['s-node0', 's'],
+      ['s-node2', 's'],
     ]);
   });
 });
