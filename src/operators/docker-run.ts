@@ -8,7 +8,8 @@
  * the command that runs and the engine calls that stop and remove the container name one program.
  * The launch-time differences: GPUs the reservation registry claimed replace the planned indices
  * in `--gpus` (their UUIDs), and the backend adds the driver's identity as a label after the name
- * (`--label sflow.driver=<host>:<pid>:<start time>`, what orphan reaping reads; `withLabels`).
+ * (`--label sflow.driver=<host>:<pid>:<start time>`, what orphan reaping reads: the
+ * `labels` option of `dockerRunCommand`).
  */
 import type { ContainerLaunch, NodeLaunchSpec } from './launch-spec.js';
 import type { ArgvBuilder, Operator, OperatorInput, OperatorNode } from './types.js';
@@ -142,16 +143,6 @@ export interface DockerCommandOptions {
 
 const labelArgs = (labels: Record<string, string> | undefined): string[] =>
   Object.entries(labels ?? {}).flatMap(([k, v]) => ['--label', `${k}=${v}`]);
-
-/**
- * A planned `docker run` command line with labels added where `dockerRunCommand` puts them (right
- * after `--name <name>`); the line unchanged when it has no such pair (not a container's).
- */
-export function withLabels(argv: string[], name: string, labels: Record<string, string>): string[] {
-  const at = argv.findIndex((a, i) => a === '--name' && argv[i + 1] === name);
-  if (at < 0) return argv;
-  return [...argv.slice(0, at + 2), ...labelArgs(labels), ...argv.slice(at + 2)];
-}
 
 /** The exact `docker run` command line of one container. */
 export function dockerRunCommand(

@@ -6,7 +6,8 @@
  * containers of dead drivers (the same reaping as the Docker backend, ../container-engine.ts).
  */
 import type { StopOptions, StopOutcome } from '../backend.js';
-import { withLabels } from '../../operators/docker-run.js';
+import { dockerRunCommand } from '../../operators/docker-run.js';
+import type { NodeLaunchSpec } from '../../operators/launch-spec.js';
 import {
   DockerEngine,
   DRIVER_LABEL,
@@ -41,11 +42,12 @@ export function taskContainer(
 }
 
 /**
- * The planned `docker run` line of a task's container with this driver's identity added
- * (`--label sflow.driver=…`, read by orphan reaping); the line as planned for other tasks.
+ * The command line a task launches: for a `docker_run` container the same `docker run` line the
+ * plan holds, built by the operator's own function with this driver's identity added
+ * (`--label sflow.driver=…`, read by orphan reaping); any other task's planned line as it is.
  */
-export function launchArgv(argv: string[], c: TaskContainer | undefined): string[] {
-  return c ? withLabels(argv, c.name, { [DRIVER_LABEL]: driverId() }) : argv;
+export function launchArgv(spec: NodeLaunchSpec, c: TaskContainer | undefined): string[] {
+  return c && spec.container ? dockerRunCommand(spec, { labels: { [DRIVER_LABEL]: driverId() } }) : spec.argv;
 }
 
 /** bounded `docker rm -f <name>`; an error line, or undefined when removed or already gone */

@@ -137,7 +137,7 @@ export class LocalBackend implements Backend {
     let group: GroupHandle;
     try {
       group = await spawnGroup({
-        argv: launchArgv(spec.argv, container),
+        argv: launchArgv(spec, container),
         cwd: req.cwd,
         env,
         logPath: task.logPath,
