@@ -123,9 +123,6 @@ export async function podsGone(api: KubeApi, labelSelector: string, signal?: Abo
   return got.items.length === 0;
 }
 
-/** the driver recorded on an object is a process of this host that no longer runs (shared with Docker) */
-export { driverGone };
-
 interface Meta {
   metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
 }

@@ -2,6 +2,7 @@
 import { KubernetesBackendSchema } from '../../config/schema/backend-kubernetes.js';
 import { lazyPart, placeholderNodes, type BackendKind } from '../kind.js';
 import { refineKubernetesPlan } from './merge-groups.js';
+import { driverGone } from '../driver-identity.js';
 import { liveDriverOf } from './run-record.js';
 
 const impl = lazyPart('kubernetes', () => import('./kind-impl.js'));
@@ -31,6 +32,6 @@ export const kubernetesKind: BackendKind = {
   refine: refineKubernetesPlan,
   load: impl.load,
   create: (planned, ctx) => new (impl.get().KubernetesBackend)(planned, ctx),
-  liveDriver: (runDir) => liveDriverOf(runDir, (d) => impl.get().driverGone(d)),
+  liveDriver: (runDir) => liveDriverOf(runDir, driverGone),
   recoverRun: (runDir, o) => impl.get().reapRun(runDir, o),
 };

@@ -20,9 +20,6 @@ export interface K8sRun {
   log(message: string): void;
 }
 
-/** `<host>:<pid>:<start time>` of this driver (shared with Docker) */
-export { driverId };
-
 export function objectMeta(
   r: K8sRun,
   name: string,
