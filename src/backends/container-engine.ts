@@ -198,7 +198,7 @@ export function orphanVerdict(
   o: { host?: string; gone?: (label: string, host: string) => boolean } = {},
 ): OrphanVerdict {
   const host = o.host ?? hostname();
-  const d = label === undefined ? undefined : parseDriverId(label);
+  const d = parseDriverId(label);
   if (!d || label === undefined) return 'unlabelled';
   if (d.host !== host) return 'elsewhere';
   return (o.gone ?? driverGone)(label, host) ? 'reap' : 'alive';
@@ -227,7 +227,9 @@ export async function reapOrphans(
       for (const n of names) {
         if (!labels.has(n)) continue; // removed since the listing
         const v = verdict(labels.get(n) || undefined);
-        by.set(v, [...(by.get(v) ?? []), n]);
+        const group = by.get(v);
+        if (group) group.push(n);
+        else by.set(v, [n]);
       }
       const on = ep ? ` on ${ep}` : '';
       const dead = by.get('reap') ?? [];
