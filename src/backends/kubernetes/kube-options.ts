@@ -52,6 +52,14 @@ export interface KubeFlags {
   warnings: string[];
 }
 
+/** `--extra-kubectl-args` flags that fill a connection setting the dedicated `--kube*` flags win over */
+const DEDICATED: Readonly<Record<string, 'context' | 'namespace' | 'kubeconfig'>> = {
+  '--context': 'context',
+  '--namespace': 'namespace',
+  '-n': 'namespace',
+  '--kubeconfig': 'kubeconfig',
+};
+
 function duration(v: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(v);
   if (!m)
@@ -79,15 +87,10 @@ export function kubeFlags(options: Obj): KubeFlags {
     };
     // the dedicated flags win, but the value is consumed either way (`f.x ??= value()` would not
     // call value(), and the value's word would be read as the next flag)
-    if (flag === '--context') {
+    const key = Object.hasOwn(DEDICATED, flag) ? DEDICATED[flag] : undefined;
+    if (key) {
       const v = value();
-      f.context ??= v;
-    } else if (flag === '--namespace' || flag === '-n') {
-      const v = value();
-      f.namespace ??= v;
-    } else if (flag === '--kubeconfig') {
-      const v = value();
-      f.kubeconfig ??= v;
+      f[key] ??= v;
     } else if (flag === '--request-timeout') f.requestTimeoutMs = duration(value());
     else if (flag === '--insecure-skip-tls-verify') f.insecure = inline === undefined || inline === 'true';
     else if (APPLY_ONLY.includes(flag)) {
