@@ -13,6 +13,7 @@ import type {
   ProbePlanKit,
   SchemaKit,
 } from './kind.js';
+import { execProbe } from './kinds/exec.js';
 import { httpGetProbe, httpPostProbe } from './kinds/http.js';
 import { logWatchProbe } from './kinds/log-watch.js';
 import { tcpPortProbe } from './kinds/tcp-port.js';
@@ -23,6 +24,7 @@ export const PROBE_KINDS = {
   http_get: httpGetProbe,
   http_post: httpPostProbe,
   log_watch: logWatchProbe,
+  exec: execProbe,
 } as const;
 
 type Kinds = typeof PROBE_KINDS;
