@@ -79,6 +79,19 @@ module.exports = {
       to: { path: '^src/backends/([^/]+)/', pathNot: '^src/backends/$1/' },
     },
     {
+      name: 'plan-no-runtime-concerns',
+      comment:
+        'the plan is pure data built from the recipe: it starts, reads, writes and calls nothing (runtime, backends, outputs, processes, files, sockets); path and crypto (hashes for names) are all it needs of Node',
+      severity: 'error',
+      from: { path: '^src/plan/' },
+      to: {
+        path: [
+          '^src/(runtime|backends|outputs|uploads|artifacts|gpu|monitor|preflight|remote)/',
+          '^(node:)?(child_process|fs|fs/promises|net|http|https|http2|dgram|dns|tls|worker_threads|cluster|os|readline|stream|timers|timers/promises|perf_hooks|process)$',
+        ],
+      },
+    },
+    {
       name: 'folder-in-layer-table',
       comment: 'every folder of src/ has its place in the layer table above (add a new one there)',
       severity: 'error',
