@@ -16,7 +16,7 @@ import type {
 import { execProbe } from './kinds/exec.js';
 import { httpGetProbe, httpPostProbe } from './kinds/http.js';
 import { logWatchProbe } from './kinds/log-watch.js';
-import { tcpPortProbe } from './kinds/tcp-port.js';
+import { tcpPortProbe } from './kinds/tcp.js';
 import type { ProbeCheck } from './types.js';
 
 export const PROBE_KINDS = {

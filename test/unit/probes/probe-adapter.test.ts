@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { PlannedProbe } from '../../../src/plan/types.js';
-import { tcpHosts } from '../../../src/probes/kinds/tcp-port.js';
+import { tcpHosts } from '../../../src/probes/kinds/tcp.js';
 import { createProbeCheck, createProbeDriver } from '../../../src/probes/probe-adapter.js';
 import type { CheckResult as Outcome } from '../../../src/probes/types.js';
 
