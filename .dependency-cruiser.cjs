@@ -1,9 +1,14 @@
 /**
  * The intended flow of src/ (docs/architecture.md), checked in CI by `npm run lint:deps`:
  *
- *   util, visualize ─► config ─► events ─► operators ─► plan ─► gpu, probes, outputs, preflight,
+ *   util, visualize ─► probes ─► config ─► events ─► operators ─► plan ─► gpu, outputs, preflight,
  *     uploads ─► monitor, artifacts ─► backends ─► runtime ─► reporters, report, samples, skills,
  *     remote ─► cli ─► sea
+ *
+ * Probes sit below config: a probe kind owns its schema, its planning and its check
+ * (docs/adding-a-probe.md), so config builds `task.probes` from the probe registry and the plan
+ * plans through it; the kinds get config's schema helpers and the plan's expression resolution
+ * handed in (src/probes/kind.ts) instead of importing them.
  *
  * A folder imports only folders to its left (and itself); within a layer, folders do not import
  * each other. So there is no cycle between folders, and `no-circular` forbids cycles between files.
@@ -12,11 +17,12 @@
  */
 const layers = [
   ['util', 'visualize'],
+  ['probes'],
   ['config'],
   ['events'],
   ['operators'],
   ['plan'],
-  ['gpu', 'probes', 'outputs', 'preflight', 'uploads'],
+  ['gpu', 'outputs', 'preflight', 'uploads'],
   ['monitor', 'artifacts'],
   ['backends'],
   ['runtime'],
@@ -71,6 +77,19 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/backends/([^/]+)/' },
       to: { path: '^src/backends/([^/]+)/', pathNot: '^src/backends/$1/' },
+    },
+    {
+      name: 'plan-no-runtime-concerns',
+      comment:
+        'the plan is pure data built from the recipe: it starts, reads, writes and calls nothing (runtime, backends, outputs, processes, files, sockets); path and crypto (hashes for names) are all it needs of Node',
+      severity: 'error',
+      from: { path: '^src/plan/' },
+      to: {
+        path: [
+          '^src/(runtime|backends|outputs|uploads|artifacts|gpu|monitor|preflight|remote)/',
+          '^(node:)?(child_process|fs|fs/promises|net|http|https|http2|dgram|dns|tls|worker_threads|cluster|os|readline|stream|timers|timers/promises|perf_hooks|process)$',
+        ],
+      },
     },
     {
       name: 'folder-in-layer-table',

@@ -17,6 +17,7 @@ import { envNumber } from '../config/env-number.js';
 import { redactUrl } from '../util/redact.js';
 import { deadline } from '../util/deadline.js';
 import { sleep } from '../util/sleep.js';
+import { isProcessAlive } from '../util/process-liveness.js';
 
 export interface DownloadSettings {
   /** response headers must arrive within this (ms) */
@@ -123,16 +124,7 @@ function removeStaleParts(path: string): void {
   for (const f of readdirSync(dir)) {
     if (!f.startsWith(prefix)) continue;
     const pid = Number(f.slice(prefix.length).split('-')[0]);
-    if (Number.isInteger(pid) && pid > 0 && !alive(pid)) rmSync(join(dir, f), { force: true });
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    if (Number.isInteger(pid) && pid > 0 && !isProcessAlive(pid)) rmSync(join(dir, f), { force: true });
   }
 }
 

@@ -164,15 +164,6 @@ export function describe(r: ExecOutcome): string {
   return tail ?? r.errorMessage ?? `exit ${String(r.exitCode)}`;
 }
 
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** pid of the driver that named a container `sflow-p<pid>-…` */
 export function driverPid(name: string): number | undefined {
   const m = /^sflow-p(\d+)-/.exec(name);

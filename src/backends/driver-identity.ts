@@ -6,7 +6,7 @@
  * and a reused pid is told apart by its start time.
  */
 import { hostname } from 'node:os';
-import { isProcessAlive, processStartTime } from '../gpu/procfs.js';
+import { isProcessAlive, processStartTime } from '../util/process-liveness.js';
 
 export interface DriverIdentity {
   host: string;

@@ -5,7 +5,7 @@
  * driver and the keeper are gone, so a lost run's GPUs go to no other run while its tasks may still
  * run on them (issue 9). Records without a keeper (inline spawn, older versions) follow the driver.
  */
-import { isProcessAlive, processStartTime } from './procfs.js';
+import { isProcessAlive, processStartTime } from '../util/process-liveness.js';
 
 export interface Keeper {
   pid: number;

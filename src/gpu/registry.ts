@@ -21,7 +21,7 @@ import {
   type NvidiaSmiOptions,
 } from './nvidia-smi.js';
 import type { Keeper } from './keeper.js';
-import { processStartTime } from './procfs.js';
+import { processStartTime } from '../util/process-liveness.js';
 import {
   listRecords,
   readRecord,

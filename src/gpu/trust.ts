@@ -16,7 +16,7 @@ import { lstatSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { liveHolder } from './keeper.js';
-import { processUids } from './procfs.js';
+import { processUids } from '../util/process-liveness.js';
 import {
   listRecords,
   registryEntries,

@@ -1,86 +1,103 @@
 /**
- * Probes → PlannedProbe (spec config.md §1.14, §5.9). Timing fields and ports resolve at plan
- * time; the default tcp host (the task's first node) is filled in after placement.
+ * Probes → PlannedProbe (spec config.md §1.14, §5.9). The timing fields every probe has resolve
+ * here; the kind's own body is planned by its module in the probe registry
+ * (src/probes/registry.ts), through a kit that resolves expressions and locates errors under the
+ * kind's key. Per-instance facts (default tcp hosts, the watched task's instance) are filled in by
+ * the kind after placement.
  */
 import { checkDelay } from './limits.js';
 import { toNative, type Scope } from '../config/expr/index.js';
-import type { PlannedNode, PlannedProbe, ProbeKind } from './types.js';
+import type { ProbePlanKit } from '../probes/kind.js';
+import { PROBE_KIND_NAMES, probeKind, type PlannedProbe, type ProbeDraft } from '../probes/registry.js';
+import type { PlannedBackend, PlannedNode } from './types.js';
 import { evaluateField, planError, renderField, resolveInt, type Where } from '../config/resolve.js';
 
-type Obj = Record<string, unknown>;
+export type { ProbeDraft };
 
-const KINDS: ProbeKind[] = ['tcp_port', 'http_get', 'http_post', 'log_watch'];
+/** A probe as the schema leaves it: one kind key, the timing keys. */
+type ProbeEntry = { readonly [key: string]: unknown };
 
-export interface ProbeDraft extends Omit<PlannedProbe, 'hosts' | 'logTask'> {
-  /** base name of the watched task (log_watch with `logger`) */
-  logger?: string;
-}
-
-function asList(v: unknown): Obj[] {
+function asList(v: unknown): ProbeEntry[] {
   if (v === undefined || v === null) return [];
-  return (Array.isArray(v) ? v : [v]) as Obj[];
+  return (Array.isArray(v) ? v : [v]).filter((p): p is ProbeEntry => typeof p === 'object' && p !== null);
 }
 
 export function draftProbes(
   taskName: string,
-  probes: Obj | null | undefined,
+  probes: ProbeEntry | null | undefined,
   scope: Scope,
   where: Where,
+  backend: Pick<PlannedBackend, 'name' | 'capabilities'>,
 ): ProbeDraft[] {
   const out: ProbeDraft[] = [];
   if (!probes) return out;
   for (const role of ['readiness', 'failure'] as const) {
+    const list = Array.isArray(probes[role]);
     asList(probes[role]).forEach((p, i) => {
-      const list = Array.isArray(probes[role]);
       const pw: Where = { doc: where.doc, path: [...where.path, 'probes', role, ...(list ? [i] : [])] };
-      out.push(draftOne(taskName, role, p, scope, pw));
+      out.push(draftOne(taskName, role, p, scope, pw, backend));
     });
   }
   return out;
 }
 
+function planKit(
+  task: string,
+  role: 'readiness' | 'failure',
+  scope: Scope,
+  kw: Where,
+  backend: Pick<PlannedBackend, 'name' | 'capabilities'>,
+): ProbePlanKit {
+  const at = (path: string | (string | number)[] | undefined): Where => ({
+    doc: kw.doc,
+    path: [...kw.path, ...(path === undefined ? [] : Array.isArray(path) ? path : [path])],
+  });
+  return {
+    task,
+    role,
+    backend: `'${backend.name}' (${backend.capabilities.label})`,
+    probesFrom: backend.capabilities.probesFrom,
+    int: (value, path, label) => resolveInt(value, scope, at(path), label),
+    text: (value, path) => renderField(String(value), scope, at(path)),
+    value: (value, path) => toNative(evaluateField(value, scope, at(path))),
+    fail: (path, code, message, hint) => {
+      throw planError(at(path), code, message, hint);
+    },
+  };
+}
+
 function draftOne(
   taskName: string,
   role: 'readiness' | 'failure',
-  p: Obj,
+  p: ProbeEntry,
   scope: Scope,
   where: Where,
+  backend: Pick<PlannedBackend, 'name' | 'capabilities'>,
 ): ProbeDraft {
-  const kind = KINDS.find((k) => p[k] !== undefined && p[k] !== null);
+  const kind = PROBE_KIND_NAMES.find((k) => p[k] !== undefined && p[k] !== null);
   if (!kind)
     throw planError(
       where,
       'plan.probe_kind',
       `probe of task '${taskName}' has no type`,
-      `use one of ${KINDS.join(', ')}`,
+      `use one of ${PROBE_KIND_NAMES.join(', ')}`,
     );
   const num = (key: string, def: number, min: number, delay = true): number => {
     if (p[key] === undefined || p[key] === null) return def;
-    const v = resolveInt(
-      p[key],
-      scope,
-      { doc: where.doc, path: [...where.path, key] },
-      `${role} probe ${key} of task '${taskName}'`,
-    );
+    const at: Where = { doc: where.doc, path: [...where.path, key] };
+    const v = resolveInt(p[key], scope, at, `${role} probe ${key} of task '${taskName}'`);
     if (v < min) {
       throw planError(
-        { doc: where.doc, path: [...where.path, key] },
+        at,
         'plan.probe_range',
         `${role} probe ${key} of task '${taskName}' must be ${min === 0 ? '>= 0' : '> 0'}, got ${v}`,
       );
     }
-    if (delay)
-      checkDelay(v, `${role} probe ${key} of task '${taskName}'`, {
-        doc: where.doc,
-        path: [...where.path, key],
-      });
+    if (delay) checkDelay(v, `${role} probe ${key} of task '${taskName}'`, at);
     return v;
   };
-  const body = p[kind] as Obj;
-  const kw: Where = { doc: where.doc, path: [...where.path, kind] };
-  const draft: ProbeDraft = {
+  const common = {
     role,
-    kind,
     delayS: num('delay', 0, 0),
     timeoutS: num('timeout', 1200, 0),
     eachCheckTimeoutS: num('each_check_timeout', 30, 0),
@@ -88,60 +105,9 @@ function draftOne(
     successThreshold: num('success_threshold', 1, 1, false),
     failureThreshold: num('failure_threshold', 3, 1, false),
   };
-  if (kind === 'tcp_port') {
-    draft.port = resolveInt(
-      body.port,
-      scope,
-      { doc: where.doc, path: [...kw.path, 'port'] },
-      `tcp_port.port of task '${taskName}'`,
-    );
-    if (body.host !== undefined && body.host !== null)
-      draft.host = renderField(String(body.host), scope, { doc: where.doc, path: [...kw.path, 'host'] });
-    draft.onNode = body.on_node === 'each' ? 'each' : 'first';
-  } else if (kind === 'http_get' || kind === 'http_post') {
-    const url = renderField(String(body.url), scope, { doc: where.doc, path: [...kw.path, 'url'] });
-    if (!/^https?:\/\//i.test(url)) {
-      throw planError(
-        { doc: where.doc, path: [...kw.path, 'url'] },
-        'plan.probe_url',
-        `${kind} probe of task '${taskName}': unsupported URL scheme in '${url}'`,
-        'use an http:// or https:// URL',
-      );
-    }
-    draft.url = url;
-    if (body.headers)
-      draft.headers = Object.fromEntries(Object.entries(body.headers as Obj).map(([k, v]) => [k, String(v)]));
-    if (body.expected_status !== undefined && body.expected_status !== null) {
-      draft.expectStatus = (
-        Array.isArray(body.expected_status) ? body.expected_status : [body.expected_status]
-      ).map(Number);
-    }
-    if (typeof body.body_match === 'string') draft.bodyMatch = body.body_match;
-    if (kind === 'http_post')
-      draft.body =
-        body.body === undefined || body.body === null
-          ? ''
-          : renderField(String(body.body), scope, { doc: where.doc, path: [...kw.path, 'body'] });
-  } else {
-    draft.pattern = String(body.regex_pattern ?? body.match_pattern);
-    draft.matchCount =
-      body.match_count === undefined || body.match_count === null
-        ? 1
-        : Number(
-            toNative(
-              evaluateField(body.match_count, scope, { doc: where.doc, path: [...kw.path, 'match_count'] }),
-            ),
-          );
-    if (!Number.isInteger(draft.matchCount) || draft.matchCount < 1) {
-      throw planError(
-        { doc: where.doc, path: [...kw.path, 'match_count'] },
-        'plan.probe_range',
-        `log_watch.match_count of task '${taskName}' must be an integer > 0`,
-      );
-    }
-    if (body.logger) draft.logger = String(body.logger);
-  }
-  return draft;
+  const kw: Where = { doc: where.doc, path: [...where.path, kind] };
+  const fields = probeKind(kind).plan(p[kind], planKit(taskName, role, scope, kw, backend));
+  return { kind, ...common, fields } as ProbeDraft;
 }
 
 /** Fill in per-instance facts: default tcp hosts, the concrete task whose log is watched. */
@@ -151,16 +117,11 @@ export function finaliseProbe(
   ownName: string,
   loggerInstance: (base: string) => string,
 ): PlannedProbe {
-  const { logger, ...rest } = d;
-  const probe: PlannedProbe = { ...rest };
-  if (d.kind === 'tcp_port') {
-    const first = d.host ?? nodes[0]?.ip ?? '127.0.0.1';
-    probe.host = first;
-    probe.hosts =
-      d.onNode === 'each' && !d.host && nodes.length
-        ? [...new Set(nodes.map((n) => n.ip || first))]
-        : [first];
-  }
-  if (d.kind === 'log_watch') probe.logTask = logger ? loggerInstance(logger) : ownName;
-  return probe;
+  const { fields, ...common } = d;
+  const own = probeKind(d.kind).place(fields, {
+    nodeIps: nodes.map((n) => n.ip),
+    ownName,
+    instanceOf: loggerInstance,
+  });
+  return { ...common, ...own } as PlannedProbe;
 }

@@ -22,6 +22,7 @@ import type {
 } from './types.js';
 import { isGlob, joinKey, uploadKey } from './uploads.js';
 import { UNIMPLEMENTED_SCHEMES } from './artifacts.js';
+import { probeKind } from '../probes/registry.js';
 
 const SHOW_LIMIT = 5;
 
@@ -56,17 +57,10 @@ function sameCommandReused(): (argv: string[]) => string {
   };
 }
 
+/** `role: <the kind's text>`; the kind comes from the probe registry (an unknown one throws) */
 function probeLine(p: PlannedProbe): string {
   const timing = `delay=${p.delayS}s interval=${p.intervalS}s ${p.role === 'readiness' ? `timeout=${p.timeoutS}s ` : ''}each_check_timeout=${p.eachCheckTimeoutS}s`;
-  switch (p.kind) {
-    case 'tcp_port':
-      return `${p.role}: tcp_port ${(p.hosts ?? [p.host]).join(',')}:${p.port} (${timing}, threshold=${p.role === 'readiness' ? p.successThreshold : p.failureThreshold})`;
-    case 'http_get':
-    case 'http_post':
-      return `${p.role}: ${p.kind} ${p.url}${p.expectStatus ? ` status in [${p.expectStatus.join(', ')}]` : ''}${p.bodyMatch !== undefined ? ` body ~ ${JSON.stringify(p.bodyMatch)}` : ''} (${timing})`;
-    default:
-      return `${p.role}: log_watch ${JSON.stringify(p.pattern)} in ${p.logTask}.log, match_count=${p.matchCount} (${timing})`;
-  }
+  return `${p.role}: ${probeKind(p.kind).dryRun(p, timing)}`;
 }
 
 function taskBlock(t: PlannedTask, i: number, out: string[], command = formatCommand): void {

@@ -140,7 +140,7 @@ export function draftTask(
       );
     retries = { count, intervalS, backoff };
   }
-  const probes = draftProbes(base, item.probes as Obj, scope, where);
+  const probes = draftProbes(base, item.probes as Obj, scope, where, backend);
   const failFast =
     typeof item.fail_fast === 'boolean' ? item.fail_fast : backend.capabilities.failFastDefault;
   // scripts, pass 1

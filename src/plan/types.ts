@@ -1,8 +1,11 @@
 import type { BackendType } from '../config/schema/backends.js';
 import type { NodeLaunchSpec } from '../operators/launch-spec.js';
+import type { PlannedProbe } from '../probes/registry.js';
 
 /** a recipe backend type (its one source: the BackendSchema union, src/config/schema/backends.ts) */
 export type { BackendType, NodeLaunchSpec };
+/** A planned probe: the common fields and its kind's own (src/probes/registry.ts, one module per kind). */
+export type { PlannedProbe, ProbeKindName as ProbeKind } from '../probes/registry.js';
 
 /**
  * The Plan: pure, serializable data describing exactly what a run will do. `--dry-run` renders it;
@@ -143,39 +146,6 @@ export interface PlannedOperator {
   type: string;
   /** operator fields after merging the task override and resolving expressions */
   config: Record<string, unknown>;
-}
-
-export type ProbeKind = 'tcp_port' | 'http_get' | 'http_post' | 'log_watch';
-
-export interface PlannedProbe {
-  role: 'readiness' | 'failure';
-  kind: ProbeKind;
-  /** tcp_port */
-  port?: number;
-  host?: string;
-  onNode?: 'first' | 'each';
-  /** hosts to check (tcp each / first) */
-  hosts?: string[];
-  /** http_* */
-  url?: string;
-  headers?: Record<string, string>;
-  body?: string;
-  /** http_*: statuses that count as up (default 200–399) */
-  expectStatus?: number[];
-  /** http_*: the body must contain this text (or match it with a `re:` prefix) */
-  bodyMatch?: string;
-  /** log_watch: literal, or `re:`/`regex:` prefixed regex */
-  pattern?: string;
-  /** log_watch: concrete task whose log is watched (own task when absent in the recipe) */
-  logTask?: string;
-  matchCount?: number;
-  delayS: number;
-  /** readiness: overall deadline in seconds (v0.3 semantics) */
-  timeoutS: number;
-  eachCheckTimeoutS: number;
-  intervalS: number;
-  successThreshold: number;
-  failureThreshold: number;
 }
 
 export interface PlannedRetries {

@@ -7,7 +7,6 @@
  * Anything else that JS rejects is a plan error naming the pattern.
  */
 
-import { SflowError } from '../config/errors.js';
 import { translatePythonRegex } from '../util/python-regex.js';
 import { errorMessage } from '../util/errors.js';
 
@@ -22,9 +21,21 @@ export function isRegexPattern(pattern: string): boolean {
   return PREFIXES.some((p) => pattern.startsWith(p));
 }
 
+/** A regex JS cannot compile; the probe kinds turn it into a located plan error. */
+export class PatternError extends Error {
+  readonly code = 'PROBE_PATTERN';
+  constructor(
+    message: string,
+    readonly hint: string,
+  ) {
+    super(message);
+    this.name = 'PatternError';
+  }
+}
+
 /**
  * Compiles a probe pattern. Regexes get the `g` flag (callers reset lastIndex). Throws a
- * plan-phase SflowError (code PROBE_PATTERN) for a regex JS cannot compile.
+ * PatternError for a regex JS cannot compile (the kinds check their patterns when they plan).
  */
 export function compilePattern(pattern: string): CompiledPattern {
   const prefix = PREFIXES.find((p) => pattern.startsWith(p));
@@ -34,13 +45,9 @@ export function compilePattern(pattern: string): CompiledPattern {
     const { source, flags } = translatePythonRegex(raw);
     return { kind: 'regex', re: new RegExp(source, flags + 'g'), source };
   } catch (e) {
-    throw new SflowError(
-      'PROBE_PATTERN',
+    throw new PatternError(
       `invalid regular expression in probe pattern ${JSON.stringify(pattern)}: ${errorMessage(e)}`,
-      {
-        phase: 'plan',
-        hint: 'patterns use JavaScript RegExp syntax; without the re: prefix the text is matched literally',
-      },
+      'patterns use JavaScript RegExp syntax; without the re: prefix the text is matched literally',
     );
   }
 }

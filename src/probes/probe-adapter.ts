@@ -4,50 +4,21 @@
  * mapped to the orchestrator's events.
  */
 
-import type { PlannedProbe } from '../plan/types.js';
-import type {
-  ProbeCheck as CheckOutcome,
-  ProbeContext,
-  ProbeDriver,
-  ProbeLoop,
-  ProbeLoopEvents,
-} from './probe-driver.js';
-import { httpCheck } from './http.js';
-import { logWatchCheck } from './log-watch.js';
+import type { CheckContext } from './kind.js';
+import type { ProbeContext, ProbeDriver, ProbeLoop, ProbeLoopEvents } from './probe-driver.js';
 import { DEFAULT_EACH_CHECK_TIMEOUT_MS, runProbeLoop } from './loop.js';
-import { tcpPortCheck } from './tcp.js';
-import type { ProbeCheck, ProbeTransport } from './types.js';
+import { probeKind, type PlannedProbe } from './registry.js';
+import type { CheckResult, ProbeCheck } from './types.js';
 
-/** Hosts a tcp_port probe checks: every assigned node for `each`, else one host. */
-export function tcpHosts(p: PlannedProbe): string[] {
-  if (p.onNode === 'each' && p.hosts && p.hosts.length > 0) return p.hosts;
-  return [p.host ?? p.hosts?.[0] ?? '127.0.0.1'];
-}
-
-/** The check object for one planned probe; `logPath` is the log a log_watch probe reads. */
-export function createProbeCheck(p: PlannedProbe, logPath: string, transport?: ProbeTransport): ProbeCheck {
-  switch (p.kind) {
-    case 'tcp_port':
-      return tcpPortCheck({ hosts: tcpHosts(p), port: p.port ?? 0, ...(transport ? { transport } : {}) });
-    case 'http_get':
-    case 'http_post':
-      return httpCheck({
-        method: p.kind === 'http_post' ? 'POST' : 'GET',
-        url: p.url ?? '',
-        headers: p.headers,
-        body: p.body,
-        ...(p.expectStatus ? { expectStatus: p.expectStatus } : {}),
-        ...(p.bodyMatch !== undefined ? { bodyMatch: p.bodyMatch } : {}),
-        ...(transport ? { transport } : {}),
-      });
-    case 'log_watch':
-      return logWatchCheck({
-        path: logPath,
-        pattern: p.pattern ?? '',
-        matchCount: p.matchCount,
-        logTask: p.logTask,
-      });
-  }
+/**
+ * The check object for one planned probe, from its kind; it describes itself as the kind
+ * describes the probe (the text of events and of the readiness-deadline message).
+ */
+export function createProbeCheck(p: PlannedProbe, ctx: CheckContext): ProbeCheck {
+  const kind = probeKind(p.kind);
+  const inner = kind.check(p, ctx);
+  const text = kind.describe(p, ctx.task.name);
+  return { kind: p.kind, describe: () => text, check: (signal, ms) => inner.check(signal, ms) };
 }
 
 /** each_check_timeout in ms; 0 or missing → the 30 s default */
@@ -60,7 +31,7 @@ export class ProbeAdapter implements ProbeDriver {
   private readonly latest = new WeakMap<PlannedProbe, { check: ProbeCheck; logPath: string }>();
 
   start(probe: PlannedProbe, ctx: ProbeContext, ev: ProbeLoopEvents): ProbeLoop {
-    const check = createProbeCheck(probe, ctx.logPath, ctx.transport);
+    const check = createProbeCheck(probe, ctx);
     this.latest.set(probe, { check, logPath: ctx.logPath });
     const readiness = probe.role === 'readiness';
     const threshold = readiness ? probe.successThreshold : probe.failureThreshold;
@@ -87,12 +58,9 @@ export class ProbeAdapter implements ProbeDriver {
     return { stop: () => ac.abort() };
   }
 
-  async checkOnce(probe: PlannedProbe, ctx: ProbeContext): Promise<CheckOutcome> {
+  async checkOnce(probe: PlannedProbe, ctx: ProbeContext): Promise<CheckResult> {
     const known = this.latest.get(probe);
-    const check =
-      known && known.logPath === ctx.logPath
-        ? known.check
-        : createProbeCheck(probe, ctx.logPath, ctx.transport);
+    const check = known && known.logPath === ctx.logPath ? known.check : createProbeCheck(probe, ctx);
     const ms = eachCheckMs(probe);
     return check.check(AbortSignal.timeout(ms), ms);
   }

@@ -4,8 +4,6 @@
  * use the same checks and the same scheduler (loop.ts).
  */
 
-export type ProbeKind = 'tcp_port' | 'http_get' | 'http_post' | 'log_watch';
-
 export interface CheckResult {
   /** the condition is met (service up / pattern seen often enough) */
   ok: boolean;
@@ -14,7 +12,8 @@ export interface CheckResult {
 }
 
 export interface ProbeCheck {
-  readonly kind: ProbeKind;
+  /** the probe kind's recipe key (`tcp_port`) */
+  readonly kind: string;
   /** short description for messages: `tcp_port 127.0.0.1:8000` */
   describe(): string;
   /**

@@ -26,7 +26,7 @@ import {
 } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isProcessAlive, processStartTime } from '../gpu/procfs.js';
+import { isProcessAlive, processStartTime } from '../util/process-liveness.js';
 import { errorCode, errorMessage } from '../util/errors.js';
 
 export interface LiveRunEntry {

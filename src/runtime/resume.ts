@@ -8,7 +8,7 @@
  */
 import { hostname } from 'node:os';
 import type { DriverInfo, RunEvent, TaskStatus } from '../events/events.js';
-import { isProcessAlive } from '../gpu/procfs.js';
+import { isProcessAlive } from '../util/process-liveness.js';
 import type { ResumeTasks } from './orchestrator-types.js';
 
 /** A task as the earlier sessions left it. */

@@ -33,7 +33,7 @@ import { computeVerdict, signalExitCode, type Verdict } from './verdict.js';
 import { WorkflowDeadline } from './deadline.js';
 import type { ResumeTasks } from './orchestrator-types.js';
 import { thisDriver } from './resume.js';
-import { processStartTime } from '../gpu/procfs.js';
+import { processStartTime } from '../util/process-liveness.js';
 import type { ResultsIndexEntry } from '../outputs/results-index.js';
 
 export interface SessionOptions {

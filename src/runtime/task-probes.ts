@@ -6,12 +6,8 @@
  */
 import type { PlannedProbe } from '../plan/types.js';
 import type { RunEventInput } from '../events/events.js';
-import {
-  describeProbe,
-  type ProbeCheck,
-  type ProbeContext,
-  type ProbeDriver,
-} from '../probes/probe-driver.js';
+import { describeProbe, type ProbeContext, type ProbeDriver } from '../probes/probe-driver.js';
+import type { CheckResult } from '../probes/types.js';
 import type { TaskRt } from './task-state.js';
 
 export interface ProbeHooks {
@@ -28,7 +24,7 @@ export interface ProbeHooks {
 export function startTaskProbes(t: TaskRt, driver: ProbeDriver, h: ProbeHooks): void {
   t.readyPassed = new Set();
   t.loops = [];
-  const report = (p: PlannedProbe, r: ProbeCheck) =>
+  const report = (p: PlannedProbe, r: CheckResult) =>
     h.emit({
       type: 'probe_result',
       task: t.plan.name,

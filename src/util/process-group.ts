@@ -14,7 +14,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { groupState } from './group-liveness.js';
+import { groupState } from './process-liveness.js';
 import { getLauncher, LaunchFailure, type LeaderExit } from './launcher/client.js';
 import { FrameError } from './launcher/protocol.js';
 import {

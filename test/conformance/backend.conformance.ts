@@ -18,7 +18,7 @@ import { handleKey, type Backend, type HandleStatus, type TaskHandle } from '../
 import { readHandleLedger } from '../../src/events/handle-ledger.js';
 import type { PlannedNode, PlannedTask } from '../../src/plan/types.js';
 import { tcpPortCheck } from '../../src/probes/tcp.js';
-import { groupState } from '../../src/util/group-liveness.js';
+import { groupState } from '../../src/util/process-liveness.js';
 import { plannedTask } from '../helpers/planned-task.js';
 import { processesWith, until } from './procs.js';
 

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { groupState, liveGroupMembers } from '../../src/util/group-liveness.js';
+import { groupState, liveGroupMembers } from '../../src/util/process-liveness.js';
 import {
   SpawnError,
   killAllGroupsSync,

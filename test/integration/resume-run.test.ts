@@ -20,7 +20,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, hasStackTrace, sflow } from '../helpers/cli.js';
 import type { RunEvent } from '../../src/events/events.js';
 import { parseEventsJsonl } from '../../src/reporters/events-jsonl.js';
-import { groupState } from '../../src/util/group-liveness.js';
+import { groupState } from '../../src/util/process-liveness.js';
 import { FAILING, ROWS, sweepRecipe } from '../helpers/resume-runs.js';
 
 const root = mkdtempSync(join(tmpdir(), 'sflow-resume-'));

@@ -20,10 +20,12 @@ export interface SimpleTask {
 }
 
 export function probeOf(role: 'readiness' | 'failure', p: Partial<PlannedProbe>): PlannedProbe {
+  const host = 'host' in p && typeof p.host === 'string' ? p.host : '127.0.0.1';
   return {
     role,
     kind: 'tcp_port',
-    host: '127.0.0.1',
+    host,
+    hosts: [host],
     delayS: 0,
     timeoutS: 1200,
     eachCheckTimeoutS: 2,
@@ -31,7 +33,7 @@ export function probeOf(role: 'readiness' | 'failure', p: Partial<PlannedProbe>)
     successThreshold: 1,
     failureThreshold: 1,
     ...p,
-  };
+  } as PlannedProbe; // a hand-made probe: the overrides may name any kind
 }
 
 export function buildPlan(runDir: string, tasks: SimpleTask[], workflow = 'wf'): Plan {

@@ -18,7 +18,7 @@ import {
 import { memberCommand } from '../../src/backends/docker/member-command.js';
 import { driverGone, driverId, parseDriverId } from '../../src/backends/driver-identity.js';
 import { launchArgv, taskContainer } from '../../src/backends/local/containers.js';
-import { processStartTime } from '../../src/gpu/procfs.js';
+import { processStartTime } from '../../src/util/process-liveness.js';
 import { launchSpecs, OPERATORS } from '../../src/operators/index.js';
 import { dockerRunCommand } from '../../src/operators/docker-run.js';
 import type { PlannedTask } from '../../src/plan/types.js';

@@ -9,6 +9,7 @@ import type { RunRecoveryOptions } from '../kind.js';
 import { describe, DockerEngine, type Endpoint } from '../container-engine.js';
 import { driverPid } from '../container-engine.js';
 import { membersOf } from './members.js';
+import { isProcessAlive } from '../../util/process-liveness.js';
 
 function dockerMembers(runDir: string) {
   return readHandleLedger(ledgerPath(runDir))
@@ -16,19 +17,10 @@ function dockerMembers(runDir: string) {
     .flatMap((h) => membersOf(h));
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 export function dockerLiveDriver(runDir: string): string | undefined {
   const pids = new Set(dockerMembers(runDir).map((m) => driverPid(m.name)));
   for (const pid of pids)
-    if (pid !== undefined && pid !== process.pid && alive(pid))
+    if (pid !== undefined && pid !== process.pid && isProcessAlive(pid))
       return `sflow driver pid ${pid} (docker containers sflow-p${pid}-…)`;
   return undefined;
 }

@@ -13,11 +13,11 @@ import {
   DRIVER_LABEL,
   describe,
   driverPid,
-  pidAlive,
   reapOrphans,
   type Endpoint,
 } from '../container-engine.js';
 import { driverId } from '../driver-identity.js';
+import { isProcessAlive } from '../../util/process-liveness.js';
 
 export interface TaskContainer {
   engine: DockerEngine;
@@ -86,7 +86,7 @@ export async function recoverContainer(
   signal: AbortSignal,
 ): Promise<{ found: boolean; stop?: StopOutcome; detail: string }> {
   const pid = driverPid(c.name);
-  if (pid !== undefined && pid !== process.pid && pidAlive(pid))
+  if (pid !== undefined && pid !== process.pid && isProcessAlive(pid))
     return { found: false, detail: `container ${c.name}: its driver pid ${pid} runs again, left alone` };
   const st = (await c.engine.inspect(c.host, [c.name], signal)).get(c.name);
   if (!st) return { found: false, detail: `no container ${c.name} left` };

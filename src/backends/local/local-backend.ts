@@ -10,13 +10,12 @@
  */
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
-import { processStartTime } from '../../gpu/procfs.js';
+import { groupState, processStartTime } from '../../util/process-liveness.js';
 import type { TaskGpuClaims } from '../../gpu/task-claims.js';
 import type { PlannedBackend, PlannedNode, PlannedTask } from '../../plan/types.js';
 import { SflowError } from '../../config/errors.js';
 import { raceAbort } from '../../util/abort.js';
 import { errorMessage } from '../../util/errors.js';
-import { groupState } from '../../util/group-liveness.js';
 import { getLauncher, warmLauncher } from '../../util/launcher/client.js';
 import { spawnGroup, type GroupHandle } from '../../util/process-group.js';
 import { stopGroup } from '../../util/terminate/index.js';

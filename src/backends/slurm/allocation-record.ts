@@ -7,7 +7,7 @@
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { isProcessAlive, processStartTime } from '../../gpu/procfs.js';
+import { isProcessAlive, processStartTime } from '../../util/process-liveness.js';
 
 export const ALLOCATION_RECORD = 'slurm_allocations.jsonl';
 

@@ -12,7 +12,7 @@ import { accessSync, constants, writeFileSync } from 'node:fs';
 import { basename, delimiter, join } from 'node:path';
 import { SflowError } from '../../config/errors.js';
 import { readAsset } from '../../config/assets.js';
-import { processStartTime } from '../../gpu/procfs.js';
+import { processStartTime } from '../../util/process-liveness.js';
 import { GPU_PRELUDE_FILE } from '../../operators/srun-step.js';
 import type { PlannedBackend, PlannedNode } from '../../plan/types.js';
 import { errorMessage } from '../../util/errors.js';

@@ -7,7 +7,7 @@
  */
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { processStartTime } from '../../gpu/procfs.js';
+import { processStartTime } from '../../util/process-liveness.js';
 import { handleKey, type StopOptions, type StopOutcome, type TaskHandle } from '../backend.js';
 import type { LiveAttempt } from './live-steps.js';
 import { stepsOf } from './live-steps.js';

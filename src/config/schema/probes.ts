@@ -1,9 +1,16 @@
-/** `task.probes` (config §1.14): readiness/failure, each one probe or a list of probes. */
+/**
+ * `task.probes` (config §1.14): readiness/failure, each one probe or a list of probes. A probe is
+ * the common timing keys and exactly one kind key, whose schema its kind owns (the probe registry,
+ * src/probes/registry.ts); the kinds get this folder's helpers through `SCHEMA_KIT`.
+ */
 import * as z from 'zod';
+import { PROBE_KIND_NAMES, PROBE_KINDS, type ProbeKindName } from '../../probes/registry.js';
+import type { SchemaKit } from '../../probes/kind.js';
 import { fail, intOrExpr, isExpr, literalInt, msg, oneOf, scalarString, str } from './common.js';
 import { list, record, strictObject } from './shapes.js';
 
-export const PROBE_TYPES = ['tcp_port', 'http_get', 'http_post', 'log_watch'] as const;
+/** every probe kind's key, in the registry's order */
+export const PROBE_TYPES: readonly ProbeKindName[] = PROBE_KIND_NAMES;
 /** v0.3 defaults, for consumers (the schema leaves absent keys absent). */
 export const PROBE_DEFAULTS = {
   delay: 0,
@@ -15,70 +22,33 @@ export const PROBE_DEFAULTS = {
   match_count: 1,
 } as const;
 
-const TcpPortSchema = strictObject('tcp_port probe', {
-  port: intOrExpr({ min: 1, max: 65535 }),
-  /** default: the first assigned node's IP */
-  host: str().optional(),
-  on_node: oneOf(['first', 'each']).optional(),
-});
+/** what a probe kind builds its schema with */
+export const SCHEMA_KIT: SchemaKit = {
+  strictObject: (label, shape) => strictObject(label, shape),
+  str,
+  intOrExpr,
+  literalInt,
+  scalarString,
+  oneOf: (values) => oneOf(values),
+  record,
+  list,
+  fail,
+  isExpr,
+};
 
-function httpUrlCheck(u: { url: string }, ctx: Parameters<typeof fail>[0]) {
-  if (!isExpr(u.url) && !/^https?:\/\//i.test(u.url.trim()))
-    fail(ctx, ['url'], `http probe URL must start with http:// or https://, got '${u.url}'`);
+type KindSchemas = { [N in ProbeKindName]: z.ZodOptional<ReturnType<(typeof PROBE_KINDS)[N]['schema']>> };
+
+function kindSchemas(): KindSchemas {
+  const out: Partial<Record<ProbeKindName, z.ZodType>> = {};
+  for (const name of PROBE_KIND_NAMES) out[name] = PROBE_KINDS[name].schema(SCHEMA_KIT).optional();
+  return out as KindSchemas;
 }
-
-const HttpGetSchema = strictObject('http_get probe', {
-  url: str({ nonEmpty: true }),
-  headers: record(scalarString(), 'headers').optional(),
-  /** extension: statuses that count as up (default: any 200–399) */
-  expected_status: z
-    .union([literalInt({ min: 100, max: 599 }), z.array(literalInt({ min: 100, max: 599 })).min(1)])
-    .optional(),
-  /** extension: the body must contain this text (or match it, with a `re:` prefix) */
-  body_match: str().optional(),
-}).superRefine(httpUrlCheck);
-
-const HttpPostSchema = strictObject('http_post probe', {
-  url: str({ nonEmpty: true }),
-  headers: record(scalarString(), 'headers').optional(),
-  body: str().optional(),
-  /** extension: statuses that count as up (default: any 200–399) */
-  expected_status: z
-    .union([literalInt({ min: 100, max: 599 }), z.array(literalInt({ min: 100, max: 599 })).min(1)])
-    .optional(),
-  /** extension: the body must contain this text (or match it, with a `re:` prefix) */
-  body_match: str().optional(),
-}).superRefine(httpUrlCheck);
-
-const LogWatchSchema = strictObject('log_watch probe', {
-  /** literal substring unless prefixed with `re:` / `regex:` */
-  regex_pattern: str({ nonEmpty: true }).optional(),
-  /** alias of regex_pattern; moved there on output */
-  match_pattern: str({ nonEmpty: true }).optional(),
-  /** base name of the task whose log is watched (default: own task) */
-  logger: str().optional(),
-  match_count: intOrExpr({ min: 1 }).optional(),
-})
-  .superRefine((l, ctx) => {
-    const { regex_pattern: r, match_pattern: m } = l;
-    if (r !== undefined && m !== undefined && r !== m)
-      fail(ctx, ['match_pattern'], "Only one of 'regex_pattern' or 'match_pattern' may be set, not both");
-    else if (r === undefined && m === undefined)
-      fail(ctx, [], "Either 'regex_pattern' or 'match_pattern' must be set");
-  })
-  .transform(({ match_pattern, regex_pattern, ...rest }) => ({
-    regex_pattern: (regex_pattern ?? match_pattern) as string,
-    ...rest,
-  }));
 
 const timing = () => intOrExpr({ min: 0 }).optional();
 const threshold = () => intOrExpr({ min: 1 }).optional();
 
 export const ProbeSchema = strictObject('probe', {
-  tcp_port: TcpPortSchema.optional(),
-  http_get: HttpGetSchema.optional(),
-  http_post: HttpPostSchema.optional(),
-  log_watch: LogWatchSchema.optional(),
+  ...kindSchemas(),
   delay: timing(),
   /** v0.3: overall readiness deadline (seconds) */
   timeout: timing(),

@@ -13,6 +13,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { isSea } from 'node:sea';
 import { errorMessage } from '../../util/errors.js';
+import { isProcessAlive } from '../../util/process-liveness.js';
 import { endLine, sessionPaths, stateOfCode, type ExitRecord, type SessionPaths } from '../session-layout.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -38,16 +39,6 @@ export function readPid(path: string): number | undefined {
     return Number.isInteger(n) && n > 0 ? n : undefined;
   } catch {
     return undefined;
-  }
-}
-
-export function alive(pid: number | undefined): boolean {
-  if (!pid) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
@@ -143,7 +134,7 @@ export async function agentStop(session: string): Promise<number> {
       process.stdout.write(endLine(done) + '\n');
       return 0;
     }
-    if (!alive(sup) && !alive(ctl)) break;
+    if (!isProcessAlive(sup) && !isProcessAlive(ctl)) break;
     const target = step.group ? -sup! : ctl!;
     try {
       process.kill(target, step.signal);
@@ -154,12 +145,13 @@ export async function agentStop(session: string): Promise<number> {
       /* already gone */
     }
     const deadline = Date.now() + step.graceMs;
-    while (Date.now() < deadline && !readExit(p) && (alive(ctl) || alive(sup))) await sleep(200);
+    while (Date.now() < deadline && !readExit(p) && (isProcessAlive(ctl) || isProcessAlive(sup)))
+      await sleep(200);
   }
   let rec = readExit(p);
   if (!rec) {
     // the supervisor was killed before it could write the record
-    const stillThere = alive(ctl) || alive(sup);
+    const stillThere = isProcessAlive(ctl) || isProcessAlive(sup);
     rec = { code: 137, state: stillThere ? 'unknown' : 'cancelled', ended: new Date().toISOString() };
     if (!stillThere) writeAtomic(p.exit, JSON.stringify(rec) + '\n');
   }

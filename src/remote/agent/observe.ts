@@ -10,7 +10,8 @@
 import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { endLine, sessionPaths, type ExitRecord, type SessionPaths } from '../session-layout.js';
-import { alive, readExit, readPid } from './lifecycle.js';
+import { isProcessAlive } from '../../util/process-liveness.js';
+import { readExit, readPid } from './lifecycle.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const MAX_READ = 256 * 1024;
@@ -103,7 +104,7 @@ function finished(p: SessionPaths): ExitRecord | undefined {
   const rec = readExit(p);
   if (rec) return rec;
   const sup = readPid(p.supervisorPid);
-  if (sup && !alive(sup) && !readExit(p))
+  if (sup && !isProcessAlive(sup) && !readExit(p))
     return { code: 1, state: 'unknown', ended: new Date().toISOString() };
   return undefined;
 }

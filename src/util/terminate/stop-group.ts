@@ -2,7 +2,7 @@
  * The one TERM → grace → KILL (terminate: "graceful stop"), used by the local backend for the
  * groups it spawned, for groups found in a handle ledger, and through it by teardown.
  */
-import { groupState } from '../group-liveness.js';
+import { groupState } from '../process-liveness.js';
 import { signalGroup } from './signal-group.js';
 import { waitGroupGone } from './wait-gone.js';
 

@@ -5,7 +5,7 @@
  * members (PID 1 of a container may never reap them).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { groupState } from '../group-liveness.js';
+import { groupState } from '../process-liveness.js';
 
 export interface WaitGoneOptions {
   /** resolves when the group leader exits (a child of this process); awaited before any polling */

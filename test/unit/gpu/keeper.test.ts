@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { isKeeper, keeperOf, liveHolder, ownerAlive } from '../../../src/gpu/keeper.js';
-import { processStartTime } from '../../../src/gpu/procfs.js';
+import { processStartTime } from '../../../src/util/process-liveness.js';
 
 /** a pid that is certainly not running: a child that has exited and been reaped */
 async function deadPid(): Promise<number> {

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claim, lend, reapDead, release, releaseRun } from '../../../src/gpu/registry.js';
-import { processStartTime } from '../../../src/gpu/procfs.js';
+import { processStartTime } from '../../../src/util/process-liveness.js';
 import {
   MAX_ENTRIES,
   recordFileName,

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { parseWaitForGpus, registrySettings, registrySkipReason } from '../../../src/gpu/settings.js';
-import { isProcessAlive, processStartTime } from '../../../src/gpu/procfs.js';
+import { isProcessAlive, processStartTime } from '../../../src/util/process-liveness.js';
 import { deadPid } from './helpers.js';
 
 describe('registry settings from the environment', () => {

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { SflowError } from '../../../src/config/errors.js';
-import { compilePattern, isRegexPattern, translatePythonRegex } from '../../../src/probes/pattern.js';
+import {
+  compilePattern,
+  isRegexPattern,
+  PatternError,
+  translatePythonRegex,
+} from '../../../src/probes/pattern.js';
 
 describe('probe patterns', () => {
   it('is literal unless prefixed with re: or regex:', () => {
@@ -36,16 +40,16 @@ describe('probe patterns', () => {
     expect(m?.groups).toEqual({ host: '0.0.0.0', port: '8000' });
   });
 
-  it('reports an invalid regex as a plan error naming the pattern', () => {
+  it('reports an invalid regex naming the pattern (the kinds make it a located plan error)', () => {
     let err: unknown;
     try {
       compilePattern('re:(unclosed');
     } catch (e) {
       err = e;
     }
-    expect(err).toBeInstanceOf(SflowError);
-    expect((err as SflowError).code).toBe('PROBE_PATTERN');
-    expect((err as SflowError).phase).toBe('plan');
-    expect((err as SflowError).message).toContain('"re:(unclosed"');
+    expect(err).toBeInstanceOf(PatternError);
+    expect((err as PatternError).code).toBe('PROBE_PATTERN');
+    expect((err as PatternError).hint).toContain('JavaScript RegExp syntax');
+    expect((err as PatternError).message).toContain('"re:(unclosed"');
   });
 });

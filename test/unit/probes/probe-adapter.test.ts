@@ -3,9 +3,10 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { PlannedProbe, PlannedTask } from '../../../src/plan/types.js';
-import { createProbeCheck, createProbeDriver, tcpHosts } from '../../../src/probes/probe-adapter.js';
-import type { ProbeCheck as Outcome } from '../../../src/probes/probe-driver.js';
+import type { PlannedProbe } from '../../../src/plan/types.js';
+import { tcpHosts } from '../../../src/probes/kinds/tcp.js';
+import { createProbeCheck, createProbeDriver } from '../../../src/probes/probe-adapter.js';
+import type { CheckResult as Outcome } from '../../../src/probes/types.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sflow-pa-'));
 const servers: Server[] = [];
@@ -14,17 +15,20 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const probe = (p: Partial<PlannedProbe>): PlannedProbe => ({
-  role: 'readiness',
-  kind: 'tcp_port',
-  delayS: 0,
-  timeoutS: 1200,
-  eachCheckTimeoutS: 30,
-  intervalS: 0.05,
-  successThreshold: 1,
-  failureThreshold: 3,
-  ...p,
-});
+const probe = (p: Partial<PlannedProbe>): PlannedProbe =>
+  ({
+    role: 'readiness',
+    kind: 'tcp_port',
+    host: '127.0.0.1',
+    hosts: ['127.0.0.1'],
+    delayS: 0,
+    timeoutS: 1200,
+    eachCheckTimeoutS: 30,
+    intervalS: 0.05,
+    successThreshold: 1,
+    failureThreshold: 3,
+    ...p,
+  }) as PlannedProbe; // a hand-made probe: the overrides may name any kind
 
 function events() {
   const checks: Outcome[] = [];
@@ -52,7 +56,7 @@ function events() {
 }
 
 const ctx = (logPath = join(dir, 'none.log')) => ({
-  task: {} as PlannedTask,
+  task: { name: 'svc', env: {}, outputDir: dir },
   logPath,
   startedAt: Date.now(),
 });
@@ -67,17 +71,17 @@ async function freePort(): Promise<number> {
 
 describe('ProbeAdapter', () => {
   it('maps planned probes to checks', () => {
-    expect(createProbeCheck(probe({ port: 80 }), '').describe()).toBe('tcp_port 127.0.0.1:80');
-    expect(tcpHosts(probe({ onNode: 'each', hosts: ['10.0.0.1', '10.0.0.2'], host: '10.0.0.1' }))).toEqual([
+    expect(createProbeCheck(probe({ port: 80 }), ctx('')).describe()).toBe('tcp_port 127.0.0.1:80');
+    expect(tcpHosts({ onNode: 'each', hosts: ['10.0.0.1', '10.0.0.2'], host: '10.0.0.1' })).toEqual([
       '10.0.0.1',
       '10.0.0.2',
     ]);
-    expect(tcpHosts(probe({ onNode: 'first', hosts: ['10.0.0.1', '10.0.0.2'] }))).toEqual(['10.0.0.1']);
-    expect(createProbeCheck(probe({ kind: 'http_post', url: 'http://x/' }), '').describe()).toBe(
+    expect(tcpHosts({ onNode: 'first', hosts: ['10.0.0.1', '10.0.0.2'] })).toEqual(['10.0.0.1']);
+    expect(createProbeCheck(probe({ kind: 'http_post', url: 'http://x/' }), ctx('')).describe()).toBe(
       'http_post http://x/',
     );
     expect(
-      createProbeCheck(probe({ kind: 'log_watch', pattern: 'up', logTask: 'srv' }), '/l').describe(),
+      createProbeCheck(probe({ kind: 'log_watch', pattern: 'up', logTask: 'srv' }), ctx('/l')).describe(),
     ).toBe('log_watch "up" in srv');
   });
 

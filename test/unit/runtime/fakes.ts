@@ -18,8 +18,8 @@ import {
 import { LOCAL_CAPABILITIES, plannedBackend } from '../../helpers/backends.js';
 import type { Plan, PlannedProbe, PlannedTask } from '../../../src/plan/types.js';
 import { plannedTask } from '../../helpers/planned-task.js';
+import type { CheckResult } from '../../../src/probes/types.js';
 import type {
-  ProbeCheck,
   ProbeContext,
   ProbeDriver,
   ProbeLoop,
@@ -231,7 +231,7 @@ export class FakeProbes implements ProbeDriver {
     };
   }
 
-  async checkOnce(_p: PlannedProbe, ctx: ProbeContext): Promise<ProbeCheck> {
+  async checkOnce(_p: PlannedProbe, ctx: ProbeContext): Promise<CheckResult> {
     const ok = this.scripts[ctx.task.name]?.finalCheck ?? false;
     return { ok, detail: ok ? 'up' : 'refused' };
   }
@@ -243,6 +243,7 @@ export function probe(role: 'readiness' | 'failure', over: Partial<PlannedProbe>
     kind: 'tcp_port',
     port: 1,
     host: '127.0.0.1',
+    hosts: ['127.0.0.1'],
     delayS: 0,
     timeoutS: 1200,
     eachCheckTimeoutS: 1,
@@ -250,7 +251,7 @@ export function probe(role: 'readiness' | 'failure', over: Partial<PlannedProbe>
     successThreshold: 1,
     failureThreshold: 1,
     ...over,
-  };
+  } as PlannedProbe; // a hand-made probe: the overrides may name any kind
 }
 
 export function task(name: string, over: Partial<PlannedTask> = {}): PlannedTask {
