@@ -27,7 +27,7 @@ import {
 import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NODE_LINE, node24Bin, packedPackage } from './node-dist.mjs';
+import { NODE_LINE, node24Bin, resvgAddon } from './node-dist.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(ROOT, 'dist');
@@ -101,25 +101,11 @@ function filesUnder(dir, keep = () => true) {
 /** The Node 24 that writes the blobs (this machine's arch): its blob format is the executables'. */
 const seaNode = () => join(node24Bin(HOST_ARCH, log), 'node');
 
-/** package-lock.json's integrity of an installed (or optional, other-arch) package */
-function lockedIntegrity(name) {
-  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8'));
-  return lock.packages?.[`node_modules/${name}`]?.integrity;
-}
-
 /** Where the Node binary and resvg's addon for `arch` come from. */
 function targetParts(arch) {
-  const resvgName = `${RESVG}-linux-${arch}-gnu`;
-  const resvgLocal = join(ROOT, 'node_modules', resvgName);
   const node = join(node24Bin(arch, log), 'node');
-  const resvgDir = existsSync(resvgLocal)
-    ? resvgLocal
-    : packedPackage(
-        resvgName,
-        JSON.parse(readFileSync(join(ROOT, 'node_modules', RESVG, 'package.json'))).version,
-        { integrity: lockedIntegrity(resvgName), log },
-      );
-  return { node, resvgDir, resvgName, codeCache: arch === HOST_ARCH };
+  const resvg = resvgAddon(arch, log);
+  return { node, resvgDir: resvg.dir, resvgName: resvg.name, codeCache: arch === HOST_ARCH };
 }
 
 /** (2) the payload: the files the CLI reads at run time, laid out like an npm install */

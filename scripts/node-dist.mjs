@@ -7,6 +7,8 @@
 //
 //   node scripts/node-dist.mjs bin [x64|arm64]   # prints the folder holding that arch's `node`
 //                                                # (fetching it first when it is not cached)
+//   node scripts/node-dist.mjs fetch-all         # both Node binaries and both resvg addons: all
+//                                                # that `npm run release` needs beyond `npm ci`
 //
 // Cache: $SFLOW_BUILD_CACHE, else $XDG_CACHE_HOME/sflow-build, else ~/.cache/sflow-build. Once
 // there, nothing is fetched again (no network); `npm pack --prefer-offline` also reuses npm's cache.
@@ -16,7 +18,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const NODE_LINE = {
@@ -26,6 +28,8 @@ export const NODE_LINE = {
     arm64: 'sha512-IZx0J52/1NDwAsY2iyWR9nlPIYuYviTWetjj8+ElvYQh2+XRhLfCfkbFEF/2O5vGI2hcUbyPNHV+nz342FbJXw==',
   },
 };
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 export const BUILD_CACHE =
   process.env.SFLOW_BUILD_CACHE ||
@@ -93,14 +97,48 @@ export function node24Bin(arch = process.arch, log) {
   return join(pkg, 'bin');
 }
 
+/** package-lock.json's integrity of a package (installed, or an optional one for another arch) */
+export function lockedIntegrity(name) {
+  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8'));
+  return lock.packages?.[`node_modules/${name}`]?.integrity;
+}
+
+/**
+ * The folder of @resvg/resvg-js's native addon package for `arch`: the installed one, else the
+ * locked version fetched with `npm pack` (checked against package-lock.json's integrity).
+ */
+export function resvgAddon(arch, log) {
+  const name = `@resvg/resvg-js-linux-${arch}-gnu`;
+  const local = join(ROOT, 'node_modules', name);
+  if (existsSync(local)) return { name, dir: local };
+  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8'));
+  const version = lock.packages?.[`node_modules/${name}`]?.version;
+  if (!version) throw new Error(`package-lock.json has no ${name}`);
+  return { name, dir: packedPackage(name, version, { integrity: lockedIntegrity(name), log }) };
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const [what, arch = process.arch] = process.argv.slice(2);
+  const log = (s) => process.stderr.write(`node-dist: ${s}\n`);
+  if (what === 'fetch-all') {
+    // everything `npm run release` needs beyond `npm ci`, so the release itself needs no network
+    try {
+      for (const a of ['x64', 'arm64']) {
+        node24Bin(a, log);
+        resvgAddon(a, log);
+      }
+      process.exit(0);
+    } catch (e) {
+      log(e?.message ?? e);
+      process.exit(1);
+    }
+  }
   if (what !== 'bin') {
-    process.stderr.write('usage: node scripts/node-dist.mjs bin [x64|arm64]\n');
+    process.stderr.write('usage: node scripts/node-dist.mjs bin [x64|arm64] | fetch-all\n');
     process.exit(2);
   }
   try {
-    const bin = node24Bin(arch, (s) => process.stderr.write(`node-dist: ${s}\n`));
+    const bin = node24Bin(arch, log);
     if (arch === process.arch) {
       const v = execFileSync(join(bin, 'node'), ['--version'], { encoding: 'utf8', timeout: 60_000 }).trim();
       if (v !== `v${NODE_LINE.version}`)
