@@ -27,6 +27,7 @@ import {
 import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { userlandPunycode } from './bundle.mjs';
 import { NODE_LINE, node24Bin, resvgAddon } from './node-dist.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -47,8 +48,9 @@ async function bundleCjs() {
     input: ENTRY,
     platform: 'node',
     logLevel: 'warn',
-    external: (id) => id.startsWith('node:') || builtinModules.includes(id),
+    external: (id) => id !== 'punycode' && (id.startsWith('node:') || builtinModules.includes(id)),
     plugins: [
+      userlandPunycode,
       {
         name: 'sflow-sea',
         resolveId(id) {

@@ -16,6 +16,15 @@ export const NODE_24 = /version: '(24\.\d+\.\d+)'/.exec(
   readFileSync(join(REPO, 'scripts', 'node-dist.mjs'), 'utf8'),
 )![1];
 
+/** The pinned Node 24 binary the executables embed (scripts/node-dist.mjs; fetched when missing). */
+export function node24(): string {
+  const bin = execFileSync(process.execPath, [join(REPO, 'scripts', 'node-dist.mjs'), 'bin'], {
+    encoding: 'utf8',
+    timeout: 600_000,
+  });
+  return join(bin.trim(), 'node');
+}
+
 /** Builds dist/sflow-linux-<arch> unless it is newer than dist/ (bounded: 5 minutes). */
 export function ensureExecutable(): string {
   const stamp = join(REPO, 'dist', '.build-stamp');
