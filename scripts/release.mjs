@@ -39,7 +39,10 @@ export function changelogSection(text, version) {
 }
 
 const sha256 = (file) => createHash('sha256').update(readFileSync(file)).digest('hex');
-const mb = (file) => `${(statSync(file).size / 1e6).toFixed(1)} MB`;
+const mb = (file) => {
+  const n = statSync(file).size;
+  return n < 1e6 ? `${(n / 1e3).toFixed(1)} kB` : `${(n / 1e6).toFixed(1)} MB`;
+};
 
 function run(script, env = {}) {
   execFileSync(process.execPath, [join(ROOT, 'scripts', script)], {
