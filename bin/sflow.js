@@ -78,8 +78,9 @@ function version() {
   const args = process.argv.slice(2);
   if (args.length !== 1 || (args[0] !== '--version' && args[0] !== '-V')) return false;
   let v = '0.0.0'; // as src/util/version.ts where package.json cannot be read
+  let name = 'sflow-cli'; // PACKAGE_NAME of src/util/version.ts (the package.json name)
   try {
-    v = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
+    ({ version: v, name } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')));
   } catch {
     // keep 0.0.0
   }
@@ -87,6 +88,7 @@ function version() {
     process.stderr.write(`sflow entry: ${fileURLToPath(import.meta.url)}\n`);
   const lines = [
     `sflow ${v}`,
+    `  npm package: ${name}`,
     `  node: ${process.version} (${process.platform}-${process.arch})`,
     `  bin: ${process.argv[1] ?? 'sflow'}`,
     `  package: ${dirname(dirname(fileURLToPath(import.meta.url)))}`,

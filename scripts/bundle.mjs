@@ -69,7 +69,20 @@ const lazyCommanderChildProcess = {
   },
 };
 
+/**
+ * Node's built-in `punycode` is deprecated: Node 22+ prints DEP0040 when code outside node_modules
+ * requires it, and a bundle is such code (the Kubernetes client's node-fetch → whatwg-url → tr46
+ * do). The bundle gets the userland copy (the npm package punycode, same API) instead.
+ */
+export const userlandPunycode = {
+  name: 'sflow-userland-punycode',
+  resolveId(id) {
+    return id === 'punycode' ? fileURLToPath(import.meta.resolve('punycode/punycode.js')) : null;
+  },
+};
+
 function isExternal(id) {
+  if (id === 'punycode') return false; // userlandPunycode
   if (id.startsWith('node:') || builtinModules.includes(id)) return true;
   return EXTERNAL_PACKAGES.some((p) => id === p || id.startsWith(`${p}/`));
 }
@@ -100,7 +113,7 @@ export async function bundle({ quiet = false } = {}) {
       platform: 'node',
       external: (id) => isExternal(id),
       logLevel: 'warn',
-      plugins: [lazyCommanderChildProcess],
+      plugins: [lazyCommanderChildProcess, userlandPunycode],
       // React's production build for the --tui chunk (the CLI's own code never reads NODE_ENV)
       transform: { define: { 'process.env.NODE_ENV': '"production"' } },
     });

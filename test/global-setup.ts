@@ -108,8 +108,13 @@ function privateTmp(): () => void {
   // so a run never recovers (stops, marks) another test run's killed drivers, nor the user's
   const runIndex = join(dir, 'sflow-run-index');
   process.env.SFLOW_RUN_INDEX_DIR = runIndex;
+  // Node 22.1+: bin/sflow.js keeps V8's compiled code in $NODE_COMPILE_CACHE (else
+  // <tmp>/node-compile-cache): one cache for the whole run, removed with the run index
+  const compileCache = join(dir, 'node-compile-cache');
+  process.env.NODE_COMPILE_CACHE = compileCache;
   return () => {
     rmSync(runIndex, { recursive: true, force: true });
+    rmSync(compileCache, { recursive: true, force: true });
     let left: string[];
     try {
       left = readdirSync(dir);

@@ -8,8 +8,9 @@ import { reportError } from './errors.js';
 import { VERSION, versionText } from './version.js';
 import { kubeFlags } from './kube-flags.js';
 import { registerSetupCommands } from './setup-commands.js';
+import { PACKAGE_NAME } from '../util/package-name.js';
 
-const DOCS = 'Docs: README.md in the sflow repository (recipe language: docs/recipes.md)';
+const DOCS = `Docs: README.md and docs/recipes.md in the ${PACKAGE_NAME} package folder (sflow --version names it)`;
 
 /** Repeatable options: no default array given to commander (its --help would print "(default: [])"). */
 function collect(value: string, previous: string[] = []): string[] {

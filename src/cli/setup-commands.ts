@@ -3,6 +3,7 @@
  * `update`) and `completion`. Each module is imported only when its command runs.
  */
 import { Argument, Command, Option } from 'commander';
+import { PACKAGE_NAME } from '../util/package-name.js';
 
 export function registerSetupCommands(program: Command, docs: string): void {
   program
@@ -42,8 +43,11 @@ export function registerSetupCommands(program: Command, docs: string): void {
   program
     .command('upgrade')
     .alias('update')
-    .description('upgrade this sflow installation in place (npm)')
-    .option('--sflow-version <version>', 'a specific release (e.g. 0.2.0) instead of the latest')
+    .description(`upgrade this sflow installation in place (npm package ${PACKAGE_NAME})`)
+    .option(
+      '--sflow-version <version>',
+      `a specific release of ${PACKAGE_NAME} (e.g. 0.2.0) instead of the latest`,
+    )
     .option('--branch <ref>', 'install a git branch, tag or commit of the sflow repository instead')
     .option('--repo <url>', 'git repository for --branch (default: the one sflow was published from)')
     .option('--registry <url>', 'npm registry to install from')

@@ -4,12 +4,18 @@
  * It upgrades the installation that is running (global, or a project's node_modules) and
  * refuses a source checkout or an `npm link`ed copy unless `--force`. `--dry-run` prints the
  * exact command. npm runs with a hard time limit and its own progress output.
+ *
+ * It only ever installs this package (PACKAGE_NAME, whatever the running copy's package.json is
+ * called), and refuses a global upgrade while the global `sflow` command belongs to another
+ * package (an install of this tool under its old name `sflow`, or anything else with that
+ * command): npm would stop on the clash, or a forced install would take the other's command.
  */
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { SflowError } from '../config/errors.js';
 import { assetsRoot } from '../config/assets.js';
 import { boundedExec } from '../util/bounded-exec.js';
+import { PACKAGE_NAME } from '../util/package-name.js';
 import { reportError } from './errors.js';
 
 const NPM_QUERY_TIMEOUT_MS = 15_000;
@@ -28,6 +34,16 @@ export interface InstallFacts {
   repository?: string;
   /** a `.git` folder in the package folder */
   gitCheckout: boolean;
+  /** npm's global `sflow` command (`<prefix>/bin/sflow`), when there is one */
+  globalCommand?: GlobalCommand;
+}
+
+export interface GlobalCommand {
+  path: string;
+  /** the package that owns it: the `name` of the package.json above where it leads; absent when none */
+  owner?: string;
+  /** where it leads (links resolved) */
+  target?: string;
 }
 
 export interface UpgradeOptions {
@@ -76,14 +92,16 @@ export function planUpgrade(f: InstallFacts, o: UpgradeOptions): UpgradePlan {
         hint: 'name it: --repo https://host/owner/sflow.git',
       });
     spec = `${gitUrl(repo)}#${o.branch}`;
-  } else spec = `${f.name}@${o.sflowVersion ?? 'latest'}`;
+  } else spec = `${PACKAGE_NAME}@${o.sflowVersion ?? 'latest'}`;
   const registry = o.registry ? ['--registry', o.registry] : [];
   const global =
     !inNodeModules ||
     (f.globalRoot !== undefined && dirname(f.packageRoot) === f.globalRoot) ||
     (f.globalRoot !== undefined && dirname(f.realRoot) === f.globalRoot);
-  if (global)
+  if (global) {
+    refuseForeignCommand(f.globalCommand);
     return { argv: ['npm', 'install', '--global', ...registry, spec], scope: `the global installation` };
+  }
   // <project>/node_modules/<name> (or node_modules/@scope/<name>)
   const parts = f.packageRoot.split(sep);
   const nm = parts.lastIndexOf('node_modules');
@@ -92,6 +110,53 @@ export function planUpgrade(f: InstallFacts, o: UpgradeOptions): UpgradePlan {
     argv: ['npm', 'install', '--prefix', project, ...registry, spec],
     scope: `the project installation in ${project}`,
   };
+}
+
+/** A global `sflow` command of another package is never replaced (not even with --force). */
+function refuseForeignCommand(c: GlobalCommand | undefined): void {
+  if (!c || c.owner === PACKAGE_NAME) return;
+  const what = c.owner
+    ? `belongs to the npm package '${c.owner}'${c.target ? ` (${c.target})` : ''}`
+    : `is not a command of an npm package${c.target ? ` (it leads to ${c.target})` : ''}`;
+  throw new SflowError(
+    'upgrade.foreign_command',
+    `the global \`sflow\` command ${c.path} ${what}, not to ${PACKAGE_NAME}`,
+    {
+      hint: c.owner
+        ? `remove it first (npm uninstall --global ${c.owner}), then: npm install --global ${PACKAGE_NAME}`
+        : `remove or rename ${c.path} first, then: npm install --global ${PACKAGE_NAME}`,
+    },
+  );
+}
+
+/** The package.json `name` nearest above `file` (at most 6 folders up). */
+function owningPackage(file: string): string | undefined {
+  let dir = dirname(file);
+  for (let i = 0; i < 6; i++, dir = dirname(dir)) {
+    try {
+      return (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string }).name;
+    } catch {
+      if (dirname(dir) === dir) break;
+    }
+  }
+  return undefined;
+}
+
+/** `<prefix>/bin/sflow` of npm's global prefix (`<prefix>/lib/node_modules` is the global root). */
+export function globalCommand(globalRoot: string): GlobalCommand | undefined {
+  const path = join(dirname(dirname(globalRoot)), 'bin', 'sflow');
+  try {
+    lstatSync(path);
+  } catch {
+    return undefined;
+  }
+  let target: string | undefined;
+  try {
+    target = realpathSync(path);
+  } catch {
+    return { path }; // a dangling link
+  }
+  return { path, target, owner: target === path ? undefined : owningPackage(target) };
 }
 
 function packageFacts(): InstallFacts {
@@ -125,6 +190,7 @@ export async function upgradeCommand(opts: UpgradeOptions): Promise<number> {
   try {
     const facts = packageFacts();
     facts.globalRoot = await npmGlobalRoot();
+    if (facts.globalRoot) facts.globalCommand = globalCommand(facts.globalRoot);
     const plan = planUpgrade(facts, opts);
     const command = plan.argv.map(quote).join(' ');
     process.stdout.write(`sflow ${facts.version} at ${facts.realRoot} (${plan.scope})\n`);

@@ -5,7 +5,7 @@
  *
  * Lookup: `SFLOW_ASSETS_DIR` when set; else the nearest `assets/` folder above this module
  * that sits next to a `package.json` — the same in a checkout (src/, dist/, dist/bundle/)
- * and in an npm install (node_modules/sflow/).
+ * and in an npm install (node_modules/sflow-cli/).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
@@ -30,7 +30,7 @@ export function assetsRoot(env: NodeJS.ProcessEnv = process.env): string {
     'assets.missing',
     "sflow's shipped files (assets/) were not found next to the program",
     {
-      hint: 'reinstall sflow, or point SFLOW_ASSETS_DIR at the assets folder of an sflow checkout',
+      hint: 'reinstall sflow (npm install --global sflow-cli), or point SFLOW_ASSETS_DIR at the assets folder of an sflow checkout',
     },
   );
 }

@@ -6,7 +6,8 @@
  *
  * When a feature lands, delete its row (one entry of NOT_YET). test/unit/plan/not-yet.test.ts
  * checks that every recipe field, CLI flag and artifact scheme is either implemented or covered
- * by a row here, and that README's "What runs today" table agrees with this one.
+ * by a row here, and that README's "What runs today" table agrees with this one;
+ * test/unit/repo/docs-not-yet.test.ts, that no doc calls something "not yet" that runs, or the reverse.
  */
 import type { LoadedRecipe } from '../config/load.js';
 import { formatLocation, type SourceLocation } from '../config/errors.js';

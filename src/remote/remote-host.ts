@@ -14,6 +14,7 @@ import { VERSION } from '../util/version.js';
 import { shCommand, shQuote, type SshTarget } from './ssh-target.js';
 import { sshCall, sshFailure, sshOk } from './ssh-call.js';
 import { DEFAULT_REMOTE_ROOT } from './session-layout.js';
+import { PACKAGE_NAME } from '../util/package-name.js';
 
 export interface RemoteHost {
   /** absolute remote root */
@@ -127,7 +128,7 @@ export async function prepareRemote(
     throw preflightError(
       'remote.no_sflow',
       `${t.destination} has no sflow ${VERSION}${kv.path_version ? ` (its PATH has ${kv.path_version})` : ''}, and there is no single executable for linux-${arch} here to copy`,
-      `build it with \`npm run build && npm run build:exe\` (dist/sflow-linux-${arch}), or install sflow ${VERSION} on the remote PATH`,
+      `download sflow-linux-${arch} of release ${VERSION} and set SFLOW_EXE_DIR to its folder (in a checkout: npm run build:exe), or install it on the remote PATH (npm install --global ${PACKAGE_NAME}@${VERSION})`,
     );
   const size = statSync(local.path).size;
   const freeKb = Number(kv.free_kb);

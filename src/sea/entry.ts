@@ -25,6 +25,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as sea from 'node:sea';
 import { errorMessage, errorStack } from '../util/errors.js';
+import { PACKAGE_NAME } from '../util/package-name.js';
 import { unpackPayload } from './payload.js';
 
 declare global {
@@ -107,13 +108,18 @@ function writeOut(text: string): void {
 /** versionText() of src/cli/version.ts, for the install folder `root` (its package.json) */
 function versionText(root: string): string {
   let v = '0.0.0'; // as src/util/version.ts where package.json cannot be read
+  let name = PACKAGE_NAME;
   try {
-    v = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
+    ({ version: v, name } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      version: string;
+      name: string;
+    });
   } catch {
     // keep 0.0.0
   }
   return [
     `sflow ${v}`,
+    `  npm package: ${name}`,
     `  node: ${process.version} (${process.platform}-${process.arch})`,
     `  bin: ${process.argv[1] ?? 'sflow'}`,
     `  package: ${root}`,

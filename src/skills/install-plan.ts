@@ -11,6 +11,7 @@
  */
 import { join } from 'node:path';
 import { SflowError } from '../config/errors.js';
+import { PACKAGE_NAME } from '../util/package-name.js';
 
 export const AGENTS = ['claude', 'cursor', 'codex'] as const;
 export type Agent = (typeof AGENTS)[number];
@@ -114,6 +115,7 @@ export function planInstall(p: PlanInput): { root: string; files: PlannedFile[] 
       ...p.skills.map((s) => `- \`${s.name}\`: ${s.description}`),
       '',
       'Always check a recipe change with `sflow run -f <recipe> --dry-run` before running it.',
+      `\`sflow\` is the command of the npm package \`${PACKAGE_NAME}\`; where it is not on PATH, run \`npx --package ${PACKAGE_NAME} sflow …\` (never \`npx sflow\`: that name on npm is another package).`,
       BLOCK_END,
     ];
     files.push({ path: agentsMd, content: lines.join('\n') + '\n', managedBlock: true });

@@ -35,7 +35,7 @@ export async function loadSdk(): Promise<typeof import('@aws-sdk/client-s3')> {
       `the S3 client library cannot be loaded: ${errorMessage(e)}`,
       {
         phase: 'run',
-        hint: 'reinstall sflow with its dependencies (npm install), which include @aws-sdk/client-s3',
+        hint: 'reinstall sflow with its dependencies (npm install --global sflow-cli; in a checkout: npm install), which include @aws-sdk/client-s3',
       },
     );
   }

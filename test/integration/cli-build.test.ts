@@ -7,7 +7,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import module from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { scratchDir } from '../helpers/scratch.js';
 import { BIN, REPO } from '../helpers/cli.js';
@@ -173,6 +174,31 @@ describe('the bundled CLI', () => {
     const runDir = onlyRunDir(join(cwd, 'sflow_output'));
     expect(taskLog(runDir, 'greet')).toBe('hello world #1\nhello world #2\npreparing for world\n');
   });
+});
+
+// Node 22.1+ has module.enableCompileCache(); on Node 20 there is nothing to check
+const compileCache = typeof (module as { enableCompileCache?: unknown }).enableCompileCache === 'function';
+
+describe('the compile cache (Node 22.1+)', () => {
+  it.skipIf(!compileCache)(
+    `bin/sflow.js turns it on: the first run writes the bundle's code, the next one uses it${compileCache ? '' : ` (skipped: Node ${process.version} has no module.enableCompileCache)`}`,
+    () => {
+      const tmp = scratch('sflow-compile-cache-');
+      // no NODE_COMPILE_CACHE: only the launcher's own enableCompileCache() can turn it on
+      const env = { TMPDIR: tmp, NODE_COMPILE_CACHE: undefined, NODE_DEBUG_NATIVE: 'COMPILE_CACHE' };
+      const main = pathToFileURL(BUNDLE_MAIN).href;
+      const first = node([BIN, 'run', '-f', HELLO, '--dry-run'], tmp, env);
+      expect(first.code, first.stderr).toBe(0);
+      // Node 24 says "for ESM file://…", Node 22 "for file://…"
+      expect(first.stderr).toMatch(new RegExp(`writing cache for (ESM )?${main.replace(/[.]/g, '\\.')}`));
+      expect(readdirSync(join(tmp, 'node-compile-cache')).length).toBeGreaterThan(0);
+      const second = node([BIN, 'run', '-f', HELLO, '--dry-run'], tmp, env);
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stderr).toMatch(
+        new RegExp(`cache for (ESM )?${main.replace(/[.]/g, '\\.')} was accepted`),
+      );
+    },
+  );
 });
 
 describe('bin/sflow.js picks its entry', () => {

@@ -2,7 +2,16 @@
  * `sflow skill`, `sflow upgrade --dry-run` and `sflow completion`, run as a user runs them.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -118,12 +127,31 @@ describe('sflow upgrade --dry-run', () => {
     expect(r.stderr).toContain('--force');
     const f = sflow(['update', '--dry-run', '--force', '--sflow-version', '1.2.3']);
     expect(f.code, f.stderr).toBe(0);
-    expect(f.stdout).toContain('would run: npm install --global sflow@1.2.3');
+    expect(f.stdout).toContain('would run: npm install --global sflow-cli@1.2.3');
+    expect(f.stdout).not.toMatch(/ sflow@/);
+  });
+
+  it("refuses while npm's global `sflow` command belongs to another package, and names it", () => {
+    // a global prefix where `sflow` is the command of a package called sflow (this tool's old name)
+    const prefix = scratch();
+    const other = join(prefix, 'lib', 'node_modules', 'sflow');
+    mkdirSync(join(other, 'bin'), { recursive: true });
+    writeFileSync(join(other, 'package.json'), '{"name":"sflow","version":"0.0.9","bin":"bin/cli.js"}');
+    writeFileSync(join(other, 'bin', 'cli.js'), '#!/bin/sh\n');
+    mkdirSync(join(prefix, 'bin'));
+    symlinkSync('../lib/node_modules/sflow/bin/cli.js', join(prefix, 'bin', 'sflow'));
+    const r = sflow(['upgrade', '--dry-run', '--force'], { env: { npm_config_prefix: prefix } });
+    expect(r.code, r.stdout).toBe(1);
+    expect(r.stderr).toContain(
+      `the global \`sflow\` command ${join(prefix, 'bin', 'sflow')} belongs to the npm package 'sflow'`,
+    );
+    expect(r.stderr).toContain('npm uninstall --global sflow');
+    expect(r.stdout).not.toContain('would run');
   });
 
   it('from a project’s node_modules: npm install --prefix <project>; --branch builds a git spec', () => {
     const project = scratch();
-    const pkg = join(project, 'node_modules', 'sflow');
+    const pkg = join(project, 'node_modules', 'sflow-cli');
     mkdirSync(join(pkg, 'dist'), { recursive: true });
     for (const p of ['bin', 'assets', 'package.json'])
       cpSync(join(REPO, p), join(pkg, p), { recursive: true });
@@ -133,7 +161,7 @@ describe('sflow upgrade --dry-run', () => {
       spawnSync(process.execPath, [bin, ...args], { cwd: project, encoding: 'utf8', timeout: 60_000 });
     const latest = run(['upgrade', '--dry-run']);
     expect(latest.status, latest.stderr).toBe(0);
-    expect(latest.stdout).toContain(`would run: npm install --prefix ${project} sflow@latest`);
+    expect(latest.stdout).toContain(`would run: npm install --prefix ${project} sflow-cli@latest`);
     const branch = run([
       'upgrade',
       '--dry-run',

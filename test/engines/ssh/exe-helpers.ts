@@ -11,6 +11,19 @@ import { BIN, REPO } from '../../helpers/cli.js';
 export const EXE = join(REPO, 'dist', `sflow-linux-${process.arch}`);
 export const VERSION = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string })
   .version;
+/** the Node version the executables embed: NODE_LINE of scripts/node-dist.mjs */
+export const NODE_24 = /version: '(24\.\d+\.\d+)'/.exec(
+  readFileSync(join(REPO, 'scripts', 'node-dist.mjs'), 'utf8'),
+)![1];
+
+/** The pinned Node 24 binary the executables embed (scripts/node-dist.mjs; fetched when missing). */
+export function node24(): string {
+  const bin = execFileSync(process.execPath, [join(REPO, 'scripts', 'node-dist.mjs'), 'bin'], {
+    encoding: 'utf8',
+    timeout: 600_000,
+  });
+  return join(bin.trim(), 'node');
+}
 
 /** Builds dist/sflow-linux-<arch> unless it is newer than dist/ (bounded: 5 minutes). */
 export function ensureExecutable(): string {

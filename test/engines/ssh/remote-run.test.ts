@@ -280,7 +280,7 @@ artifacts:
       mkdirSync(empty, { recursive: true });
       const msg = fail(sshText(), ['--ssh-remote-root', `${root}/fresh`], { SFLOW_EXE_DIR: empty });
       expect(msg).toMatch(
-        /has no sflow .*no single executable for linux-x64 here to copy\n {2}hint: build it with/,
+        /has no sflow .*no single executable for linux-x64 here to copy\n {2}hint: download sflow-linux-x64 of release .* and set SFLOW_EXE_DIR/,
       );
     });
     it('remote root not writable', () => {
