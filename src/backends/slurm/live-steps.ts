@@ -25,6 +25,10 @@ export interface LiveAttempt {
   /** sflow asked it to stop (an srun exit of 128+n is then read as that signal) */
   stopped: boolean;
   exit?: ExitStatus;
+  /** driver clock at launch (the step start bound counts from it) */
+  launchedAt?: number;
+  /** why the step never started, once known (the attempt then fails with it) */
+  startError?: string;
 }
 
 export const shortHost = (h: string = hostname()): string => h.split('.')[0];
