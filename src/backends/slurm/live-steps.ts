@@ -61,7 +61,9 @@ export function matchSteps(
   steps: StepInfo[],
   host = shortHost(),
 ): LiveAttempt[] {
-  const byPid = new Map(steps.filter((s) => shortHost(s.srunHost) === host).map((s) => [s.srunPid, s]));
+  // a step still waiting for resources is listed as `<job>.TDB`, State=PENDING: not started yet
+  const started = steps.filter((s) => s.state !== 'PENDING' && !s.id.endsWith('.TDB'));
+  const byPid = new Map(started.filter((s) => shortHost(s.srunHost) === host).map((s) => [s.srunPid, s]));
   const named: LiveAttempt[] = [];
   for (const a of live) {
     if (!a.step || a.stepId || a.exit) continue;

@@ -4,7 +4,7 @@
  * srun says so and the task ends FAILED with srun's words ("Task launch … failed on node n2") and a
  * hint, not as a task that ran and exited. A step that waits for resources other steps hold
  * (`overlap: false` beside a step that holds every CPU of the node) fails once it has waited past
- * SFLOW_SLURM_STEP_START_TIMEOUT, naming why srun waited. No job or step of the run is left.
+ * SFLOW_SLURM_STEP_START_TIMEOUT, naming the bound and what srun said. No job or step of the run is left.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -82,10 +82,20 @@ describeWithEngines('Slurm: a step that never starts fails its task, named', [sl
     await until(`no job of ${job} left`, async () => (await jobsNamed(job)).length === 0, 30_000);
   });
 
-  it('a step waiting for resources past SFLOW_SLURM_STEP_START_TIMEOUT: FAILED naming why srun waited', async () => {
+  it('a step waiting for resources past SFLOW_SLURM_STEP_START_TIMEOUT: FAILED naming the bound', async () => {
     const cwd = newCwd(dirs);
     const job = `${TAG}-busy`;
-    const alloc = await slurm.exec('salloc', ['-N1', '-w', 'n1', '--no-shell', '-J', job, '-t', '00:10:00']);
+    const alloc = await slurm.exec('salloc', [
+      '-N1',
+      '-w',
+      'n1',
+      '-c2',
+      '--no-shell',
+      '-J',
+      job,
+      '-t',
+      '00:10:00',
+    ]);
     expect(alloc.exitCode, String(alloc.stderr)).toBe(0);
     const id = /Granted job allocation (\d+)/.exec(String(alloc.stderr))?.[1] ?? '';
     // a step of the test's own that holds both CPUs of n1 (it does not overlap)
@@ -123,7 +133,8 @@ describeWithEngines('Slurm: a step that never starts fails its task, named', [sl
       const fin = finished(r.runDir(), 'waits');
       expect(fin?.status).toBe('FAILED');
       expect(fin?.reason).toMatch(/did not start within 5 s \(SFLOW_SLURM_STEP_START_TIMEOUT\)/);
-      expect(fin?.reason).toMatch(/srun: .*(busy|temporarily disabled|Requested)/i);
+      expect(fin?.reason).toMatch(/other steps may hold the nodes' resources/);
+      expect(fin?.reason).toMatch(/srun: .*step creation temporarily disabled/);
       expect(readFileSync(join(r.runDir(), 'waits', 'waits.log'), 'utf8')).not.toContain('ran');
       // only the test's own step is left in its job
       expect(await stepsOfJobs([id])).toHaveLength(1);
