@@ -29,6 +29,8 @@ export interface LiveAttempt {
   launchedAt?: number;
   /** why the step never started, once known (the attempt then fails with it) */
   startError?: string;
+  /** the client was stopped for waiting past this bound (ms) for its step */
+  startTimedOutMs?: number;
 }
 
 export const shortHost = (h: string = hostname()): string => h.split('.')[0];

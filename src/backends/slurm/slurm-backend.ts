@@ -233,7 +233,9 @@ export class SlurmBackend implements Backend {
     void group.exited.then((e) => {
       a.exit = step ? stepExit(e.code, e.signal, a.stopped) : { code: e.code, signal: e.signal };
       // srun said its step did not start (or lost its node): the attempt fails with srun's words
-      if (step && !a.stopped && !a.startError && (e.code ?? 0) !== 0)
+      if (a.startTimedOutMs !== undefined)
+        a.startError = startTimeout(a.startTimedOutMs, logTail(task.logPath)); // srun's last words included
+      else if (step && !a.stopped && !a.startError && (e.code ?? 0) !== 0)
         a.startError = launchFailure(logTail(task.logPath));
       this.push(a, {
         state: 'EXITED',
@@ -421,7 +423,8 @@ export class SlurmBackend implements Backend {
     for (const a of this.live.values()) {
       if (!a.step || a.stepId || a.exit || a.stopped || a.startError) continue;
       if (now - (a.launchedAt ?? now) < bound) continue;
-      a.startError = startTimeout(bound, logTail(a.task.logPath));
+      a.startTimedOutMs = bound;
+      a.startError = startTimeout(bound, '');
       void a.group.stop(2_000);
     }
   }
