@@ -99,7 +99,9 @@ export class PodAttempt {
       if (!pod && this.seen.has(name) && !st.terminated)
         return this.fail(`pod ${name} was deleted outside sflow`);
       if (st.unschedulable && Date.now() - this.submittedAt > this.unschedulableMs)
-        return this.fail(`pod ${name} could not be scheduled: ${st.unschedulable}`);
+        return this.fail(
+          `pod ${name} could not be scheduled within ${Math.round(this.unschedulableMs / 1000)} s (raise the backend's reservation.timeout to wait longer): ${st.unschedulable}`,
+        );
       if (i === 0 && st.terminated) return this.finish({ code: st.exitCode, signal: st.signal });
       if (i > 0 && st.terminated && st.exitCode !== 0) {
         this.r.log(
