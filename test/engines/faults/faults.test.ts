@@ -142,6 +142,7 @@ describeWithEngines('fault: slurmctld stopped for 30 s, a slurmd killed under a 
       '  - name: cluster',
       '    type: slurm',
       '    default: true',
+      '    account: sflowtest',
       `    partition: ${slurm.get('SFLOW_TEST_SLURM_PARTITION')}`,
       "    time: '00:10:00'",
       '    nodes: 2',
@@ -315,12 +316,14 @@ describeWithEngines('fault: an SSH pool host stops answering', [docker, ssh], ()
     };
     delete env.DOCKER_HOST;
     const d = startDriver(['-f', 'wf.yaml'], cwd, env);
-    await until(
-      'both members up',
-      () =>
-        d.runDir() ? /up[\s\S]*up/.test(readFileSync(join(d.runDir()!, 'svc', 'svc.log'), 'utf8')) : false,
-      120_000,
-    );
+    const bothUp = () => {
+      try {
+        return /up[\s\S]*up/.test(readFileSync(join(d.runDir() ?? '', 'svc', 'svc.log'), 'utf8'));
+      } catch {
+        return false;
+      }
+    };
+    await until('both members up', bothUp, 120_000);
     const t0 = Date.now();
     fault('ssh', 'stop', 'sshd-b');
     try {
@@ -376,10 +379,14 @@ describe.skipIf(!root && !required)('fault: the run folder’s disk fills mid-ru
         'workflow:',
         '  name: diskfault',
         '  tasks:',
+        // svc fills the disk at once and frees it 4 s later; `during` ends meanwhile, so its
+        // records are due while nothing can be written
         '    - name: svc',
-        '      script: ["echo up; sleep 2; head -c 4000000 /dev/zero > $SFLOW_TASK_OUTPUT_DIR/fill 2>/dev/null; sleep 3; rm -f $SFLOW_TASK_OUTPUT_DIR/fill; echo done"]',
+        '      script: ["echo up; head -c 4000000 /dev/zero > $SFLOW_TASK_OUTPUT_DIR/fill 2>/dev/null; sleep 4; rm -f $SFLOW_TASK_OUTPUT_DIR/fill; echo done"]',
+        '    - name: during',
+        '      script: ["sleep 2; echo tick"]',
         '    - name: after',
-        '      depends_on: [svc]',
+        '      depends_on: [svc, during]',
         '      script: ["echo after"]',
         '',
       ].join('\n'),
@@ -389,7 +396,7 @@ describe.skipIf(!root && !required)('fault: the run folder’s disk fills mid-ru
       SFLOW_RUN_INDEX_DIR: join(dir, 'index'),
     });
     await until('the task up', () => logHas(d.runDir(), 'svc', 'up'));
-    const t0 = Date.now() + 2_000; // the task fills the disk 2 s after `up`
+    const t0 = Date.now(); // the task fills the disk right after `up`
     const end = await d.done;
     const runDir = d.runDir()!;
     const c = checkLedger(runDir);
@@ -401,7 +408,8 @@ describe.skipIf(!root && !required)('fault: the run folder’s disk fills mid-ru
     await until('no process of the run', () => processesNaming(runDir).length === 0);
     rows.push({
       fault: 'the run folder’s disk fills mid-run',
-      injected: 'run folder on a 2 MiB tmpfs; a task fills it, holds it 3 s, frees it',
+      injected:
+        'run folder on a 2 MiB tmpfs; a task fills it, holds it 4 s while another task ends, frees it',
       outcome: `a clear verdict: "✗ Workflow completed, but N of its record file(s) could not be written (… ENOSPC …)", exit 1; events.jsonl keeps whole lines${c.closed ? ' up to run_finished' : ' (its writes during the fault are lost)'}`,
       verdictS: Math.max(0, (end.at - t0) / 1000),
       left: processesNaming(runDir).length,
