@@ -59,7 +59,19 @@ export class PodAttempt {
   ) {
     this.sink = new TaskLogSink(handle.logPath, pods.length > 1, tap);
     setMaxListeners(0, this.streamAbort.signal);
+    // a pod the scheduler cannot place sees no event for as long as it waits: its bound is
+    // checked on a clock of its own, not only when the watch brings news
+    this.boundTimer = setInterval(
+      () => {
+        if (this.final || this.state !== 'SUBMITTED') clearInterval(this.boundTimer);
+        else this.update();
+      },
+      Math.min(Math.max(unschedulableMs / 4, 250), 5_000),
+    );
+    this.boundTimer.unref();
   }
+
+  private readonly boundTimer: NodeJS.Timeout;
 
   status(): HandleStatus {
     if (this.state !== 'EXITED') return { state: this.state, remoteIds: this.handle.remoteIds };
@@ -136,6 +148,7 @@ export class PodAttempt {
 
   private end(): void {
     this.final = true;
+    clearInterval(this.boundTimer);
     // the leader's end can reach the watch before another pod's start does (a short pod may even
     // have ended already): follow every pod not followed yet, or its log would be lost
     if (!this.error && !this.stopping && !this.leaderOnly)
