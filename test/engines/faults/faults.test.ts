@@ -286,7 +286,7 @@ describe.skipIf(missing !== undefined && !required)(
       rows.push({
         fault: 'the Kubernetes API answers 500s, hangs and drops its watches',
         injected:
-          'k8s emulator `faults`: every open watch dropped, the next 6 requests answered 500, the next 2 never answered',
+          'k8s emulator `faults`: every open watch dropped, the next 6 requests answered 500, the next 2 reads never answered',
         outcome:
           'survives: reads retried, watches re-established, hung calls ended by their timeout; the run COMPLETED (exit 0)',
         verdictS: (end.at - t0) / 1000,
