@@ -129,4 +129,28 @@ status() {
   return "$bad"
 }
 
+# fault kill|start dockerd-a|dockerd-b: SIGKILL one dockerd of THIS fixture (its containerd and the
+# containers' shims live on), or start it again on the same data-root. For the fault suite.
+fault_cmd() {
+  local verb=${1:-} d=${2:-} e
+  case "$d" in dockerd-a | dockerd-b) e=${d#dockerd-} ;; *) fail "fault: unknown daemon '$d' (dockerd-a, dockerd-b)" ;; esac
+  [ -d "$W/$e" ] || fail "fault: no engine in $W/$e"
+  case "$verb" in
+    kill)
+      pid_alive "$W/$e/dockerd.pid" || return 0
+      kill -KILL "$(cat "$W/$e/dockerd.pid")"
+      local i
+      for ((i = 0; i < 50; i++)); do pid_alive "$W/$e/dockerd.pid" || return 0; sleep 0.1; done
+      fail "fault: $d did not die"
+      ;;
+    start)
+      pid_alive "$W/$e/dockerd.pid" && return 0
+      mv -f "$W/$e/dockerd.log" "$W/$e/dockerd.log.1" 2>/dev/null || true
+      start_engine "$e"
+      wait_until 60 "dockerd $e" "$W/$e/dockerd.log" "$W/$e/dockerd.pid" -- dk "$e" version --format '{{.Server.Version}}'
+      ;;
+    *) fail "fault: unknown verb '$verb' (kill, start)" ;;
+  esac
+}
+
 engine_main up down status "$@"

@@ -234,8 +234,14 @@ engine_main() {
       rmdir "$ENGINES_DIR" 2>/dev/null || true # only when no other engine is left in it
       ;;
     status) "$status" ;;
+    fault)
+      # fault injection (test/engines/faults/): `fault kill|start DAEMON` on this engine only
+      declare -F fault_cmd >/dev/null || fail "$ENGINE has no fault verbs"
+      shift
+      fault_cmd "$@"
+      ;;
     *)
-      echo "usage: $0 up|down|status   (state in \${SFLOW_ENGINES_DIR:-/tmp/sflow-engines}/$ENGINE)" >&2
+      echo "usage: $0 up|down|status|fault kill|start DAEMON   (state in \${SFLOW_ENGINES_DIR:-/tmp/sflow-engines}/$ENGINE)" >&2
       return 2
       ;;
   esac

@@ -171,4 +171,33 @@ status() {
   fi
 }
 
+# fault kill|start slurmctld|slurmd-n1|slurmd-n2: SIGKILL one daemon of THIS cluster, or start it again
+# with the same configuration and state (jobs survive: StateSaveLocation). For the fault suite.
+fault_cmd() {
+  local verb=${1:-} d=${2:-}
+  case "$d" in slurmctld | slurmd-n1 | slurmd-n2) ;; *) fail "fault: unknown daemon '$d' (slurmctld, slurmd-n1, slurmd-n2)" ;; esac
+  [ -f "$CONF" ] || fail "fault: no cluster in $W"
+  case "$verb" in
+    kill)
+      pid_alive "$W/run/$d.pid" || return 0
+      kill -KILL "$(cat "$W/run/$d.pid")"
+      local i
+      for ((i = 0; i < 50; i++)); do pid_alive "$W/run/$d.pid" || return 0; sleep 0.1; done
+      fail "fault: $d did not die"
+      ;;
+    start)
+      pid_alive "$W/run/$d.pid" && return 0
+      if [ "$d" = slurmctld ]; then
+        start_daemon "$W/run/slurmctld.pid" "$W/log/slurmctld.out" slurmctld -D -f "$CONF"
+        wait_until 30 "slurmctld" "$W/log/slurmctld.log" "$W/run/slurmctld.pid" -- \
+          sh -c "SLURM_CONF='$CONF' timeout 5 scontrol ping | grep -q 'is UP'"
+      else
+        start_daemon "$W/run/$d.pid" "$W/log/$d.out" slurmd -D -N "${d#slurmd-}" -f "$CONF"
+        wait_until 40 "$d" "$W/log/$d.log" "$W/run/$d.pid" -- nodes_ready
+      fi
+      ;;
+    *) fail "fault: unknown verb '$verb' (kill, start)" ;;
+  esac
+}
+
 engine_main up down status "$@"

@@ -190,4 +190,20 @@ status() {
   fi
 }
 
+# fault stop|cont sshd-a|sshd-b: freeze one host of THIS fixture (its sshd and every session under
+# it, SIGSTOP: the host stops answering, connections hang) or thaw it (SIGCONT). For the fault suite.
+fault_cmd() {
+  local verb=${1:-} d=${2:-} h pids
+  case "$d" in sshd-a | sshd-b) h=${d#sshd-} ;; *) fail "fault: unknown daemon '$d' (sshd-a, sshd-b)" ;; esac
+  pid_alive "$W/sshd_$h.pid" || fail "fault: sshd $h is not running"
+  pids=$(with_descendants "$(cat "$W/sshd_$h.pid")" | tr '\n' ' ')
+  case "$verb" in
+    # shellcheck disable=SC2086
+    stop) kill -STOP $pids ;;
+    # shellcheck disable=SC2086
+    cont) kill -CONT $pids ;;
+    *) fail "fault: unknown verb '$verb' (stop, cont)" ;;
+  esac
+}
+
 engine_main up down status "$@"

@@ -138,6 +138,7 @@ export function buildProgram(): Command {
       }
       const { runCommand } = await import('./run.js');
       process.exitCode = await runCommand(files, opts);
+      exitAfterRun();
     });
 
   fileOptions(
@@ -372,3 +373,12 @@ export async function main(argv: string[]): Promise<void> {
 }
 
 export { VERSION };
+
+/**
+ * The run is over (summary, report and exit code written): a connection an unanswering server left
+ * open (a request past its bound that the HTTP client never closed) must not keep the driver
+ * alive. The timer does not hold the event loop itself: a clean driver exits at once as before.
+ */
+function exitAfterRun(): void {
+  setTimeout(() => process.exit(process.exitCode ?? 0), 10_000).unref();
+}

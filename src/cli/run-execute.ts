@@ -56,6 +56,8 @@ export interface ExecuteOptions {
   /** uploads of COMPLETED tasks and of the run directory (the CLI passes the S3 uploader) */
   uploads?: RunUploadsFactory;
   out?: (s: string) => void;
+  /** the session's lifeline (the CLI arms the run reaper, cli/run-reaper.ts) */
+  lifeline?: (runDir: string, graceMs: number | undefined) => Promise<() => void>;
   err?: (s: string) => void;
   /** `--resume`: the session continues the run in plan.paths.runDir (see runtime/resume.ts) */
   resume?: SessionResume;
@@ -101,6 +103,7 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
     lostAfter: opts.lostAfter,
     uploads: opts.uploads,
     resume: opts.resume,
+    lifeline: opts.lifeline,
   });
 }
 
@@ -142,6 +145,7 @@ export async function executeRecipe(
     console: view.console,
     taskOutput: echoTaskOutput(),
     handleSignals: true,
+    lifeline: async (runDir, graceMs) => (await import('./run-reaper.js')).armRunReaper(runDir, graceMs),
     warnings: [...(o.warnings ?? loaded.warnings.map((w) => w.message)), ...lost],
     ...(staged.uploads ? { uploads: staged.uploads } : {}),
     onEvent: (e) => {

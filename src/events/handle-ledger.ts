@@ -5,9 +5,10 @@
  * a ledger from which a later process (`sflow` recovering a run, issue 9's lifeline) finds what
  * may still run: the latest record of every attempt not marked `ended`.
  */
-import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { handleKey, HANDLE_VERSION, type TaskHandle } from './handle.js';
+import { appendWholeLine } from '../util/whole-line.js';
 
 export const HANDLE_LEDGER = 'handles.jsonl';
 
@@ -40,7 +41,7 @@ export class HandleLedger {
     const line: LedgerLine = { v: HANDLE_VERSION, t: Date.now(), op, handle };
     try {
       this.fd ??= openSync(this.path, 'a');
-      writeSync(this.fd, JSON.stringify(line) + '\n');
+      appendWholeLine(this.fd, JSON.stringify(line));
       return undefined;
     } catch (e) {
       return e instanceof Error ? e : new Error(String(e));

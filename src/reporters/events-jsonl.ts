@@ -1,9 +1,10 @@
 /**
  * `events.jsonl`: every event of the run, one JSON object per line, written synchronously so
- * the ledger survives a crash. Task output is never an event (the task log holds it).
+ * the ledger survives a crash, and each line whole or not at all (util/whole-line.ts). Task output is never an event (the task log holds it).
  */
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import type { RunEvent, RunEventSink } from '../events/events.js';
+import { appendWholeLine } from '../util/whole-line.js';
 
 export class EventsJsonlSink implements RunEventSink {
   readonly name = 'events.jsonl';
@@ -15,7 +16,7 @@ export class EventsJsonlSink implements RunEventSink {
 
   emit(e: RunEvent): void {
     if (this.fd === undefined) return;
-    writeSync(this.fd, JSON.stringify(e) + '\n');
+    appendWholeLine(this.fd, JSON.stringify(e)); // whole or not at all (a disk filling mid-line)
   }
 
   async close(): Promise<void> {

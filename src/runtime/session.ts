@@ -77,6 +77,11 @@ export interface SessionOptions {
   uploads?: RunUploadsFactory;
   /** `sflow run --resume`: the session continues an earlier run in the same run directory */
   resume?: SessionResume;
+  /**
+   * arms what cleans up after this driver if it dies without its session's end (the CLI's run
+   * reaper, cli/run-reaper.ts); returns the disarm, called once the run is finished and recorded
+   */
+  lifeline?: (runDir: string, graceMs: number | undefined) => Promise<() => void>;
 }
 
 /** What a resumed session takes over (decided by runtime/resume.ts from the run's ledger). */
@@ -128,6 +133,7 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
   });
   for (const w of o.warnings ?? []) bus.emit({ type: 'log', level: 'warning', message: w });
   const unregister = registerRun(trial, bus);
+  const disarm = await armLifeline(o, runDir, bus);
   const unsubscribe = traceExternalCalls(bus, resolve(runDir, 'command_trace.jsonl'));
 
   // storage, upload_all and the run paths do not depend on the allocation: the uploader exists
@@ -283,6 +289,7 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
   });
   await bus.close();
   unregister();
+  disarm();
   // a record that failed only while closing (the summary's last write) still fails the run, and
   // is counted with the others
   verdict = withRecordFailures(beforeRecords, [...new Set([...recordErrors, ...bus.errors])]);
@@ -311,6 +318,21 @@ function registerRun(plan: Plan, bus: EventBus): () => void {
       type: 'log',
       level: 'warning',
       message: `this run is not in the index of live runs (${errorMessage(e)}): if its driver is killed, run \`sflow recover ${plan.paths.runDir}\``,
+    });
+    return () => undefined;
+  }
+}
+
+/** The session's lifeline (the run reaper); a failure to arm it is a warning naming the fallback. */
+async function armLifeline(o: SessionOptions, runDir: string, bus: EventBus): Promise<() => void> {
+  if (!o.lifeline) return () => undefined;
+  try {
+    return await o.lifeline(runDir, o.graceMs);
+  } catch (e) {
+    bus.emit({
+      type: 'log',
+      level: 'warning',
+      message: `no reaper for this run (${errorMessage(e)}): if its driver is killed, run \`sflow recover ${runDir}\``,
     });
     return () => undefined;
   }

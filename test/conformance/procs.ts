@@ -38,3 +38,18 @@ export async function until<T>(fn: () => T | undefined | false, ms: number, what
     await sleep(delay);
   }
 }
+
+/** `until` for an asynchronous check (an engine call): polled every 250 ms until it holds or `ms` ran out */
+export async function untilAsync<T>(
+  fn: () => Promise<T | undefined | false>,
+  ms: number,
+  what: string,
+): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await sleep(250);
+  }
+}

@@ -76,7 +76,8 @@ workflow:
     expect(records()).toHaveLength(1);
 
     await until(() => processesWith(marker).length === 0, 5_000 + 2_000, 'the task stopped by the lifeline');
-    await until(() => !isAlive(record.keeper?.pid ?? 0), 2_000, 'the launcher to exit');
+    // the launcher exits once its last group is gone: the run reaper's `sflow recover` ends last
+    await until(() => !isAlive(record.keeper?.pid ?? 0), 60_000, 'the launcher to exit');
     const reaped = await reapDead(registry);
     expect(reaped.map((r) => r.pid)).toEqual([proc.pid]);
     expect(records()).toEqual([]);

@@ -123,6 +123,39 @@ describe.each(['perl', 'node'] as const)('%s launcher', (kind) => {
     await until(() => processesWith(m).length === 0, 700 + 2_000, 'nothing left');
   });
 
+  it('the lifeline kills each group at its own grace: a long one (the run reaper) does not hold a short one', async () => {
+    const short = mark();
+    const long = mark();
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        loader,
+        driver,
+        dir,
+        '500',
+        `trap '' TERM; exec -a ${short} sleep 300`,
+        `@60000:trap '' TERM; (exec -a ${long} sleep 301)`,
+      ],
+      { env: { ...process.env, SFLOW_LAUNCHER: kind }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    child.stdout.on('data', (d) => (out += String(d)));
+    await until(
+      () =>
+        out.match(/started \d+/g)?.length === 2 &&
+        processesWith(short).filter((p) => p !== child.pid).length === 1 &&
+        processesWith(long).filter((p) => p !== child.pid).length === 2,
+      20_000,
+      'both groups',
+    );
+    child.kill('SIGKILL');
+    await until(() => processesWith(short).length === 0, 500 + 2_000, 'the short-grace group killed');
+    // the long-grace group got TERM (which it ignores) and is still within its grace
+    expect(processesWith(long).length).toBeGreaterThan(0);
+    for (const pid of processesWith(long)) process.kill(pid, 'SIGKILL');
+  });
+
   it('a launcher killed under a live driver: its tasks are stopped and reported lost', async () => {
     const own = await LauncherProcess.start(kind);
     launchers.push(own);

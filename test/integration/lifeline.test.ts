@@ -3,8 +3,8 @@
  * task — a single command, a multi-line script with a background child, a service (readiness
  * probe) with `sleep &`, a task that ignores SIGTERM, a double fork — receive SIGHUP, SIGQUIT or
  * SIGKILL. Within grace + 2 s nothing of theirs runs (SIGKILL: the launcher's lifeline did it).
- * The next `sflow run` reports the SIGKILLed run and marks its summary; `sflow recover` then has
- * nothing left to do.
+ * The SIGKILLed run's reaper marks its summary as ended by a lost driver; the next `sflow run` and
+ * `sflow recover` then have nothing left to do.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import {
@@ -105,7 +105,7 @@ function runDirOf(cwd: string): string {
 }
 
 describe('lifeline: no process of a run outlives its driver', () => {
-  it('SIGHUP, SIGQUIT and SIGKILL of the driver: nothing left within grace + 2 s; the next run reports the lost one', async () => {
+  it('SIGHUP, SIGQUIT and SIGKILL of the driver: nothing left within grace + 2 s; the SIGKILLed run is marked by its reaper', async () => {
     const runs = (['SIGHUP', 'SIGQUIT', 'SIGKILL'] as const).map((signal) => ({
       signal,
       ...startRun(signal),
@@ -135,9 +135,26 @@ describe('lifeline: no process of a run outlives its driver', () => {
       expect(r.out()).not.toMatch(/\n\s+at /);
     }
 
-    // the SIGKILLed run is still in the index with a dead driver; the next run reports and marks it
+    // the SIGKILLed run: its reaper (started through the launcher, woken by the lifeline) ran
+    // `sflow recover`, which marked it as ended by a lost driver and took it out of the index
     const lost = runDirOf(runs[2].cwd);
-    expect(readFileSync(join(lost, 'sflow_summary.log'), 'utf8')).not.toContain('lost driver');
+    await until(
+      () => /ended by a lost driver/.test(readFileSync(join(lost, 'sflow_summary.log'), 'utf8')),
+      60_000,
+      'the reaper marks the SIGKILLed run',
+    );
+    const summary = readFileSync(join(lost, 'sflow_summary.log'), 'utf8');
+    expect(summary).toMatch(/Status +: FAILED/);
+    expect(summary).toContain(`ended by a lost driver (pid ${runs[2].proc.pid}`);
+    expect(summary).toContain('Counts   : CANCELLED=5');
+    expect(readFileSync(join(lost, 'events.jsonl'), 'utf8').trim().split('\n').at(-1)).toContain(
+      '"run_finished"',
+    );
+    expect(readFileSync(join(lost, 'sflow_reaper.log'), 'utf8')).toContain(
+      `run ${lost} lost its driver (pid ${runs[2].proc.pid}`,
+    );
+    await until(() => readdirSync(join(dir, 'index')).length === 0, 10_000, 'the index emptied');
+    // the next run has nothing to recover, and neither has `sflow recover`
     const next = join(dir, 'next');
     mkdirSync(next);
     writeFileSync(
@@ -146,17 +163,7 @@ describe('lifeline: no process of a run outlives its driver', () => {
     );
     const r = sflow(['run', '-f', 'ok.yaml'], { cwd: next, env });
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain(`run ${lost} lost its driver (pid ${runs[2].proc.pid}`);
-    expect(r.stderr).toContain('5 already gone; its summary now says so');
-    const summary = readFileSync(join(lost, 'sflow_summary.log'), 'utf8');
-    expect(summary).toMatch(/Status +: FAILED/);
-    expect(summary).toContain(`ended by a lost driver (pid ${runs[2].proc.pid}`);
-    expect(summary).toContain('Counts   : CANCELLED=5');
-    expect(readFileSync(join(lost, 'events.jsonl'), 'utf8').trim().split('\n').at(-1)).toContain(
-      '"run_finished"',
-    );
-    // the index is empty again and a second recovery has nothing to do
-    expect(readdirSync(join(dir, 'index'))).toEqual([]);
+    expect(r.stderr).not.toContain('lost its driver');
     const again = sflow(['recover'], { cwd: next, env });
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('No run lost its driver');

@@ -56,6 +56,7 @@ import {
 import { memberCommand } from './member-command.js';
 import { recoverMembers } from './recover-handle.js';
 import { releaseMembers, removeMembers } from './remove-members.js';
+import { EngineOutages } from './outages.js';
 
 interface Live {
   handle: TaskHandle;
@@ -74,6 +75,7 @@ export class DockerBackend implements Backend {
   private readonly hosts: DockerHostRef[];
   private claims: TaskGpuClaims | undefined;
   private readonly warned = new Set<string>();
+  private readonly outages = new EngineOutages();
   /** on every container: which driver made it (orphan reaping, ../container-engine.ts) */
   private readonly labels = { [DRIVER_LABEL]: driverId() };
 
@@ -181,9 +183,35 @@ export class DockerBackend implements Backend {
     return handle;
   }
 
-  /** one inspect per endpoint for every member given */
-  private states(members: Member[], signal: AbortSignal): Promise<Map<Member, ContainerState | undefined>> {
-    return inspectMembers(this.engine, members, signal);
+  /**
+   * one inspect per endpoint for every member given; an endpoint whose engine does not answer is
+   * noted (an outage: dockerd down or restarting, an ssh host that stops answering), so an attempt
+   * that ends during or after one says so instead of reading as a plain exit code
+   */
+  private async states(
+    members: Member[],
+    signal: AbortSignal,
+  ): Promise<Map<Member, ContainerState | undefined>> {
+    const out = new Map<Member, ContainerState | undefined>();
+    const errors: unknown[] = [];
+    await Promise.all(
+      [...byHost(members)].map(async ([host, names]) => {
+        try {
+          const got = await inspectMembers(
+            this.engine,
+            members.filter((m) => m.host === host && names.includes(m.name)),
+            signal,
+          );
+          this.outages.answered(host);
+          for (const [m, st] of got) out.set(m, st);
+        } catch (e) {
+          if (!signal.aborted) this.outages.failed(host, errorMessage(e));
+          errors.push(e);
+        }
+      }),
+    );
+    if (errors.length) throw errors[0];
+    return out;
   }
 
   private liveOf(h: TaskHandle): Live {
@@ -220,13 +248,26 @@ export class DockerBackend implements Backend {
         l.stopped,
       );
       if (s.state === 'EXITED') {
-        l.final = s;
+        const outage = s.error || s.exit?.code === 0 ? undefined : this.outageDuring(l);
+        l.final = outage ? { ...s, error: outage } : s;
         ended.push(l);
       } else out.set(handleKey(l.handle), s);
     }
     if (ended.length) await this.finish(ended, signal);
     for (const l of lives) if (l.final) out.set(handleKey(l.handle), l.final);
     return out;
+  }
+
+  /** an engine outage on a host of the attempt since it was submitted, as the reason it ended */
+  private outageDuring(l: Live): string | undefined {
+    const since = Date.parse(l.handle.submittedAt);
+    for (const m of l.members) {
+      const o = this.outages.since(m.host, since);
+      if (!o) continue;
+      const code = m.last?.exitCode ?? l.final?.exit?.code;
+      return `the Docker engine${m.host ? ` on ${m.host}` : ''} stopped answering while container ${m.name} ran (${o}); the container ended${code !== undefined && code !== null ? ` with ${code}` : ''} — an engine restart stops the containers it runs (no live-restore)`;
+    }
+    return undefined;
   }
 
   /** ended attempts: their containers go (peers of a failed member are killed with them), GPUs back */

@@ -58,7 +58,13 @@ export function memberState(m: Member, st: ContainerState | undefined, now: numb
   if (st) {
     m.seen = true;
     m.last = st;
-    if (!ENDED.has(st.status)) return { state: st.status === 'created' ? 'SUBMITTED' : 'RUNNING' };
+    if (st.status === 'created') {
+      // created but never running: the engine refused to start it (State.Error holds why), or the
+      // attached CLI gave up on it; either way it will not start by itself
+      if (st.error || cli) return { state: 'EXITED', code: null, error: startFailure(m, st, cli) };
+      return { state: 'SUBMITTED' };
+    }
+    if (!ENDED.has(st.status)) return { state: 'RUNNING' };
     m.endedAt ??= now;
     // the log is complete once the attached CLI ended (or it had DRAIN_MS to do so)
     if (m.group && !cli && now - m.endedAt < DRAIN_MS) return { state: 'RUNNING' };
@@ -78,6 +84,28 @@ export function memberState(m: Member, st: ContainerState | undefined, now: numb
     code: null,
     error: `container ${m.name} did not start (${how}); the engine's message is in the task log`,
   };
+}
+
+/** hints for the engine messages of a start that failed, by what the message says */
+const START_HINTS: Array<[RegExp, string]> = [
+  [
+    /could not select device driver .*capabilities: \[\[gpu\]\]|nvidia-container-cli|unknown or invalid runtime name: nvidia/i,
+    'this Docker engine has no NVIDIA runtime for GPU containers: install the NVIDIA Container Toolkit on the host, run `nvidia-ctk runtime configure --runtime=docker` and restart dockerd',
+  ],
+  [
+    /error gathering device information|adding custom device|no such device/i,
+    'a --device path does not exist on that host: check the devices in the backend extra_args or the recipe',
+  ],
+];
+
+/** `container X on H could not start: <engine message> (hint)` */
+function startFailure(m: Member, st: ContainerState, cli: GroupExit | undefined): string {
+  const where = m.host ? ` on ${m.host}` : '';
+  const why =
+    st.error ||
+    `the attached ${cli ? `client ended (exit ${cli.code ?? cli.signal ?? '?'})` : 'client is gone'} before it ran; the engine's message is in the task log`;
+  const hint = START_HINTS.find(([re]) => re.test(why))?.[1];
+  return `container ${m.name}${where} could not start: ${why.trim()}${hint ? ` — ${hint}` : ''}`;
 }
 
 export const isRunning = (st: ContainerState | undefined): boolean => Boolean(st && RUNNING.has(st.status));

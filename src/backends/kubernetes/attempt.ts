@@ -59,7 +59,19 @@ export class PodAttempt {
   ) {
     this.sink = new TaskLogSink(handle.logPath, pods.length > 1, tap);
     setMaxListeners(0, this.streamAbort.signal);
+    // a pod the scheduler cannot place sees no event for as long as it waits: its bound is
+    // checked on a clock of its own, not only when the watch brings news
+    this.boundTimer = setInterval(
+      () => {
+        if (this.final || this.state !== 'SUBMITTED') clearInterval(this.boundTimer);
+        else this.update();
+      },
+      Math.min(Math.max(unschedulableMs / 4, 250), 5_000),
+    );
+    this.boundTimer.unref();
   }
+
+  private readonly boundTimer: NodeJS.Timeout;
 
   status(): HandleStatus {
     if (this.state !== 'EXITED') return { state: this.state, remoteIds: this.handle.remoteIds };
@@ -99,7 +111,9 @@ export class PodAttempt {
       if (!pod && this.seen.has(name) && !st.terminated)
         return this.fail(`pod ${name} was deleted outside sflow`);
       if (st.unschedulable && Date.now() - this.submittedAt > this.unschedulableMs)
-        return this.fail(`pod ${name} could not be scheduled: ${st.unschedulable}`);
+        return this.fail(
+          `pod ${name} could not be scheduled within ${Math.round(this.unschedulableMs / 1000)} s (raise the backend's reservation.timeout to wait longer): ${st.unschedulable}`,
+        );
       if (i === 0 && st.terminated) return this.finish({ code: st.exitCode, signal: st.signal });
       if (i > 0 && st.terminated && st.exitCode !== 0) {
         this.r.log(
@@ -134,6 +148,7 @@ export class PodAttempt {
 
   private end(): void {
     this.final = true;
+    clearInterval(this.boundTimer);
     // the leader's end can reach the watch before another pod's start does (a short pod may even
     // have ended already): follow every pod not followed yet, or its log would be lost
     if (!this.error && !this.stopping && !this.leaderOnly)

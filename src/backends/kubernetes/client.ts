@@ -103,8 +103,9 @@ export class KubeApi {
   }
 
   /**
-   * One bounded, traced request. `fn` gets the request options carrying the signal. Reads are
-   * retried twice on a missing answer or a 5xx/429; writes and deletes are not retried here.
+   * One bounded, traced request. `fn` gets the request options carrying the signal. Reads and
+   * deletes (idempotent) are retried twice on a missing answer or a 5xx/429; writes twice on an
+   * explicit 5xx/429 only (the server said it did not do it), never on a missing answer (it may have).
    */
   call<T>(
     kind: CallKind,
@@ -117,11 +118,11 @@ export class KubeApi {
     const timeoutMs = o.timeoutMs ?? (kind === 'delete' ? DELETE_TIMEOUT_MS : this.readMs);
     return boundedCall(TOOL, [verb, resource, ...(name ? [name] : [])], (signal) => fn(withSignal(signal)), {
       timeoutMs,
-      retries: kind === 'read' ? 2 : 0,
+      retries: 2,
       retryDelayMs: 300,
       retryOn: (e) => {
         const s = apiStatus(e);
-        return s === 0 || s === 429 || s >= 500;
+        return (s === 0 && kind !== 'write') || s === 429 || s >= 500;
       },
       signal: o.signal,
       expected: o.expected ? (e) => o.expected!.includes(apiStatus(e)) : undefined,

@@ -25,6 +25,12 @@ export interface LiveAttempt {
   /** sflow asked it to stop (an srun exit of 128+n is then read as that signal) */
   stopped: boolean;
   exit?: ExitStatus;
+  /** driver clock at launch (the step start bound counts from it) */
+  launchedAt?: number;
+  /** why the step never started, once known (the attempt then fails with it) */
+  startError?: string;
+  /** the client was stopped for waiting past this bound (ms) for its step */
+  startTimedOutMs?: number;
 }
 
 export const shortHost = (h: string = hostname()): string => h.split('.')[0];
@@ -57,7 +63,9 @@ export function matchSteps(
   steps: StepInfo[],
   host = shortHost(),
 ): LiveAttempt[] {
-  const byPid = new Map(steps.filter((s) => shortHost(s.srunHost) === host).map((s) => [s.srunPid, s]));
+  // a step still waiting for resources is listed as `<job>.TDB`, State=PENDING: not started yet
+  const started = steps.filter((s) => s.state !== 'PENDING' && !s.id.endsWith('.TDB'));
+  const byPid = new Map(started.filter((s) => shortHost(s.srunHost) === host).map((s) => [s.srunPid, s]));
   const named: LiveAttempt[] = [];
   for (const a of live) {
     if (!a.step || a.stepId || a.exit) continue;

@@ -2,11 +2,12 @@
  * Slurm: the hardware monitor collector of a node runs as an `srun --overlap` step on that node,
  * bare (no container) and reserving nothing (monitor.md, backends.md §4.7). The POSIX sh script is
  * fed on the step's stdin (`sh -s`), so the compute node needs no copy of sflow; its CSV files go
- * to the run folder (shared with the driver). Stop: SIGTERM to the srun client (forwarded to the
+ * to the run folder (shared with the driver). The srun client is started through the launcher like
+ * a task's (a `sh` that redirects the script to its stdin and execs srun), so the lifeline stops it
+ * when the driver dies, and srun ends its step. Stop: SIGTERM to the srun client (forwarded to the
  * collector, which ends cleanly), SIGKILL after a grace.
  */
-import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   collectorArgs,
@@ -14,7 +15,7 @@ import {
   type CollectorLauncher,
   type RunningCollector,
 } from '../../monitor/launcher.js';
-import { superviseCollector } from '../../monitor/supervise.js';
+import { startCollectorGroup } from '../../monitor/supervise.js';
 
 const GRACE_MS = 3000;
 
@@ -45,26 +46,18 @@ export function collectorSrunArgv(l: CollectorLaunch): string[] {
 
 export function slurmCollectorLauncher(env: NodeJS.ProcessEnv = process.env): CollectorLauncher {
   return {
-    start(l: CollectorLaunch): Promise<RunningCollector> {
+    async start(l: CollectorLaunch): Promise<RunningCollector> {
       mkdirSync(l.rawDir, { recursive: true });
       const node = l.spec.node.name;
-      const script = openSync(l.scriptPath, 'r');
-      const err = openSync(join(l.rawDir, `collector_node_${l.spec.nodeId}_${node}.stderr`), 'a');
       const startedAt = Date.now();
-      const child = spawn(collectorSrunArgv(l)[0], collectorSrunArgv(l).slice(1), {
-        detached: true,
-        stdio: [script, 'ignore', err],
+      const stop = await startCollectorGroup({
+        // the script on srun's stdin (`sh -s` in the step reads it), as the driver would hand it
+        argv: ['sh', '-c', 'exec "$@" <"$0"', l.scriptPath, ...collectorSrunArgv(l)],
         env: { ...env, SFLOW_TASK_OUTPUT_DIR: l.rawDir },
+        logPath: join(l.rawDir, `collector_node_${l.spec.nodeId}_${node}.stderr`),
+        graceMs: GRACE_MS,
       });
-      closeSync(script);
-      closeSync(err);
-      const stop = superviseCollector(child, { graceMs: GRACE_MS });
-      return Promise.resolve({
-        hostName: node,
-        nodeId: String(l.spec.nodeId),
-        startedAt,
-        stop,
-      });
+      return { hostName: node, nodeId: String(l.spec.nodeId), startedAt, stop };
     },
   };
 }

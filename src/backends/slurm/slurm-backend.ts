@@ -42,6 +42,7 @@ import { discoverNodes, probeGpuTopology } from './nodes.js';
 import { oneLineFields } from './steps.js';
 import { callFailure, slurmExec, type SlurmExec } from './slurm-exec.js';
 import { stopAttempts } from './stop.js';
+import { launchFailure, logTail, startTimeout, stepStartTimeoutMs } from './step-start.js';
 
 const REQUIRED_TOOLS = ['salloc', 'srun', 'scontrol', 'scancel'];
 const FIRST_SCAN_MS = 250;
@@ -61,6 +62,8 @@ export class SlurmBackend implements Backend {
   private readonly host = shortHost();
   /** [major, minor] from `scontrol --version` (preflight) */
   private slurmVersion: number[] | undefined;
+  /** how long an srun client may wait for its step (SFLOW_SLURM_STEP_START_TIMEOUT) */
+  private readonly stepStartMs: number;
 
   /** `exec`: every Slurm CLI call goes through it (tests hand in a fake Slurm) */
   constructor(
@@ -70,6 +73,7 @@ export class SlurmBackend implements Backend {
   ) {
     this.name = planned.name;
     this.exec = exec;
+    this.stepStartMs = stepStartTimeoutMs(ctx.env);
   }
 
   capabilities(): BackendCapabilities {
@@ -216,11 +220,29 @@ export class SlurmBackend implements Backend {
       logPath: task.logPath,
     };
     req.record(handle);
-    const a: LiveAttempt = { handle, task, group, step, running: !step, stopped: false };
+    const a: LiveAttempt = {
+      handle,
+      task,
+      group,
+      step,
+      running: !step,
+      stopped: false,
+      launchedAt: Date.now(),
+    };
     this.live.set(handleKey(handle), a);
     void group.exited.then((e) => {
       a.exit = step ? stepExit(e.code, e.signal, a.stopped) : { code: e.code, signal: e.signal };
-      this.push(a, { state: 'EXITED', exit: a.exit, ...(a.stepId ? { remoteIds: [a.stepId] } : {}) });
+      // srun said its step did not start (or lost its node): the attempt fails with srun's words
+      if (a.startTimedOutMs !== undefined)
+        a.startError = startTimeout(a.startTimedOutMs, logTail(task.logPath)); // srun's last words included
+      else if (step && !a.stopped && !a.startError && (e.code ?? 0) !== 0)
+        a.startError = launchFailure(logTail(task.logPath));
+      this.push(a, {
+        state: 'EXITED',
+        exit: a.exit,
+        ...(a.stepId ? { remoteIds: [a.stepId] } : {}),
+        ...(a.startError ? { error: a.startError } : {}),
+      });
     });
     if (step) this.scheduleScan(FIRST_SCAN_MS);
     return handle;
@@ -378,6 +400,7 @@ export class SlurmBackend implements Backend {
     if (this.scanning) return this.scanning.catch(() => undefined);
     const jobId = this.allocation.id;
     const run = async () => {
+      this.stopStuckClients();
       const r = await stepsOf(this.exec, jobId, signal);
       if ('error' in r) {
         if (!quiet) throw new Error(r.error);
@@ -391,6 +414,19 @@ export class SlurmBackend implements Backend {
     });
     this.scanning = p;
     return p;
+  }
+
+  /** srun clients still without a step past the bound: stopped, their attempt fails naming why */
+  private stopStuckClients(): void {
+    const bound = this.stepStartMs;
+    const now = Date.now();
+    for (const a of this.live.values()) {
+      if (!a.step || a.stepId || a.exit || a.stopped || a.startError) continue;
+      if (now - (a.launchedAt ?? now) < bound) continue;
+      a.startTimedOutMs = bound;
+      a.startError = startTimeout(bound, '');
+      void a.group.stop(2_000);
+    }
   }
 
   private push(a: LiveAttempt, s: HandleStatus): void {

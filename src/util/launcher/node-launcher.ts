@@ -51,10 +51,16 @@ function lifeline() {
   lifelineStarted = true;
   let g = [...groups.keys()].filter(alive);
   for (const p of g) { try { process.kill(-p, 'SIGTERM'); process.kill(-p, 'SIGCONT'); } catch {} }
-  const ms = Math.max(0, ...g.map((p) => groups.get(p)));
-  const end = Date.now() + ms;
+  const t0 = Date.now();
+  const end = t0 + Math.max(0, ...g.map((p) => groups.get(p))) + 2000;
+  const killed = new Set();
   const tick = () => {
     g = g.filter(alive);
+    for (const p of g) {
+      if (killed.has(p) || Date.now() - t0 < groups.get(p)) continue;
+      killed.add(p);
+      try { process.kill(-p, 'SIGKILL'); } catch {}
+    }
     if (g.length && Date.now() < end) return setTimeout(tick, 50);
     for (const p of g) { try { process.kill(-p, 'SIGKILL'); } catch {} }
     process.exit(0);

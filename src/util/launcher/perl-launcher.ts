@@ -3,7 +3,8 @@
  * process forked once per driver, so each task attempt costs a fork of that small process instead
  * of one of the ~80 MiB driver, and the driver's event loop never blocks in a fork. It is also the
  * attempts' lifeline: when its stdin (a pipe only the driver holds) reaches end of file, whatever
- * killed the driver, it stops every process group it started (TERM + CONT, the grace, KILL).
+ * killed the driver, it stops every process group it started (TERM + CONT, then KILL once that
+ * group's own grace is over: a group given a long grace, the run's reaper, does not hold the others).
  *
  * Protocol (protocol.ts): requests are `<byte length>\n<payload>`, the payload NUL-separated fields
  * `L, id, cwd, log path, grace ms, argc, argv…, env…`; replies are lines: `R <version>` once ready,
@@ -79,9 +80,11 @@ sub lifeline {
   my @g = grep { alive($_) } keys %grace;
   for (@g) { kill('TERM', -$_); kill('CONT', -$_) }
   my $ms = 0; for (@g) { $ms = $grace{$_} if $grace{$_} > $ms }
-  for (my $t = 0; @g && $t < $ms; $t += 50) {
+  my %killed;
+  for (my $t = 0; @g && $t < $ms + 2000; $t += 50) {
     select(undef, undef, undef, 0.05);
     1 while waitpid(-1, POSIX::WNOHANG()) > 0;
+    for (@g) { if (!$killed{$_} && $grace{$_} <= $t) { kill('KILL', -$_); $killed{$_} = 1 } }
     @g = grep { alive($_) } @g;
   }
   kill('KILL', -$_) for @g;

@@ -11,6 +11,7 @@ import { dockerLiveDriver, dockerRecoverRun } from '../../../src/backends/docker
 import { readHandleLedger } from '../../../src/events/handle-ledger.js';
 import { REPO } from '../../helpers/cli.js';
 import { scratchDir } from '../../helpers/scratch.js';
+import { processesWith, until, untilAsync } from '../../conformance/procs.js';
 import { describeWithEngines, engine } from '../helpers/engines.js';
 import { buildHostbinImage, removeHostbinImage } from './fixture.js';
 import { dockerFragment, dockerRuns } from './runs.js';
@@ -160,7 +161,7 @@ describeWithEngines('sflow run on the Docker backend', [docker], () => {
   });
 
   /** starts a long run; resolves once its task printed `up` */
-  function startLong(name: string) {
+  function startLong(name: string, extraEnv: NodeJS.ProcessEnv = {}, flags: string[] = []) {
     const recipe = join(dir, `${name}.yaml`);
     writeFileSync(
       recipe,
@@ -173,7 +174,13 @@ describeWithEngines('sflow run on the Docker backend', [docker], () => {
         return false;
       }
     };
-    return runs.startLong(name, ['-f', recipe, '-f', fragment], up, 'the task did not come up');
+    return runs.startLong(
+      name,
+      ['-f', recipe, '-f', fragment, ...flags],
+      up,
+      'the task did not come up',
+      extraEnv,
+    );
   }
 
   it('Ctrl-C stops the run (130) and leaves no container', async () => {
@@ -183,8 +190,25 @@ describeWithEngines('sflow run on the Docker backend', [docker], () => {
     expect(await leftOf(runDir)).toEqual([]);
   });
 
+  it('a SIGKILLed driver leaves nothing: its container, the host collector and the reaper are gone, the run is marked lost', async () => {
+    const { child, exited, runDir } = await startLong('dkdie', {}, ['--enable-workflow-monitor']);
+    expect(await leftOf(runDir)).toHaveLength(1);
+    expect(processesWith(runDir).length).toBeGreaterThan(0); // the collector (and the idle reaper)
+    child.kill('SIGKILL');
+    await exited;
+    // polled (grace 5 s + 2 s on an idle machine; this one is loaded): the lifeline TERMs the
+    // collector and wakes the reaper, whose `sflow recover` stops and removes the container
+    await untilAsync(async () => (await leftOf(runDir)).length === 0, 60_000, 'the container removed');
+    await until(() => processesWith(runDir).length === 0, 60_000, 'no process of the run left');
+    const summary = readFileSync(join(runDir, 'sflow_summary.log'), 'utf8');
+    expect(summary).toContain(`ended by a lost driver (pid ${child.pid}`);
+    expect(readFileSync(join(runDir, 'sflow_reaper.log'), 'utf8')).toMatch(/svc#1: .*removed/);
+  });
+
+  // the worst case `sflow recover` exists for: a driver without a lifeline (SFLOW_LAUNCHER=inline:
+  // as if the launcher had been killed with it), so nobody stopped its container
   it('sflow recover: a live driver is named; once it is dead, `sflow recover` removes its container', async () => {
-    const { child, exited, runDir } = await startLong('dkrec');
+    const { child, exited, runDir } = await startLong('dkrec', { SFLOW_LAUNCHER: 'inline' });
     expect(dockerLiveDriver(runDir)).toMatch(/^sflow driver pid \d+/);
     child.kill('SIGKILL');
     await exited;
@@ -200,8 +224,8 @@ describeWithEngines('sflow run on the Docker backend', [docker], () => {
     ).toEqual([]);
   });
 
-  it("a SIGKILLed driver's containers are removed by the next run", async () => {
-    const { child, exited, runDir } = await startLong('dkkill');
+  it("a SIGKILLed driver's containers are removed by the next run (no lifeline)", async () => {
+    const { child, exited, runDir } = await startLong('dkkill', { SFLOW_LAUNCHER: 'inline' });
     child.kill('SIGKILL');
     await exited;
     expect((await leftOf(runDir)).length).toBe(1); // still running: nobody stopped it

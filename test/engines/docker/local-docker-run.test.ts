@@ -55,7 +55,7 @@ describeWithEngines('docker_run on the local backend', [docker], () => {
   }
 
   /** starts a long run; resolves once its container wrote into the run directory */
-  async function startLong(name: string) {
+  async function startLong(name: string, extraEnv: NodeJS.ProcessEnv = {}) {
     const file = recipe(
       name,
       'echo $HOSTNAME > $SFLOW_WORKFLOW_OUTPUT_DIR/landed.txt; echo up; exec sleep 300',
@@ -72,6 +72,7 @@ describeWithEngines('docker_run on the local backend', [docker], () => {
       ['-f', file],
       landed,
       'the container wrote nothing into the run directory',
+      extraEnv,
     );
     return { child: r.child, exited: r.exited, dir: r.runDir };
   }
@@ -83,7 +84,7 @@ describeWithEngines('docker_run on the local backend', [docker], () => {
   afterAll(() => removeHostbinImage(docker, [host()]));
 
   it('two concurrent runs: outputs land, names differ; Ctrl-C and a SIGKILLed driver leave no container', async () => {
-    const [a, b] = await Promise.all([startLong('ldra'), startLong('ldrb')]);
+    const [a, b] = await Promise.all([startLong('ldra'), startLong('ldrb', { SFLOW_LAUNCHER: 'inline' })]);
     const [na, nb] = [containersOf(a.dir), containersOf(b.dir)];
     expect(na).toHaveLength(1);
     expect(nb).toHaveLength(1);
@@ -113,7 +114,8 @@ describeWithEngines('docker_run on the local backend', [docker], () => {
 
     b.child.kill('SIGKILL');
     await b.exited;
-    expect(await existing(nb)).toEqual(nb); // --sig-proxy=false: nobody stopped it yet
+    // b has no lifeline (SFLOW_LAUNCHER=inline) and --sig-proxy=false: nobody stopped it yet
+    expect(await existing(nb)).toEqual(nb);
     const r = await runs.sflow(['run', '-f', recipe('ldrc', 'echo done > $SFLOW_WORKFLOW_OUTPUT_DIR/c.txt')]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(readFileSync(join(runDir('ldrc')!, 'c.txt'), 'utf8')).toBe('done\n');
@@ -121,8 +123,8 @@ describeWithEngines('docker_run on the local backend', [docker], () => {
     expect(await existing(containersOf(runDir('ldrc')!))).toEqual([]); // --rm
   });
 
-  it("sflow recover stops and removes a SIGKILLed driver's docker_run container", async () => {
-    const d = await startLong('ldrd');
+  it("sflow recover stops and removes a SIGKILLed driver's docker_run container (no lifeline)", async () => {
+    const d = await startLong('ldrd', { SFLOW_LAUNCHER: 'inline' });
     const names = containersOf(d.dir);
     expect(names).toHaveLength(1);
     d.child.kill('SIGKILL');

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BIN } from '../../helpers/cli.js';
 import { sflowAsync } from '../../helpers/cli-async.js';
 import { scratchDir } from '../../helpers/scratch.js';
+import { processesWith, until } from '../../conformance/procs.js';
 import { describeWithEngines, engine } from '../helpers/engines.js';
 import { buildHostbinImage, HOST_MOUNTS, HOSTBIN_IMAGE, removeHostbinImage } from './fixture.js';
 
@@ -148,11 +149,11 @@ describeWithEngines('Docker pool over SSH', [docker, ssh], () => {
   });
 
   /** a monitored driver running a two-member task that sleeps, once both containers are running */
-  const startLong = async (name: string) => {
+  const startLong = async (name: string, extraEnv: NodeJS.ProcessEnv = {}) => {
     const f = task(name, 'echo up-$SFLOW_TASK_NODE_INDEX; exec sleep 300');
     const child = spawn(process.execPath, [BIN, 'run', '-f', f, '-f', pool, '--enable-workflow-monitor'], {
       cwd: dir,
-      env,
+      env: { ...env, ...extraEnv },
       stdio: 'ignore',
     });
     const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
@@ -226,6 +227,37 @@ describeWithEngines('Docker pool over SSH', [docker, ssh], () => {
       }
     });
 
+  it('SIGKILL of a monitored pool driver: nothing of the run is left on either host (containers, ssh collectors, sessions)', async () => {
+    const { child, exited, mine } = await startLong('poolkill');
+    try {
+      const d = runDir('poolkill');
+      // this fixture's ssh clients of the monitor (their command lines name the fixture's config)
+      const sshCollectors = () =>
+        processesWith('sflow-monitor').filter((pid) => {
+          try {
+            return readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes(ssh.get('SFLOW_TEST_SSH_DIR'));
+          } catch {
+            return false;
+          }
+        });
+      await until(() => sshCollectors().length === 2, 30_000, 'one ssh collector per host');
+      expect(processesWith(d).length).toBeGreaterThan(0); // the idle reaper
+      child.kill('SIGKILL');
+      await exited;
+      // the lifeline wakes the reaper (`sflow recover`: both members stopped and removed); the
+      // ssh collectors see end of file on stdin and end their remote wrappers
+      expect(await leftAfter(mine, 60_000)).toEqual([]);
+      expect(await collectorLeft(60_000)).toBe('');
+      await until(() => processesWith(d).length === 0, 60_000, 'no local process of the run');
+      await until(() => sshCollectors().length === 0, 60_000, 'no ssh session of the monitor');
+      expect(readFileSync(join(d, 'sflow_summary.log'), 'utf8')).toContain(
+        `ended by a lost driver (pid ${child.pid}`,
+      );
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
   it("SIGKILLed drivers: `sflow recover` removes one run's containers on both hosts, the next run reaps the other's, not another machine's", async () => {
     // a container of a driver on another machine sharing host a: its pid is dead HERE, which says
     // nothing about that machine, so the next run must leave it alone
@@ -246,7 +278,10 @@ describeWithEngines('Docker pool over SSH', [docker, ssh], () => {
       '300',
     ]);
     expect(made.exitCode, String(made.stderr)).toBe(0);
-    const [x, y] = await Promise.all([startLong('killx'), startLong('killy')]);
+    // drivers without a lifeline (SFLOW_LAUNCHER=inline: as if the launcher died with them), the
+    // worst case recover and reaping exist for
+    const inline = { SFLOW_LAUNCHER: 'inline' };
+    const [x, y] = await Promise.all([startLong('killx', inline), startLong('killy', inline)]);
     try {
       // every member names its driver: this host, the driver's pid, its start time
       for (const e of engines()) {

@@ -45,6 +45,8 @@ export interface DockerRuns {
     args: string[],
     up: (runDir: string) => boolean,
     what: string,
+    /** added to the driver's environment (`SFLOW_LAUNCHER: 'inline'`: a driver without a lifeline) */
+    extraEnv?: NodeJS.ProcessEnv,
   ) => Promise<LongRun>;
   /** those of `names` that still exist as containers on the engine */
   existing: (names: string[]) => Promise<string[]>;
@@ -62,10 +64,10 @@ export function dockerRuns(docker: Engine, dir: () => string, env: () => NodeJS.
   return {
     sflow: (args, timeoutMs = 120_000) => sflowAsync(args, { cwd: dir(), env: env(), timeoutMs }),
     runDirOf,
-    async startLong(name, args, up, what) {
+    async startLong(name, args, up, what, extraEnv = {}) {
       const child = spawn(process.execPath, [BIN, 'run', ...args], {
         cwd: dir(),
-        env: env(),
+        env: { ...env(), ...extraEnv },
         stdio: 'ignore',
       });
       const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));

@@ -3,7 +3,8 @@
  * and worker pods (pods route; MPIJob route: the MPIJob and what the emulator's mpi-operator made
  * for it), ConfigMaps, Secrets: after Ctrl-C or SIGTERM, a failing task, and after a SIGKILLed
  * driver once `sflow recover <run dir>` ran, or once the next run in the namespace started (whatever
- * kinds the dead driver left: all, only Secrets, only the MPIJob). Every run carries a token in its
+ * kinds the dead driver left: all, only Secrets, only the MPIJob) — drivers without a lifeline; one
+ * with the launcher's lifeline has its run reaper delete everything at once. Every run carries a token in its
  * env Secret; it appears in no file of the run directory and in no request the emulator logged
  * (the log redacts Secret payloads, so a hit is a leak through a pod spec, a ConfigMap, an argv).
  */
@@ -177,7 +178,9 @@ describe.skipIf(missing !== undefined && !required)(
       'a SIGKILLed driver leaves its objects; `sflow recover <run dir>` deletes them (not while it lives; k8s_mpi route %s)',
       async (route) => {
         const secret = token();
-        const r = await startRun(secret, route);
+        // no lifeline (SFLOW_LAUNCHER=inline: as if the launcher died with the driver), the case
+        // `sflow recover` exists for; with one, the run reaper recovers at once (test below)
+        const r = await startRun(secret, route, { SFLOW_LAUNCHER: 'inline' });
         const runDir = onlyRunDir(join(r.cwd, 'sflow_output'));
         const alive = await recover(runDir, r.cwd);
         expect(alive.code, alive.out).not.toBe(0);
@@ -196,6 +199,29 @@ describe.skipIf(missing !== undefined && !required)(
         expectNoLeak(runDir, secret);
       },
     );
+
+    it('a SIGKILLed driver (default launcher): its reaper deletes every object of the run at once, the run is marked lost', async () => {
+      const secret = token();
+      const r = await startRun(secret, 'pods');
+      const runDir = onlyRunDir(join(r.cwd, 'sflow_output'));
+      expect(leftovers(k.emu).length).toBeGreaterThan(0);
+      r.child.kill('SIGKILL');
+      await r.exited;
+      // polled: the lifeline wakes the reaper, whose `sflow recover` deletes the run's objects
+      await waitFor(
+        'the namespace to be empty of the run',
+        () => leftovers(k.emu).length === 0 || undefined,
+        90_000,
+      );
+      await waitFor('the MPIJob-owned objects to go', () => owned().length === 0 || undefined);
+      await waitFor(
+        'the summary to say the driver was lost',
+        () =>
+          /ended by a lost driver/.test(readFileSync(join(runDir, 'sflow_summary.log'), 'utf8')) || undefined,
+        60_000,
+      );
+      expectNoLeak(runDir, secret);
+    });
 
     /**
      * Every object in the namespace, sflow's or not, per namespaced kind the emulator serves
@@ -260,7 +286,10 @@ workflow:
         const secret = token();
         const index = mkdtempSync(join(tmpdir(), 'sflow-k8s-index-'));
         dirs.push(index);
-        const r = await startRun(secret, route, foundBy === 'objects' ? { SFLOW_RUN_INDEX_DIR: index } : {});
+        const r = await startRun(secret, route, {
+          SFLOW_LAUNCHER: 'inline', // no lifeline, no reaper: what is left is the next run's to find
+          ...(foundBy === 'objects' ? { SFLOW_RUN_INDEX_DIR: index } : {}),
+        });
         const runDir = onlyRunDir(join(r.cwd, 'sflow_output'));
         r.child.kill('SIGKILL');
         await r.exited;

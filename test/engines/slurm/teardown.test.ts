@@ -1,16 +1,18 @@
 /**
  * Nothing is left in the Slurm queue: Ctrl-C or SIGTERM in the middle of a run and a failing task
  * (fail_fast) all leave squeue empty of the run's job and steps within 5 s; a driver killed with SIGKILL
- * leaves them running, and `sflow recover <run dir>` cancels the steps and the allocation. Also:
+ * leaves nothing (the launcher's lifeline and the run reaper), and one killed together with its
+ * launcher (SFLOW_LAUNCHER=inline) leaves them running, which `sflow recover <run dir>` cancels. Also:
  * Ctrl-C while the allocation is still queued cancels the pending job. And the opposite: a run
  * inside an allocation it did not make (SLURM_JOB_ID of a job the test made with salloc) leaves
  * that job queued when it releases; only its own steps are gone.
  */
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { readHandleLedger } from '../../../src/events/handle-ledger.js';
 import { sflow } from '../../helpers/cli.js';
+import { processesWith } from '../../conformance/procs.js';
 import { taskLog } from '../../helpers/run-dir.js';
 import { describeWithEngines } from '../helpers/engines.js';
 import { TAG, cancelNamed, clusterFragment, jobsNamed, slurm, stepsOfJobs, until } from './slurm-helpers.js';
@@ -114,6 +116,27 @@ describeWithEngines('Slurm: nothing left in the queue', [slurm], () => {
     const r = await run.done;
     expect(r.code).toBe(1);
     expect(r.stdout + r.stderr).toMatch(/bad/);
+  });
+
+  it('a SIGKILLed driver (default launcher, monitored): nothing of the run is left — steps, collector steps, srun clients, the allocation', async () => {
+    const { cwd, job, args } = setUp('lifeline', TWO_SERVICES);
+    const run = startSflow([...args, '--enable-workflow-monitor'], { cwd });
+    // two task steps and one monitor collector step per node
+    const id = await stepsRunning(job, 4);
+    const runDir = run.runDir();
+    expect(processesWith(runDir).length).toBeGreaterThan(0); // collector srun clients, the idle reaper
+    run.child.kill('SIGKILL');
+    await run.done;
+    // polled (grace 5 s + 2 s on an idle machine; this one is loaded): the lifeline stops every
+    // srun client (each ends its step) and wakes the reaper, whose `sflow recover` cancels the
+    // allocation sflow made
+    await emptyWithin(job, id, Date.now(), 60_000);
+    await until('no process of the run', () => processesWith(runDir).length === 0, 60_000);
+    const summary = readFileSync(join(runDir, 'sflow_summary.log'), 'utf8');
+    expect(summary).toContain(`ended by a lost driver (pid ${run.child.pid}`);
+    expect(readFileSync(join(runDir, 'sflow_reaper.log'), 'utf8')).toContain(
+      `Slurm job ${id} (cluster) cancelled`,
+    );
   });
 
   it('a SIGKILLed driver leaves its steps running; sflow recover cancels them and the allocation', async () => {
