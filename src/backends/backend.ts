@@ -70,6 +70,13 @@ export interface HandleStatus {
   remoteIds?: string[];
   /** the engine reports the attempt failed without an exit code (image pull, launch after submit) */
   error?: string;
+  /**
+   * When the engine says the attempt started / ended (ms since epoch, the engine's clock): Docker's
+   * State.StartedAt/FinishedAt, a Slurm step's own start stamp and its srun's end, a Kubernetes
+   * container's startedAt/finishedAt, a local process's start and exit. Absent when unknown.
+   */
+  startedAt?: number;
+  endedAt?: number;
 }
 
 /** Per-handle result of a batched `stop`. */

@@ -9,6 +9,7 @@ import { describeGpuAudits, readGpuAudits } from './gpu-audit.js';
 import type { SummaryModel, TaskRow } from './summary-model.js';
 import { clock, elapsed, isoLocal, seconds, table } from './format.js';
 import { bytesText } from './upload-lines.js';
+import { skewLine } from './engine-clock.js';
 
 const BAR = 30;
 const MAX_HINTS = 50;
@@ -93,6 +94,12 @@ export function renderSummary(
         ' ',
       ),
     );
+  }
+
+  const skewed = m.clocks.skewed();
+  if (skewed.length) {
+    out.push(...section('Engine Clocks'));
+    for (const b of skewed) out.push(`⚠ ${skewLine(b)}`);
   }
 
   out.push(...section('Tasks'));

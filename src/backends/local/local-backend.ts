@@ -18,7 +18,7 @@ import { raceAbort } from '../../util/abort.js';
 import { errorMessage } from '../../util/errors.js';
 import { groupState } from '../../util/group-liveness.js';
 import { getLauncher, warmLauncher } from '../../util/launcher/client.js';
-import { spawnGroup, type GroupHandle } from '../../util/process-group.js';
+import { spawnGroup, type GroupExit, type GroupHandle } from '../../util/process-group.js';
 import { stopGroup } from '../../util/terminate/index.js';
 import {
   HANDLE_VERSION,
@@ -47,6 +47,11 @@ import {
   type TaskContainer,
 } from './containers.js';
 import { gpuClaimsFor, withMachineGpus } from './gpus.js';
+
+/** A local process's times: spawned, and its exit as the launcher reported it (none when unknown). */
+function processTimes(g: GroupHandle, e: GroupExit): Pick<HandleStatus, 'startedAt' | 'endedAt'> {
+  return { startedAt: g.startedAt, ...(e.at !== undefined && !e.error ? { endedAt: e.at } : {}) };
+}
 
 /** Synthetic nodes: `localhost`, `localhost-1`, … (backends.md §2). */
 export function localNodes(count: number, gpusPerNode: number | null): PlannedNode[] {
@@ -180,6 +185,7 @@ export class LocalBackend implements Backend {
         state: 'EXITED',
         exit: { code: e.code, signal: e.signal },
         ...(e.error ? { error: e.error } : {}),
+        ...processTimes(group, e),
       };
       for (const w of this.watchers) w.onStatus(handle, status);
     });
@@ -199,13 +205,14 @@ export class LocalBackend implements Backend {
       const key = handleKey(h);
       const own = this.live.get(key)?.group;
       const exit = own?.exitInfo();
-      if (exit)
+      if (own && exit)
         out.set(key, {
           state: 'EXITED',
           exit: { code: exit.code, signal: exit.signal },
           ...(exit.error ? { error: exit.error } : {}),
+          ...processTimes(own, exit),
         });
-      else if (own) out.set(key, { state: 'RUNNING' });
+      else if (own) out.set(key, { state: 'RUNNING', startedAt: own.startedAt });
       else if (this.isHere(h))
         out.set(key, groupState(h.process!.pgid) === 'alive' ? { state: 'RUNNING' } : { state: 'EXITED' });
     }
