@@ -240,8 +240,10 @@ export class KubernetesBackend implements Backend {
       ? (pod: string, line: string) => {
           const a = holder.a;
           const m = COLLECT_MARKER.exec(line);
-          if (a && m && pod === pods[0] && !a.pendingWork)
+          if (a && m && pod === pods[0] && !a.pendingWork) {
+            a.scriptEnded();
             a.pendingWork = startCollect(r, a, pod, m[2], Number(m[1]), this.ctx.runDir);
+          }
         }
       : undefined;
     const a = new PodAttempt(

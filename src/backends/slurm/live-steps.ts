@@ -11,6 +11,7 @@ import type { GroupHandle } from '../../util/process-group.js';
 import type { ExitStatus, TaskHandle } from '../backend.js';
 import { callFailure, type SlurmExec } from './slurm-exec.js';
 import { noSteps, parseSteps, type StepInfo } from './steps.js';
+import type { StepStamp } from './step-stamp.js';
 
 export interface LiveAttempt {
   handle: TaskHandle;
@@ -25,6 +26,11 @@ export interface LiveAttempt {
   /** sflow asked it to stop (an srun exit of 128+n is then read as that signal) */
   stopped: boolean;
   exit?: ExitStatus;
+  /** where the step writes its start time (srun steps) */
+  stamp?: StepStamp;
+  /** when the step (or command) started and ended, as far as the engine and srun tell (ms) */
+  startedAt?: number;
+  endedAt?: number;
 }
 
 export const shortHost = (h: string = hostname()): string => h.split('.')[0];

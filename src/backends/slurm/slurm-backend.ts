@@ -42,9 +42,12 @@ import { discoverNodes, probeGpuTopology } from './nodes.js';
 import { oneLineFields } from './steps.js';
 import { callFailure, slurmExec, type SlurmExec } from './slurm-exec.js';
 import { stopAttempts } from './stop.js';
+import { readStepTimes, stepStamp } from './step-stamp.js';
 
 const REQUIRED_TOOLS = ['salloc', 'srun', 'scontrol', 'scancel'];
 const FIRST_SCAN_MS = 250;
+/** how long a listed step may take to write its start stamp before it is reported RUNNING without */
+const STAMP_WAIT_MS = 2_000;
 
 export class SlurmBackend implements Backend {
   readonly name: string;
@@ -186,6 +189,8 @@ export class SlurmBackend implements Backend {
     };
     // Slurm steps see every card of the node; the in-step prelude narrows CUDA_VISIBLE_DEVICES (0.3.1)
     if (step) delete env.NVIDIA_VISIBLE_DEVICES;
+    // this attempt's start stamps are the lines written after this point
+    const stamp = step ? stepStamp(task.outputDir) : undefined;
     let group: GroupHandle;
     try {
       group = await spawnGroup({ argv: spec.argv, cwd: req.cwd, env, logPath: task.logPath });
@@ -216,11 +221,24 @@ export class SlurmBackend implements Backend {
       logPath: task.logPath,
     };
     req.record(handle);
-    const a: LiveAttempt = { handle, task, group, step, running: !step, stopped: false };
+    const a: LiveAttempt = {
+      handle,
+      task,
+      group,
+      step,
+      running: !step,
+      stopped: false,
+      ...(stamp ? { stamp } : { startedAt: group.startedAt }),
+    };
     this.live.set(handleKey(handle), a);
     void group.exited.then((e) => {
       a.exit = step ? stepExit(e.code, e.signal, a.stopped) : { code: e.code, signal: e.signal };
-      this.push(a, { state: 'EXITED', exit: a.exit, ...(a.stepId ? { remoteIds: [a.stepId] } : {}) });
+      // the step's own stamps; srun returns when its step ended, so its exit stands in for a missing end
+      const own = a.stamp ? readStepTimes(a.stamp) : {};
+      a.startedAt ??= own.start;
+      const end = own.end ?? (e.error ? undefined : e.at);
+      if (end !== undefined) a.endedAt = end;
+      this.push(a, statusOf(a));
     });
     if (step) this.scheduleScan(FIRST_SCAN_MS);
     return handle;
@@ -383,14 +401,28 @@ export class SlurmBackend implements Backend {
         if (!quiet) throw new Error(r.error);
         return;
       }
-      for (const a of matchSteps(this.live.values(), r.steps, this.host))
-        this.push(a, { state: 'RUNNING', remoteIds: [a.stepId!] });
+      for (const a of matchSteps(this.live.values(), r.steps, this.host)) void this.announceRunning(a);
     };
     const p = run().finally(() => {
       this.scanning = undefined;
     });
     this.scanning = p;
     return p;
+  }
+
+  /**
+   * A step Slurm lists: RUNNING once its start stamp is readable (the step writes it a moment after
+   * Slurm lists it), or without a start time when none came within STAMP_WAIT_MS (a task folder
+   * the node does not see). An attempt that ended meanwhile is reported by its exit instead.
+   */
+  private async announceRunning(a: LiveAttempt): Promise<void> {
+    const until = Date.now() + STAMP_WAIT_MS;
+    while (a.stamp && a.startedAt === undefined && !a.exit) {
+      a.startedAt = readStepTimes(a.stamp).start;
+      if (a.startedAt !== undefined || Date.now() >= until) break;
+      await sleep(100);
+    }
+    if (!a.exit) this.push(a, statusOf(a));
   }
 
   private push(a: LiveAttempt, s: HandleStatus): void {
@@ -477,6 +509,10 @@ function onPath(tool: string, path = ''): boolean {
 
 function statusOf(a: LiveAttempt): HandleStatus {
   const ids = a.stepId ? { remoteIds: [a.stepId] } : {};
-  if (a.exit) return { state: 'EXITED', exit: a.exit, ...ids };
-  return { state: a.running ? 'RUNNING' : 'SUBMITTED', ...ids };
+  const times = {
+    ...(a.startedAt !== undefined ? { startedAt: a.startedAt } : {}),
+    ...(a.endedAt !== undefined ? { endedAt: a.endedAt } : {}),
+  };
+  if (a.exit) return { state: 'EXITED', exit: a.exit, ...ids, ...times };
+  return { state: a.running ? 'RUNNING' : 'SUBMITTED', ...ids, ...times };
 }
