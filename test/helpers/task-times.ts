@@ -95,23 +95,36 @@ export function expectTimesMatch(
   expect(Math.abs(got!.barStart! - engine.start), `report bar start; ${detail}`).toBeLessThanOrEqual(tolMs);
 }
 
-/** A recipe of two tasks one after the other: `two` sleeps 2 s, then `short` 0.3 s. */
-export function timingWorkflow(name: string, operator?: string): string {
-  const op = operator ? `      operator: ${operator}\n` : '';
+/**
+ * A recipe of two tasks one after the other: `two` sleeps 2 s, then `short` 0.3 s. `stamps`: each
+ * also prints its own clock before and after (`t0=…`, `t1=…`; see `stampedRecord`).
+ */
+export function timingWorkflow(name: string, o: { operator?: string; stamps?: boolean } = {}): string {
+  const task = (n: string, secs: string, dep?: string) => [
+    `    - name: ${n}`,
+    ...(o.operator ? [`      operator: ${o.operator}`] : []),
+    ...(dep ? [`      depends_on: [${dep}]`] : []),
+    '      script:',
+    ...(o.stamps
+      ? [`        - 'echo "t0=$(date +%s.%N)"; sleep ${secs}; echo "t1=$(date +%s.%N)"'`]
+      : [`        - sleep ${secs}`]),
+  ];
   return [
     "version: '0.1'",
     'workflow:',
     `  name: ${name}`,
     '  tasks:',
-    '    - name: two',
-    op + '      script:',
-    '        - sleep 2',
-    '    - name: short',
-    '      depends_on: [two]',
-    op + '      script:',
-    '        - sleep 0.3',
+    ...task('two', '2'),
+    ...task('short', '0.3', 'two'),
     '',
   ].join('\n');
+}
+
+/** a task's own record: the `t0=` / `t1=` clock lines its script printed into its log */
+export function stampedRecord(runDir: string, task: string): EngineRecord {
+  const log = readFileSync(join(runDir, task, `${task}.log`), 'utf8');
+  const at = (k: string) => Math.round(Number(new RegExp(`^${k}=(\\S+)$`, 'm').exec(log)?.[1]) * 1000);
+  return { start: at('t0'), end: at('t1') };
 }
 
 /**

@@ -10,8 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sflowInProcess } from '../../helpers/cli-inprocess.js';
-import { taskLog } from '../../helpers/run-dir.js';
-import { expectTimingRun, timingWorkflow, type EngineRecord } from '../../helpers/task-times.js';
+import {
+  expectTimingRun,
+  stampedRecord,
+  timingWorkflow,
+  type EngineRecord,
+} from '../../helpers/task-times.js';
 import { required, sandboxMissing } from './harness.js';
 import { runRecipe } from './run-recipe.js';
 import { withEmulator } from './with-emulator.js';
@@ -67,7 +71,7 @@ describe.skipIf(missing !== undefined && !required)(
     it('a 2 s and a 0.3 s task: durations and Gantt starts as the node recorded them', async () => {
       const r = await runRecipe(
         k,
-        files(['t.yaml', timingWorkflow('k8stimes', 'pod')], ['b.yaml', BACKEND]),
+        files(['t.yaml', timingWorkflow('k8stimes', { operator: 'pod' })], ['b.yaml', BACKEND]),
         [],
         dirs,
       );
@@ -109,16 +113,18 @@ describe.skipIf(missing !== undefined && !required)(
       expect(readFileSync(join(r.runDir, 'sflow_summary.log'), 'utf8')).toMatch(
         /short\s+SUBMITTED\s+attempt=1 gated_on=two/,
       );
-      const own = (task: string): EngineRecord => {
-        const log = taskLog(r.runDir, task);
-        const at = (k: string) => Math.round(Number(new RegExp(`^${k}=(\\S+)$`, 'm').exec(log)?.[1]) * 1000);
-        return { start: at('t0'), end: at('t1') };
-      };
-      expectTimingRun(r.runDir, { two: own('two'), short: own('short') });
+      // the members' own clocks (their scripts' first and last lines) are the reference
+      expectTimingRun(r.runDir, {
+        two: stampedRecord(r.runDir, 'two'),
+        short: stampedRecord(r.runDir, 'short'),
+      });
     });
 
     it('the dry-run names the pods the run creates (the run hash masked)', async () => {
-      const [wf, be] = files(['t.yaml', timingWorkflow('k8snames', 'pod')], ['b.yaml', BACKEND]);
+      const [wf, be] = files(
+        ['t.yaml', timingWorkflow('k8snames', { operator: 'pod' })],
+        ['b.yaml', BACKEND],
+      );
       const dry = await sflowInProcess(['run', '-f', wf, '-f', be, '--dry-run'], {
         cwd: dirs[dirs.length - 1],
       });
