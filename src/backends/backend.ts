@@ -163,8 +163,12 @@ export interface Backend {
 export interface BackendContext {
   runId: string;
   runDir: string;
-  /** driver-side messages (waiting for GPUs, …): the console shows them */
-  log(message: string): void;
+  /**
+   * driver-side messages: the console shows them. `warning` (the default) for a problem the user
+   * should see; `info` for a routine step worth recording (outputs collected, leftovers of dead
+   * drivers removed, progress of a long wait).
+   */
+  log(message: string, level?: 'info' | 'warning'): void;
   /** CLI settings of this backend type (`--wait-for-gpus`, …), by option name */
   options: Record<string, unknown>;
   env: NodeJS.ProcessEnv;

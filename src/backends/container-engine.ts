@@ -218,6 +218,11 @@ export function orphanVerdict(
   return (o.gone ?? driverGone)(label, host) ? 'reap' : 'alive';
 }
 
+/** how a line of `reapOrphans` is reported: removing a dead driver's containers is routine (info) */
+export function reapLevel(line: string): 'info' | 'warning' {
+  return line.startsWith('removed ') ? 'info' : 'warning';
+}
+
 /**
  * Removes the containers of this host's dead drivers on every endpoint; returns one line per
  * endpoint that had any, and one note per endpoint with containers it may not judge.

@@ -225,6 +225,7 @@ export class ConsoleReporter implements RunEventSink {
       case 'log':
         if ((e.level === 'warning' || e.level === 'error') && !this.shown.has(e.message))
           this.err(`⚠ ${e.message}\n`);
+        else if (e.level === 'info' && !this.shown.has(e.message)) this.err(`ℹ ${e.message}\n`);
         break;
       case 'sink_failed':
         this.err(`⚠ writing ${e.path ?? e.sink} failed: ${e.message} (the run goes on without it)\n`);

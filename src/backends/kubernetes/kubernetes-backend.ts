@@ -95,7 +95,7 @@ export class KubernetesBackend implements Backend {
       settings: this.settings,
       run: runNames(this.ctx.runId),
       backend: this.name,
-      log: (m) => this.ctx.log(m),
+      log: (m, level) => this.ctx.log(m, level),
     };
   }
 
@@ -427,6 +427,7 @@ export class KubernetesBackend implements Backend {
         const res = await deleteByLabel(r.api, `sflow/run=${label}`, { claims: true, mpiJobs: true }, signal);
         this.ctx.log(
           `Kubernetes backend '${this.name}': deleted the objects of run ${runId}, whose driver on this host is gone${res.errors.length ? ` (not all: ${res.errors.join('; ')})` : ''}`,
+          res.errors.length ? 'warning' : 'info',
         );
       }
     } catch (e) {

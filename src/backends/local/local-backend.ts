@@ -47,6 +47,7 @@ import {
   type TaskContainer,
 } from './containers.js';
 import { gpuClaimsFor, withMachineGpus } from './gpus.js';
+import { reapLevel } from '../container-engine.js';
 
 /** A local process's times: spawned, and its exit as the launcher reported it (none when unknown). */
 function processTimes(g: GroupHandle, e: GroupExit): Pick<HandleStatus, 'startedAt' | 'endedAt'> {
@@ -138,7 +139,8 @@ export class LocalBackend implements Backend {
       ...(got ? { CUDA_VISIBLE_DEVICES: got.indices.join(','), SFLOW_GPU_PLAN: got.indices.join(',') } : {}),
     };
     const container = taskContainer(spec.container, { ...this.ctx.env, ...env });
-    if (container) for (const line of await this.reaper.reap(container, signal)) this.ctx.log(line);
+    if (container)
+      for (const line of await this.reaper.reap(container, signal)) this.ctx.log(line, reapLevel(line));
     let group: GroupHandle;
     try {
       group = await spawnGroup({

@@ -3,7 +3,8 @@
  * sleeps 2 s and one that sleeps 0.3 s have the durations and start times the nodes recorded for
  * their containers (the emulator keeps them to the millisecond; its API gives whole seconds, as a
  * real one does) in events.jsonl, the summary and the report; merged-pod members get theirs from
- * their own markers. The dry-run names the pods the run creates (apart from the run's hash).
+ * their own markers. Collecting outputs is information, not a warning. The dry-run names the pods
+ * the run creates (apart from the run's hash).
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -118,6 +119,31 @@ describe.skipIf(missing !== undefined && !required)(
         two: stampedRecord(r.runDir, 'two'),
         short: stampedRecord(r.runDir, 'short'),
       });
+    });
+
+    it("collecting a task's outputs is information, not a warning", async () => {
+      const wf = [
+        "version: '0.1'",
+        'workflow:',
+        '  name: k8scollect',
+        '  tasks:',
+        '    - name: make',
+        '      operator: pod',
+        '      script: ["echo hi > $SFLOW_TASK_OUTPUT_DIR/out.txt"]',
+        '',
+      ].join('\n');
+      const r = await runRecipe(k, files(['t.yaml', wf], ['b.yaml', BACKEND]), [], dirs);
+      expect(r.code, r.stderr + r.stdout).toBe(0);
+      expect(readFileSync(join(r.runDir, 'make', 'out.txt'), 'utf8')).toBe('hi\n');
+      const out = r.stdout + r.stderr;
+      expect(out).toMatch(/^ℹ Task 'make': collected 1 file\(s\) from pod \S+/m);
+      expect(out).not.toContain('⚠');
+      const logs = readFileSync(join(r.runDir, 'events.jsonl'), 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('"type":"log"'))
+        .map((l) => JSON.parse(l) as { level: string; message: string });
+      expect(logs.find((e) => e.message.includes('collected 1 file(s)'))?.level).toBe('info');
+      expect(logs.filter((e) => e.level === 'warning')).toEqual([]);
     });
 
     it('the dry-run names the pods the run creates (the run hash masked)', async () => {
