@@ -37,7 +37,15 @@ import {
 } from '../backend.js';
 import { allocateTimeoutMs, inheritedJob, runSalloc, sallocArgv } from './allocate.js';
 import { writeAllocationLine } from './allocation-record.js';
-import { matchSteps, shortHost, stepExit, stepsOf, type LiveAttempt } from './live-steps.js';
+import {
+  announceRunning,
+  attemptStatus,
+  matchSteps,
+  shortHost,
+  stepExit,
+  stepsOf,
+  type LiveAttempt,
+} from './live-steps.js';
 import { discoverNodes, probeGpuTopology } from './nodes.js';
 import { oneLineFields } from './steps.js';
 import { callFailure, slurmExec, type SlurmExec } from './slurm-exec.js';
@@ -46,8 +54,6 @@ import { readStepTimes, stepStamp } from './step-stamp.js';
 
 const REQUIRED_TOOLS = ['salloc', 'srun', 'scontrol', 'scancel'];
 const FIRST_SCAN_MS = 250;
-/** how long a listed step may take to write its start stamp before it is reported RUNNING without */
-const STAMP_WAIT_MS = 2_000;
 
 export class SlurmBackend implements Backend {
   readonly name: string;
@@ -238,7 +244,7 @@ export class SlurmBackend implements Backend {
       a.startedAt ??= own.start;
       const end = own.end ?? (e.error ? undefined : e.at);
       if (end !== undefined) a.endedAt = end;
-      this.push(a, statusOf(a));
+      this.push(a, attemptStatus(a));
     });
     if (step) this.scheduleScan(FIRST_SCAN_MS);
     return handle;
@@ -258,7 +264,7 @@ export class SlurmBackend implements Backend {
     const seen = foreign.length ? await this.foreignSteps(foreign, signal) : new Set<string>();
     handles.forEach((h, i) => {
       const a = own[i];
-      if (a) out.set(handleKey(h), statusOf(a));
+      if (a) out.set(handleKey(h), attemptStatus(a));
       else {
         const alive = h.remoteIds.some((id) => seen.has(id)) || this.clientAlive(h);
         out.set(
@@ -401,28 +407,14 @@ export class SlurmBackend implements Backend {
         if (!quiet) throw new Error(r.error);
         return;
       }
-      for (const a of matchSteps(this.live.values(), r.steps, this.host)) void this.announceRunning(a);
+      for (const a of matchSteps(this.live.values(), r.steps, this.host))
+        void announceRunning(a, (x, st) => this.push(x, st));
     };
     const p = run().finally(() => {
       this.scanning = undefined;
     });
     this.scanning = p;
     return p;
-  }
-
-  /**
-   * A step Slurm lists: RUNNING once its start stamp is readable (the step writes it a moment after
-   * Slurm lists it), or without a start time when none came within STAMP_WAIT_MS (a task folder
-   * the node does not see). An attempt that ended meanwhile is reported by its exit instead.
-   */
-  private async announceRunning(a: LiveAttempt): Promise<void> {
-    const until = Date.now() + STAMP_WAIT_MS;
-    while (a.stamp && a.startedAt === undefined && !a.exit) {
-      a.startedAt = readStepTimes(a.stamp).start;
-      if (a.startedAt !== undefined || Date.now() >= until) break;
-      await sleep(100);
-    }
-    if (!a.exit) this.push(a, statusOf(a));
   }
 
   private push(a: LiveAttempt, s: HandleStatus): void {
@@ -505,14 +497,4 @@ function onPath(tool: string, path = ''): boolean {
       return false;
     }
   });
-}
-
-function statusOf(a: LiveAttempt): HandleStatus {
-  const ids = a.stepId ? { remoteIds: [a.stepId] } : {};
-  const times = {
-    ...(a.startedAt !== undefined ? { startedAt: a.startedAt } : {}),
-    ...(a.endedAt !== undefined ? { endedAt: a.endedAt } : {}),
-  };
-  if (a.exit) return { state: 'EXITED', exit: a.exit, ...ids, ...times };
-  return { state: a.running ? 'RUNNING' : 'SUBMITTED', ...ids, ...times };
 }
