@@ -65,6 +65,9 @@ SlurmctldPidFile=$W/run/slurmctld.conf.pid
 SlurmdPidFile=$W/run/slurmd-%n.conf.pid
 SlurmctldLogFile=$W/log/slurmctld.log
 SlurmdLogFile=$W/log/slurmd-%n.log
+# slurmd logs each task's start and exit to the millisecond ("[J.S] task 0 (pid) started"): the
+# engine's own record that the task-time tests compare sflow's records with
+SlurmdDebug=verbose
 ProctrackType=proctrack/pgid
 TaskPlugin=task/none
 SelectType=select/cons_tres

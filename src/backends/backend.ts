@@ -70,6 +70,13 @@ export interface HandleStatus {
   remoteIds?: string[];
   /** the engine reports the attempt failed without an exit code (image pull, launch after submit) */
   error?: string;
+  /**
+   * When the engine says the attempt started / ended (ms since epoch, the engine's clock): Docker's
+   * State.StartedAt/FinishedAt, a Slurm step's own start stamp and its srun's end, a Kubernetes
+   * container's startedAt/finishedAt, a local process's start and exit. Absent when unknown.
+   */
+  startedAt?: number;
+  endedAt?: number;
 }
 
 /** Per-handle result of a batched `stop`. */
@@ -156,8 +163,12 @@ export interface Backend {
 export interface BackendContext {
   runId: string;
   runDir: string;
-  /** driver-side messages (waiting for GPUs, …): the console shows them */
-  log(message: string): void;
+  /**
+   * driver-side messages: the console shows them. `warning` (the default) for a problem the user
+   * should see; `info` for a routine step worth recording (outputs collected, leftovers of dead
+   * drivers removed, progress of a long wait).
+   */
+  log(message: string, level?: 'info' | 'warning'): void;
   /** CLI settings of this backend type (`--wait-for-gpus`, …), by option name */
   options: Record<string, unknown>;
   env: NodeJS.ProcessEnv;

@@ -25,10 +25,20 @@ export interface ContainerState {
   exitCode: number;
   oomKilled: boolean;
   error: string;
+  /** the engine's State.StartedAt / State.FinishedAt (ms since epoch; absent while unset) */
+  startedAt?: number;
+  finishedAt?: number;
 }
 
+// the free-text error goes last: it may hold tabs
 const INSPECT_FORMAT =
-  '{{.Name}}\t{{.State.Status}}\t{{.State.ExitCode}}\t{{.State.OOMKilled}}\t{{.State.Error}}';
+  '{{.Name}}\t{{.State.Status}}\t{{.State.ExitCode}}\t{{.State.OOMKilled}}\t{{.State.StartedAt}}\t{{.State.FinishedAt}}\t{{.State.Error}}';
+
+/** An engine timestamp (RFC 3339, nanoseconds) in ms; undefined for Go's zero time or nonsense. */
+export function engineTime(iso: string | undefined): number | undefined {
+  const ms = iso ? Date.parse(iso) : NaN;
+  return Number.isFinite(ms) && ms > 0 ? ms : undefined;
+}
 
 export class DockerEngine {
   readonly program: string;
@@ -86,13 +96,17 @@ export class DockerEngine {
   async inspect(host: Endpoint, names: string[], signal: AbortSignal): Promise<Map<string, ContainerState>> {
     const out = new Map<string, ContainerState>();
     for (const line of await this.inspectLines(host, names, INSPECT_FORMAT, signal)) {
-      const [name, status, code, oom, ...err] = line.split('\t');
+      const [name, status, code, oom, started, finished, ...err] = line.split('\t');
       if (!name || !status) continue;
+      const startedAt = engineTime(started);
+      const finishedAt = engineTime(finished);
       out.set(name.replace(/^\//, ''), {
         status,
         exitCode: Number(code),
         oomKilled: oom === 'true',
         error: err.join('\t').trim(),
+        ...(startedAt !== undefined ? { startedAt } : {}),
+        ...(finishedAt !== undefined ? { finishedAt } : {}),
       });
     }
     return out;
@@ -193,6 +207,11 @@ export function orphanVerdict(
   if (!d || label === undefined) return 'unlabelled';
   if (d.host !== host) return 'elsewhere';
   return (o.gone ?? driverGone)(label, host) ? 'reap' : 'alive';
+}
+
+/** how a line of `reapOrphans` is reported: removing a dead driver's containers is routine (info) */
+export function reapLevel(line: string): 'info' | 'warning' {
+  return line.startsWith('removed ') ? 'info' : 'warning';
 }
 
 /**

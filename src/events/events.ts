@@ -15,8 +15,18 @@ export type { TaskHandle };
 export type TaskStatus = 'PENDING' | 'SUBMITTED' | 'RUNNING' | 'READY' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
 
 interface Base {
-  /** ms since epoch */
+  /** ms since epoch: when the driver saw it happen (the bus stamps it) */
   t: number;
+}
+
+/**
+ * When the engine says an attempt really started / ended (ms since epoch), on the events of an
+ * attempt's lifecycle; absent when the engine gave no time. `t` stays the moment the driver saw
+ * the change (a poll may see a start late, a finish waits for result parsing). Read both
+ * through `eventTime`.
+ */
+interface EngineTime {
+  at?: number;
 }
 
 export type RunEvent = Base &
@@ -43,12 +53,19 @@ export type RunEvent = Base &
     /** handed to the backend (the attempt may wait in the engine's queue) */
     /** `gatedOn`: a merged-pod member that waits in its pod for these members (Kubernetes) */
     | { type: 'task_submitted'; task: string; attempt: number; gatedOn?: string[] }
-    /** the backend reports the attempt running */
-    | { type: 'task_started'; task: string; attempt: number; pid?: number; handle?: TaskHandle }
+    /** the backend reports the attempt running (`at`: when the engine says it started) */
+    | ({
+        type: 'task_started';
+        task: string;
+        attempt: number;
+        pid?: number;
+        handle?: TaskHandle;
+      } & EngineTime)
     /** the backend learned more about a running attempt (remote ids arrived); the ledger has it too */
     | { type: 'task_handle'; task: string; attempt: number; handle: TaskHandle }
     | { type: 'task_ready'; task: string; attempt: number; probe: string }
-    | {
+    /** `at`: when the engine says the attempt's process ended (absent: it did not end, or no time) */
+    | ({
         type: 'task_finished';
         task: string;
         attempt: number;
@@ -56,8 +73,9 @@ export type RunEvent = Base &
         exitCode: number | null;
         signal?: string | null;
         reason?: string;
-      }
-    | {
+      } & EngineTime)
+    /** the attempt failed and another follows (`at`: when the engine says the failed one ended) */
+    | ({
         type: 'task_retry';
         task: string;
         attempt: number;
@@ -65,7 +83,7 @@ export type RunEvent = Base &
         delayS: number;
         nextAttempt: number;
         total: number;
-      }
+      } & EngineTime)
     | {
         type: 'probe_result';
         task: string;
@@ -210,6 +228,15 @@ export interface PlanBackendInfo {
 }
 
 export type RunEventType = RunEvent['type'];
+
+/**
+ * When an event happened as far as the run's records go: the engine's time of an attempt's start
+ * or end when it gave one (`at`), else the moment the driver saw it (`t`). Every consumer that
+ * measures durations or places events on a time axis reads this.
+ */
+export function eventTime(e: RunEvent): number {
+  return 'at' in e && typeof e.at === 'number' && Number.isFinite(e.at) ? e.at : e.t;
+}
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 /** An event as emitted: the bus stamps the time. */

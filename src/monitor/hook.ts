@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { monitorSchedule, type MonitorSchedule } from '../plan/monitor-schedule.js';
 import type { BackendType, Plan } from '../plan/types.js';
-import type { RunEvent } from '../events/events.js';
+import { eventTime, type RunEvent } from '../events/events.js';
 import { collectorScriptPath, type CollectorLauncher, type RunningCollector } from './launcher.js';
 import { MarkerTracker } from './marker-tracker.js';
 import { taskEventOf, type TaskEvent } from './markers.js';
@@ -49,13 +49,14 @@ export class MonitorRun {
     if (e.type === 'run_started') this.runStart = e.t;
     else if (e.type === 'run_finished') this.runEnd = e.t;
     else if (e.type === 'task_started') {
+      // lifecycle windows run from the engine's start of the first attempt to its end of the last
       const s = this.spans.get(e.task);
-      this.spans.set(e.task, { start: s?.start ?? e.t, end: Infinity });
+      this.spans.set(e.task, { start: s?.start ?? eventTime(e), end: Infinity });
       void this.tracker.attemptStarted(e.task, e.attempt);
     } else if (e.type === 'task_finished') {
       const s = this.spans.get(e.task);
-      if (s) s.end = e.t;
-      void this.tracker.attemptEnded(e.task, e.t);
+      if (s) s.end = eventTime(e);
+      void this.tracker.attemptEnded(e.task, eventTime(e));
     }
   }
 

@@ -3,7 +3,7 @@
  * merged into one rule whose label summarises them ("3 tasks submit +2 more"); a rule is dotted
  * for a start-type event (submit, ready) and solid for an end-type one (done, fail, cancel).
  */
-import type { RunEvent } from '../events/events.js';
+import { eventTime, type RunEvent } from '../events/events.js';
 
 export type EventKind = 'submit' | 'ready' | 'done' | 'fail' | 'cancel';
 
@@ -29,7 +29,7 @@ export function taskEventOf(e: RunEvent): TaskEvent | undefined {
   if (e.type === 'task_ready') return { t: e.t, task: e.task, kind: 'ready' };
   if (e.type === 'task_finished') {
     const kind = e.status === 'COMPLETED' ? 'done' : e.status === 'FAILED' ? 'fail' : 'cancel';
-    return { t: e.t, task: e.task, kind };
+    return { t: eventTime(e), task: e.task, kind };
   }
   return undefined;
 }

@@ -77,15 +77,16 @@ export async function buildMonitorReports(i: BuildInput): Promise<BuildResult> {
   let files = 0;
   let rasterize: Rasterizer | null | undefined = i.rasterize;
   let hinted = false;
-  const png = async (svg: string, path: string) => {
+  /** writes the PNG of a chart; false when no rasteriser could be loaded */
+  const png = async (svg: string, path: string): Promise<boolean> => {
     if (rasterize === undefined) rasterize = await defaultRasterizer();
     if (rasterize === null) {
       if (!hinted) warnings.push(PNG_HINT);
       hinted = true;
-      return;
+      return false;
     }
     writeFileSync(path, await rasterize(svg));
-    files++;
+    return true;
   };
 
   for (const v of i.schedule.views) {
@@ -127,8 +128,9 @@ export async function buildMonitorReports(i: BuildInput): Promise<BuildResult> {
       );
     } else
       windowsText.push(`${v.path}: ${isoLocal(t0)} → ${isoLocal(t1)} (${((t1 - t0) / 1000).toFixed(1)} s)`);
-    files += await writeView(i, ds, v, dir, { t0, t1 }, nameOf, png);
-    reports.push(`${v.path} (${v.formats.join(', ')})`);
+    const out = await writeView(i, ds, v, dir, { t0, t1 }, nameOf, png);
+    files += out.written.length;
+    reports.push(reportLine(v.path, out));
   }
 
   const allHosts = new Map(ds.hosts.map((h) => [h.host, 'all' as const]));
@@ -172,6 +174,18 @@ function correctSkew(ds: Dataset, collectors: CollectorRecord[], warnings: strin
   }
 }
 
+/** What one report folder holds: the files written, and the planned ones that were not, with why. */
+export interface ViewFiles {
+  written: string[];
+  skipped: string[];
+}
+
+/** `lifecycle/a/ (timeline.csv, summary.csv; not written: timeline.svg (no samples in the window))` */
+export function reportLine(path: string, f: ViewFiles): string {
+  const made = f.written.length ? f.written.join(', ') : 'no file';
+  return `${path} (${made}${f.skipped.length ? `; not written: ${f.skipped.join('; ')}` : ''})`;
+}
+
 async function writeView(
   i: BuildInput,
   ds: Dataset,
@@ -179,8 +193,8 @@ async function writeView(
   dir: string,
   w: { t0: number; t1: number },
   nameOf: Map<string, string>,
-  png: (svg: string, path: string) => Promise<void>,
-): Promise<number> {
+  png: (svg: string, path: string) => Promise<boolean>,
+): Promise<ViewFiles> {
   const hosts: ViewSelection['hosts'] = new Map();
   for (const t of v.targets) {
     const name = nameOf.get(t.host);
@@ -189,17 +203,19 @@ async function writeView(
   const list = selectSeries(ds.series, { hosts, scopes: v.scopes, t0: w.t0, t1: w.t1 });
   const errors = ds.gpuErrors.filter((e) => hosts.has(e.host) && e.t >= w.t0 && e.t <= w.t1);
   mkdirSync(dir, { recursive: true });
-  let files = 0;
+  const out: ViewFiles = { written: [], skipped: [] };
   if (v.formats.includes('csv')) {
     writeTimelineCsv(join(dir, 'timeline.csv'), list, v.scopes.includes('gpu') ? errors : []);
     writeFileSync(join(dir, 'summary.csv'), summaryCsv(summaryRows(list)));
-    files += 2;
+    out.written.push('timeline.csv', 'summary.csv');
   }
-  if (!v.formats.includes('svg') && !v.formats.includes('png')) return files;
+  const charts = (['svg', 'png'] as const).filter((f) => v.formats.includes(f));
+  if (!charts.length) return out;
   const names = [...hosts.keys()].filter((h) => list.some((c) => c.s.host === h));
   const perNode = names.length > 1;
   for (const h of perNode ? names : [names[0]]) {
     const mine = perNode ? list.filter((c) => c.s.host === h) : list;
+    const base = perNode ? `timeline.${h}` : 'timeline';
     const svg = renderTimelineSvg({
       title: `${i.workflow} — ${v.path.replace(/\/$/, '')}${h ? ` — ${h}` : ''}`,
       subtitle: `${isoLocal(w.t0)} → ${isoLocal(w.t1)} (${((w.t1 - w.t0) / 1000).toFixed(1)} s); ${v.note}`,
@@ -208,13 +224,19 @@ async function writeView(
       series: mine,
       events: i.events,
     });
-    if (!svg) continue;
-    const base = perNode ? `timeline.${h}` : 'timeline';
+    if (!svg) {
+      const why = mine.length ? 'no samples in the window to draw' : 'no samples in the window';
+      out.skipped.push(`${charts.map((f) => `${base}.${f}`).join(', ')} (${why})`);
+      continue;
+    }
     if (v.formats.includes('svg')) {
       writeFileSync(join(dir, `${base}.svg`), svg);
-      files++;
+      out.written.push(`${base}.svg`);
     }
-    if (v.formats.includes('png')) await png(svg, join(dir, `${base}.png`));
+    if (v.formats.includes('png')) {
+      if (await png(svg, join(dir, `${base}.png`))) out.written.push(`${base}.png`);
+      else out.skipped.push(`${base}.png (no PNG rasteriser: @resvg/resvg-js could not be loaded)`);
+    }
   }
-  return files;
+  return out;
 }

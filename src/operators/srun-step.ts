@@ -23,15 +23,36 @@ export function usesGpuPrelude(input: Pick<OperatorInput, 'gpus' | 'config'>): b
 }
 
 /**
- * The step's payload: the GPU prelude (sourced; it also sets SFLOW_TASK_NODE_INDEX) on GPU tasks,
- * the node index from Slurm on other multi-node steps, then the task's own script.
+ * Where each process of a step appends the moments it started and ended (`s <seconds>.<fraction>`,
+ * `e …` lines, in the task folder): Slurm 22.05 without accounting keeps no step times after the
+ * step (and `scontrol show step` has whole seconds while it runs), so the step says it itself.
+ */
+export const STEP_STAMP_FILE = '.sflow_step_times';
+
+/**
+ * The step's first line: its start time into the task folder now, its end by an EXIT trap (a
+ * script that sets its own EXIT trap or `exec`s leaves no end: srun's exit stands for it). Bash 5's
+ * clock, else `date`; never fails the step.
+ */
+export function stepStampLine(taskDir: string): string {
+  const file = shellQuote(`${taskDir}/${STEP_STAMP_FILE}`);
+  return `__sflow_t() { echo "$1 \${EPOCHREALTIME:-$(date +%s.%N)}" >> ${file}; } 2>/dev/null; __sflow_t s; trap "__sflow_t e" EXIT`;
+}
+
+/**
+ * The step's payload: its start stamp, the GPU prelude (sourced; it also sets
+ * SFLOW_TASK_NODE_INDEX) on GPU tasks, the node index from Slurm on other multi-node steps, then
+ * the task's own script.
  */
 export function stepScript(input: OperatorInput): string {
   const runDir = input.env.SFLOW_WORKFLOW_OUTPUT_DIR;
+  const taskDir = input.env.SFLOW_TASK_OUTPUT_DIR;
+  const stamp = taskDir ? `${stepStampLine(taskDir)}\n` : '';
   if (usesGpuPrelude(input) && runDir)
-    return `. ${shellQuote(`${runDir}/${GPU_PRELUDE_FILE}`)} || exit 97\n${input.script}`;
-  if (input.nodes.length > 1) return `export SFLOW_TASK_NODE_INDEX="\${SLURM_NODEID:-0}"\n${input.script}`;
-  return input.script;
+    return `${stamp}. ${shellQuote(`${runDir}/${GPU_PRELUDE_FILE}`)} || exit 97\n${input.script}`;
+  if (input.nodes.length > 1)
+    return `${stamp}export SFLOW_TASK_NODE_INDEX="\${SLURM_NODEID:-0}"\n${input.script}`;
+  return `${stamp}${input.script}`;
 }
 
 /** the host directory an artifact path needs mounted (null: none, e.g. a squashfs image) */

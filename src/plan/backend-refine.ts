@@ -14,12 +14,13 @@ export function refineForBackends(
   catalog: BackendCatalog,
   drafts: Draft[],
   warnings: string[],
+  runId: string,
 ): void {
   for (const b of backends) {
     const refine = catalog(b.type)?.refine;
     if (!refine) continue;
     refine(
-      { backend: b, tasks: tasks.filter((t) => t.backend === b.name), all: tasks },
+      { runId, backend: b, tasks: tasks.filter((t) => t.backend === b.name), all: tasks },
       {
         fail(task, field, code, message, hint) {
           const base = tasks.find((t) => t.name === task)?.base ?? task;

@@ -65,7 +65,7 @@ function buildPlanUnmetered(loaded: LoadedRecipe, opts: BuildOptions): Plan {
     runId: opts.runId,
     env: opts.env ?? process.env,
   });
-  refineForBackends(tasks, s.backends, opts.catalog, drafts, warnings);
+  refineForBackends(tasks, s.backends, opts.catalog, drafts, warnings, opts.runId);
   checkNameLimits(s.workflow, tasks, doc, wf.tasks, s.paths.outputDir);
   checkSweepOverrides(loaded.setOverrides ?? [], tasks, wf.tasks);
   return {

@@ -85,6 +85,7 @@ function taskBlock(t: PlannedTask, i: number, out: string[], command = formatCom
     );
     out.push(`      release_after: gpus=${t.releaseAfter.gpus ?? '-'} nodes=${t.releaseAfter.nodes}`);
   }
+  if (t.engineNames) out.push(`      ${t.engineNames.what}: ${t.engineNames.names.join(', ')}`);
   if (t.colocated)
     out.push(
       `      merged pod ${t.colocated.group}: ${t.colocated.members.join(', ')}${t.colocated.gatedOn.length ? `; gated_on=${t.colocated.gatedOn.join(',')}` : ''}`,

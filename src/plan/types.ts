@@ -91,6 +91,8 @@ export interface PlaceholderInput {
 
 /** What a backend's plan refinement sees: its backend and tasks once every task is placed. */
 export interface RefineInput {
+  /** the plan's run id (engine object names derive from it) */
+  runId: string;
   backend: PlannedBackend;
   /** the tasks on this backend, in plan order (mutable: a backend may annotate them) */
   tasks: PlannedTask[];
@@ -216,6 +218,11 @@ export interface PlannedTask {
   gpus: number[] | null;
   /** Kubernetes: the GPU slots placement counted on each node (the device plugin picks the devices) */
   gpuSlots?: number[];
+  /**
+   * Set by a backend's refinement: what the engine will call the task's first attempt, where the
+   * command line does not say it (Kubernetes: its pods); `--dry-run` prints it.
+   */
+  engineNames?: { what: string; names: string[] };
   /**
    * Set by a backend's refinement: the task runs as a member of a pod shared with other tasks on
    * its node (Kubernetes merge-pod). `gatedOn`: the members it waits for inside the pod.

@@ -3,12 +3,13 @@
  * attempt with its times and outcome, probe checks, parsed results and assertions, GPUs seen.
  * One pass over the events, O(events); nothing here reads files (see `load.ts`).
  */
-import type {
-  AssertionOutcome,
-  PlanBackendInfo,
-  PlanTaskInfo,
-  RunEvent,
-  TaskStatus,
+import {
+  eventTime,
+  type AssertionOutcome,
+  type PlanBackendInfo,
+  type PlanTaskInfo,
+  type RunEvent,
+  type TaskStatus,
 } from '../events/events.js';
 
 /** How one attempt ended; RETRIED: it failed and another attempt followed. */
@@ -182,7 +183,7 @@ export function buildModel(events: Iterable<RunEvent>): ReportModel {
         const r = task(e.task);
         r.status = 'RUNNING';
         const a = attempt(r, e.attempt, e.t);
-        a.started = e.t;
+        a.started = eventTime(e); // the engine's start when it gave one
         a.outcome = 'RUNNING';
         // the GPUs the reservation registry granted the attempt (backend contract v2 handle)
         const gpus = e.handle?.gpus;
@@ -202,7 +203,7 @@ export function buildModel(events: Iterable<RunEvent>): ReportModel {
         const r = task(e.task);
         r.status = 'PENDING';
         const a = attempt(r, e.attempt, e.t);
-        a.ended = e.t;
+        a.ended = eventTime(e);
         a.outcome = 'RETRIED';
         a.exitCode = e.exitCode;
         break;
@@ -214,7 +215,7 @@ export function buildModel(events: Iterable<RunEvent>): ReportModel {
         r.reason = e.reason;
         if (e.attempt < 1) break; // cancelled before it ever started: no attempt
         const a = attempt(r, e.attempt, e.t);
-        a.ended ??= e.t;
+        a.ended ??= eventTime(e);
         a.outcome = e.status;
         a.exitCode = e.exitCode;
         a.signal = e.signal;

@@ -97,7 +97,7 @@ export function timelineSvg(m: ReportModel): { svg: string; attempts: number } {
       const bx = x(start);
       const bw = Math.max(1.5, x(end) - bx);
       out.push(
-        `<rect class="bar s-${a.outcome}" data-task="${esc(t.name)}" data-attempt="${a.n}" x="${f(bx)}" y="${f(by)}" width="${f(bw)}" height="${barH}" rx="2"><title>${esc(attemptTitle(t, a, m))}</title></rect>`,
+        `<rect class="bar s-${a.outcome}" data-task="${esc(t.name)}" data-attempt="${a.n}" data-start="${Math.round(start)}" data-end="${Math.round(end)}" x="${f(bx)}" y="${f(by)}" width="${f(bw)}" height="${barH}" rx="2"><title>${esc(attemptTitle(t, a, m))}</title></rect>`,
       );
       bars++;
       if (a.ready !== undefined) {

@@ -7,7 +7,7 @@
  * been read, so its output appears above it.
  */
 import { uploadLine } from './upload-lines.js';
-import type { RunEvent, RunEventSink } from '../events/events.js';
+import { eventTime, type RunEvent, type RunEventSink } from '../events/events.js';
 import { TaskOutputFollower } from './task-output.js';
 import { shortDuration } from './format.js';
 import { failureLines } from './failure-lines.js';
@@ -180,7 +180,7 @@ export class ConsoleReporter implements RunEventSink {
         }
         break;
       case 'task_started': {
-        this.started.set(e.task, e.t);
+        this.started.set(e.task, eventTime(e));
         this.follow(e.task);
         // a resumed run's attempt numbers continue after the earlier sessions' attempts
         if (!this.firstAttempt.has(e.task)) this.firstAttempt.set(e.task, e.attempt);
@@ -198,7 +198,7 @@ export class ConsoleReporter implements RunEventSink {
         break;
       case 'task_finished': {
         const took = this.started.has(e.task)
-          ? ` (${shortDuration(e.t - (this.started.get(e.task) as number))})`
+          ? ` (${shortDuration(eventTime(e) - (this.started.get(e.task) as number))})`
           : '';
         if (e.status === 'COMPLETED') this.after(e.task, `✓ ${e.task} completed${took}\n`);
         else if (e.status === 'FAILED') {
@@ -225,6 +225,7 @@ export class ConsoleReporter implements RunEventSink {
       case 'log':
         if ((e.level === 'warning' || e.level === 'error') && !this.shown.has(e.message))
           this.err(`⚠ ${e.message}\n`);
+        else if (e.level === 'info' && !this.shown.has(e.message)) this.err(`ℹ ${e.message}\n`);
         break;
       case 'sink_failed':
         this.err(`⚠ writing ${e.path ?? e.sink} failed: ${e.message} (the run goes on without it)\n`);

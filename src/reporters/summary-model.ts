@@ -2,7 +2,14 @@
  * The run summary's data, rebuilt from the event stream alone (no plan, no log scraping):
  * task rows, timeline, last-attempt probe traces, external command rows.
  */
-import type { PlanBackendInfo, PlanTaskInfo, RunEvent, TaskStatus } from '../events/events.js';
+import {
+  eventTime,
+  type PlanBackendInfo,
+  type PlanTaskInfo,
+  type RunEvent,
+  type TaskStatus,
+} from '../events/events.js';
+import { EngineClocks } from './engine-clock.js';
 
 export interface TaskRow {
   name: string;
@@ -84,6 +91,8 @@ export class SummaryModel {
   private readonly gated = new Set<string>();
   /** one row per uploaded object (task uploads and the run archive), in start order */
   readonly uploads = new Map<string, UploadRow>();
+  /** where each backend's engine clock is against this host's (from the task times) */
+  readonly clocks = new EngineClocks();
   /** one per session: the first run, then each `--resume` */
   readonly sessions: Array<{ n: number; startedAt: number; reused?: number; rerun?: number }> = [];
 
@@ -97,6 +106,7 @@ export class SummaryModel {
   }
 
   apply(e: RunEvent): void {
+    this.clocks.apply(e);
     switch (e.type) {
       case 'run_started':
         // a resumed run: one more session in the same run; the run started with the first one
@@ -155,8 +165,8 @@ export class SummaryModel {
         if (this.gated.delete(e.task))
           this.timeline.push({ t: e.t, task: e.task, event: 'UNGATED', summary: 'in-pod gate opened' });
         r.status = 'RUNNING';
-        r.firstStart ??= e.t;
-        r.lastStart = e.t;
+        r.firstStart ??= eventTime(e);
+        r.lastStart = eventTime(e);
         const got = e.handle?.gpus;
         if (got) {
           r.seenGpus = got.indices.join(',');
@@ -186,7 +196,7 @@ export class SummaryModel {
       case 'task_finished': {
         const r = this.row(e.task);
         r.status = e.status;
-        r.endedAt = e.t;
+        r.endedAt = eventTime(e);
         r.exitCode = e.exitCode;
         r.signal = e.signal ?? null;
         r.reason = e.reason;

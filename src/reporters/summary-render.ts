@@ -3,12 +3,14 @@
  * underlined with `=` (top) or `-`; the local backend still gets the GPU/topology headers
  * with "n/a" so tools can parse the file.
  */
+import { existsSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { folderName } from '../plan/folder-name.js';
 import { describeGpuAudits, readGpuAudits } from './gpu-audit.js';
 import type { SummaryModel, TaskRow } from './summary-model.js';
 import { clock, elapsed, isoLocal, seconds, table } from './format.js';
 import { bytesText } from './upload-lines.js';
+import { skewLine } from './engine-clock.js';
 
 const BAR = 30;
 const MAX_HINTS = 50;
@@ -93,6 +95,12 @@ export function renderSummary(
         ' ',
       ),
     );
+  }
+
+  const skewed = m.clocks.skewed();
+  if (skewed.length) {
+    out.push(...section('Engine Clocks'));
+    for (const b of skewed) out.push(`⚠ ${skewLine(b)}`);
   }
 
   out.push(...section('Tasks'));
@@ -218,7 +226,13 @@ export function renderSummary(
 
   out.push(...section('Command Logs'));
   if (m.commandLogs.length === 0) out.push('n/a');
-  for (const c of m.commandLogs) out.push(`${c.family}: ${c.path}`);
+  // a family's log is written when its first task starts: only files that exist are named
+  for (const c of m.commandLogs)
+    out.push(
+      existsSync(c.path)
+        ? `${c.family}: ${c.path}`
+        : `${c.family}: not written (no ${c.family} task started)`,
+    );
 
   out.push(...section('Dependencies'));
   for (const t of m.plan)

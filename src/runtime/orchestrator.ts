@@ -150,6 +150,7 @@ export class Orchestrator {
     if (this.stopCause || t.status !== 'PENDING' || t.launching) return;
     t.attempt++;
     t.launching = true;
+    t.engineStart = t.engineEnd = undefined;
     const attempt = t.attempt;
     this.setStatus(t, 'SUBMITTED');
     const gatedOn = t.plan.colocated?.gatedOn;
@@ -184,13 +185,23 @@ export class Orchestrator {
     if (this.stopCause || t.status !== 'SUBMITTED') return; // cancelled meanwhile: teardown stops it
     t.handle = handle;
     this.watch.add(t.backend, handle);
-    if (handle.state === 'RUNNING') this.running(t, attempt, handle);
+    // a handle born RUNNING (a local process) started when it was submitted
+    if (handle.state === 'RUNNING') this.running(t, attempt, handle, Date.parse(handle.submittedAt));
   }
 
-  private running(t: TaskRt, attempt: number, handle: TaskHandle): void {
+  /** `at`: when the engine says the attempt started (absent: it did not say) */
+  private running(t: TaskRt, attempt: number, handle: TaskHandle, at: number | undefined): void {
     t.startedAt = Date.now();
+    if (at !== undefined && Number.isFinite(at)) t.engineStart = at;
     this.setStatus(t, 'RUNNING');
-    this.o.emit({ type: 'task_started', task: t.plan.name, attempt, pid: handle.process?.pid, handle });
+    this.o.emit({
+      type: 'task_started',
+      task: t.plan.name,
+      attempt,
+      pid: handle.process?.pid,
+      handle,
+      ...(t.engineStart !== undefined ? { at: t.engineStart } : {}),
+    });
     this.startProbes(t, attempt);
   }
 
@@ -201,8 +212,9 @@ export class Orchestrator {
     applyHandleStatus(handle, s, this.o.ledger, this.o.emit);
     const current = t.handle === handle && t.attempt === handle.attempt;
     if (s.state === 'RUNNING' && current && t.status === 'SUBMITTED' && !this.stopCause)
-      this.running(t, handle.attempt, handle);
+      this.running(t, handle.attempt, handle, s.startedAt);
     if (s.state !== 'EXITED' || !current) return;
+    if (s.endedAt !== undefined && Number.isFinite(s.endedAt)) t.engineEnd = s.endedAt;
     if (s.error) {
       // the engine failed or lost the attempt without an exit code (launch failed after submit,
       // status lost): the task fails with that reason instead of silently reading as an exit
@@ -211,7 +223,7 @@ export class Orchestrator {
       this.maybeFinish();
       return;
     }
-    if (t.status === 'SUBMITTED' && !this.stopCause) this.running(t, handle.attempt, handle);
+    if (t.status === 'SUBMITTED' && !this.stopCause) this.running(t, handle.attempt, handle, s.startedAt);
     void this.onExit(t, handle.attempt, s.exit ?? { code: null, signal: null });
   }
 
@@ -351,6 +363,7 @@ export class Orchestrator {
       delayS,
       nextAttempt: attempt + 1,
       total: t.attemptBase + totalAttempts(retries),
+      ...(t.engineEnd !== undefined ? { at: t.engineEnd } : {}),
     });
     t.retryTimer = setTimeout(() => {
       t.retryTimer = undefined;

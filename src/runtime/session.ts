@@ -194,7 +194,7 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
         o.createBackend(b, {
           runId: trial.runId,
           runDir,
-          log: (message) => bus.emit({ type: 'log', level: 'warning', message }),
+          log: (message, level = 'warning') => bus.emit({ type: 'log', level, message }),
           options: o.backendOptions ?? {},
           env: o.env ?? process.env,
           gpuTasks: gpuTasks.has(b.name),

@@ -47,6 +47,9 @@ export interface TaskRt {
   signal: string | null;
   startedAt?: number;
   endedAt?: number;
+  /** the current attempt's start / end as its engine reported them (ms since epoch) */
+  engineStart?: number;
+  engineEnd?: number;
 }
 
 export const isDone = (s: TaskStatus): boolean => s === 'COMPLETED' || s === 'FAILED' || s === 'CANCELLED';
@@ -126,5 +129,7 @@ export function finishedEvent(
     exitCode: withExit ? t.exitCode : null,
     signal: withExit ? t.signal : null,
     ...(reason !== undefined ? { reason } : {}),
+    // the engine's end of the attempt, when its process ended (not for a task still running)
+    ...(t.engineEnd !== undefined ? { at: t.engineEnd } : {}),
   };
 }

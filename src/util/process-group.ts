@@ -40,7 +40,8 @@ export interface SpawnGroupOptions {
   graceMs?: number;
 }
 
-export type GroupExit = LeaderExit;
+/** the leader's exit; `at`: when this driver learned of it (ms since epoch, the exit's time to a few ms) */
+export type GroupExit = LeaderExit & { at?: number };
 
 export type { GroupStopOutcome as StopOutcome } from './terminate/index.js';
 import type { GroupStopOutcome as StopOutcome } from './terminate/index.js';
@@ -157,7 +158,8 @@ function groupHandle(
   trackGroup(pgid, argv0);
   const startedAt = Date.now();
   let exit: GroupExit | undefined;
-  const exited = started.exited.then((e) => {
+  const exited = started.exited.then((left): GroupExit => {
+    const e: GroupExit = { ...left, at: Date.now() };
     exit = e;
     // The leader is gone; keep the group tracked while children still run.
     if (groupState(pgid, false) !== 'alive') untrackGroup(pgid);

@@ -12,8 +12,9 @@
  *   hangStatus    the next N status calls never answer (the caller's bound must cut them)
  *   failAfterSubmit  tasks accepted by the engine that then fail to start (image pull, …)
  *
- * It implements the contract with poll only (no watch), one engine call per batch, and finds jobs
- * of a dead driver by their labels (run id, task, attempt), as real engines do by name or label.
+ * It implements the contract with poll only (no watch), one engine call per batch, reports when
+ * it started and ended each job with its status, and finds jobs of a dead driver by their labels
+ * (run id, task, attempt), as real engines do by name or label.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
@@ -57,6 +58,9 @@ interface Job {
   error?: string;
   group?: GroupHandle;
   cancelled: boolean;
+  /** when the engine started and ended the job (reported with its status, as real engines do) */
+  startedAt?: number;
+  endedAt?: number;
 }
 
 /** The engine: a queue of jobs run as local process groups. Shared by every backend instance (drivers). */
@@ -90,7 +94,9 @@ export class FakeEngine {
         (g) => {
           job.group = g;
           job.state = 'RUNNING';
+          job.startedAt = g.startedAt;
           void g.exited.then((e) => {
+            job.endedAt = e.at ?? Date.now();
             job.state = job.cancelled ? 'CANCELLED' : 'DONE';
             job.code = e.code;
             job.signal = e.signal;
@@ -285,7 +291,11 @@ export class RemoteBackend implements Backend {
 }
 
 function toStatus(j: Job): HandleStatus {
-  const ids = j.id ? { remoteIds: [j.id] } : {};
+  const ids = {
+    ...(j.id ? { remoteIds: [j.id] } : {}),
+    ...(j.startedAt !== undefined ? { startedAt: j.startedAt } : {}),
+    ...(j.endedAt !== undefined ? { endedAt: j.endedAt } : {}),
+  };
   switch (j.state) {
     case 'QUEUED':
       return { state: 'SUBMITTED', ...ids };

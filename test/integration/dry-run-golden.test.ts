@@ -5,7 +5,7 @@
  * plan, operators and backends can be checked to leave the plan text unchanged.
  *
  * Paths that depend on where the test runs are replaced by <CWD>, <OUT> and <SHARED>, the time and
- * random part of a run id by <STAMP>; nvidia-smi
+ * random part of a run id by <STAMP> (and the hash of it in Kubernetes pod names by <RUNHASH>); nvidia-smi
  * is shadowed by a stub that finds no GPU, so a GPU machine prints the same plan.
  * `SFLOW_UPDATE_GOLDEN=1 npx vitest run test/integration/dry-run-golden.test.ts` rewrites them.
  *
@@ -148,7 +148,10 @@ async function runCase(c: Case, runner: Runner): Promise<string> {
       .reduce((acc, [from, to]) => acc.split(from).join(to), s)
       .replace(/-\d{8}-\d{6}-[0-9a-f]{6}\b/g, '-<STAMP>')
       // Docker container names carry the driver's pid
-      .replace(/\bsflow-p\d+-/g, 'sflow-p<PID>-');
+      .replace(/\bsflow-p\d+-/g, 'sflow-p<PID>-')
+      // Kubernetes pod names carry a hash of the run id
+      .replace(/-[0-9a-f]{8}(-a\d+-\d+)\b/g, '-<RUNHASH>$1')
+      .replace(/\bsf-mrg-[0-9a-f]{8}-/g, 'sf-mrg-<RUNHASH>-');
   return `exit: ${r.code}\n--- stdout\n${norm(r.stdout)}\n--- stderr\n${norm(r.stderr)}`;
 }
 

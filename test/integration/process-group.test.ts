@@ -76,9 +76,12 @@ describe('spawnGroup', () => {
   it('reports exit codes and writes stdout+stderr to the log in order', async () => {
     const { h, log } = await run('echo one; echo two >&2; printf three; exit 3');
     expect(h.pgid).toBe(h.pid);
-    expect(await h.exited).toEqual({ code: 3, signal: null });
+    expect(await h.exited).toEqual({ code: 3, signal: null, at: expect.any(Number) });
     expect(readFileSync(log, 'utf8')).toBe('one\ntwo\nthree');
-    expect(h.exitInfo()).toEqual({ code: 3, signal: null });
+    expect(h.exitInfo()).toEqual({ code: 3, signal: null, at: expect.any(Number) });
+    // the exit's time: after the spawn, not in the future
+    expect(h.exitInfo()!.at!).toBeGreaterThanOrEqual(h.startedAt);
+    expect(h.exitInfo()!.at!).toBeLessThanOrEqual(Date.now());
   });
 
   it('appends to an existing log and passes cwd and env', async () => {
@@ -97,7 +100,7 @@ describe('spawnGroup', () => {
 
   it('reports a signal exit', async () => {
     const { h } = await run('kill -USR1 $$');
-    expect(await h.exited).toEqual({ code: null, signal: 'SIGUSR1' });
+    expect(await h.exited).toEqual({ code: null, signal: 'SIGUSR1', at: expect.any(Number) });
   });
 
   it('rejects with a SpawnError when the program does not exist', async () => {

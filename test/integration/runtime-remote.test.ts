@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { executePlan } from '../../src/cli/run-execute.js';
-import type { RunEvent } from '../../src/events/events.js';
+import { eventTime, type RunEvent } from '../../src/events/events.js';
 import { readHandleLedger } from '../../src/events/handle-ledger.js';
 import { FakeEngine, RemoteBackend, type Faults } from '../helpers/remote-backend.js';
 import { buildPlan, type SimpleTask } from './runtime-plan.js';
@@ -72,6 +72,30 @@ describe('orchestrator on a remote engine', () => {
     expect(text).toContain('"state":"SUBMITTED"');
     expect(Math.max(...engine.statusBatches)).toBeGreaterThanOrEqual(2);
     expect(engine.calls.release).toBe(1);
+  });
+
+  it("task times are the engine's, not the moments a slow status call saw them", async () => {
+    // every status call takes 400 ms: the driver sees starts and ends late, a 0.3 s job maybe
+    // only once it has ended
+    const { r, engine, events } = await run(
+      [
+        { name: 'two', script: 'sleep 2' },
+        { name: 'short', script: 'sleep 0.3' },
+      ],
+      { latencyMs: 400 },
+    );
+    expect(r.exitCode).toBe(0);
+    for (const task of ['two', 'short']) {
+      const job = [...engine.jobs.values()].find((j) => j.task === task)!;
+      const started = events.find((e) => e.type === 'task_started' && e.task === task);
+      const finished = events.find((e) => e.type === 'task_finished' && e.task === task);
+      expect(started?.type === 'task_started' && started.at, task).toBe(job.startedAt);
+      expect(finished?.type === 'task_finished' && finished.at, task).toBe(job.endedAt);
+      // the observation is kept beside it, never earlier than the engine's time
+      expect(started!.t, task).toBeGreaterThanOrEqual(job.startedAt!);
+      expect(finished!.t, task).toBeGreaterThanOrEqual(job.endedAt!);
+      expect(eventTime(finished!) - eventTime(started!), task).toBe(job.endedAt! - job.startedAt!);
+    }
   });
 
   it('a status call that times out is retried; the run completes', async () => {

@@ -12,6 +12,7 @@ import {
   DockerEngine,
   DRIVER_LABEL,
   orphanVerdict,
+  reapLevel,
   reapOrphans,
   type Endpoint,
 } from '../../src/backends/container-engine.js';
@@ -137,6 +138,8 @@ describe('reapOrphans', () => {
       /^left 1 container\(s\) without an sflow\.driver label on ssh:\/\/a alone/,
     );
     expect(lines).toHaveLength(3); // nothing about b: only live containers there
+    // removing a dead driver's containers is routine (info); what is left for the user is a warning
+    expect(lines.map(reapLevel)).toEqual(['info', 'warning', 'warning']);
   });
 
   it('pid reuse: a container named after this driver pid but made by an earlier process with that pid is reaped', async () => {

@@ -35,6 +35,7 @@ import {
 import {
   DockerEngine,
   DRIVER_LABEL,
+  reapLevel,
   reapOrphans,
   type ContainerState,
   type Endpoint,
@@ -107,7 +108,7 @@ export class DockerBackend implements Backend {
       this.hosts.map((h) => h.endpoint),
       signal,
     ))
-      this.ctx.log(line);
+      this.ctx.log(line, reapLevel(line));
     let nodes = this.hosts.map((h) => h.node);
     if (this.ctx.gpuTasks && !this.pool) {
       progress('reading the GPUs of this host (nvidia-smi)');

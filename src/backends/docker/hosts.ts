@@ -12,6 +12,7 @@ import type { PlannedNode } from '../../plan/types.js';
 import { boundedExec } from '../../util/bounded-exec.js';
 import { errorMessage } from '../../util/errors.js';
 import { describe, type DockerEngine, type Endpoint } from '../container-engine.js';
+import { localEngineNodes } from './local-nodes.js';
 
 type Obj = Record<string, unknown>;
 
@@ -36,13 +37,8 @@ export function dockerHosts(config: Obj, plannedCount: number): DockerHostRef[] 
   const backendMounts = strings(config.mounts);
   if (hosts.length === 0) {
     const n = Math.max(1, plannedCount || num(config.nodes) || 1);
-    return Array.from({ length: n }, (_, i) => ({
-      node: {
-        name: i === 0 ? 'localhost' : `localhost-${i}`,
-        ip: '127.0.0.1',
-        index: i,
-        numGpus: num(config.gpus_per_node),
-      },
+    return localEngineNodes(n, num(config.gpus_per_node)).map((node) => ({
+      node,
       endpoint: undefined,
       mounts: backendMounts,
     }));

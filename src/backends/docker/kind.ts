@@ -1,10 +1,12 @@
 /**
  * Docker (backends.md §3): one local engine or an SSH pool of hosts (docker-backend.ts). A pool's
- * placeholder topology is its host list (each host's peer address; `nodes:` must agree).
+ * placeholder topology is its host list (each host's peer address; `nodes:` must agree); the local
+ * engine's is its nodes as the run names them (`localhost`, …).
  */
 import { DockerBackendSchema } from '../../config/schema/backend-docker.js';
 import type { PlaceholderInput, PlaceholderTools, PlannedNode } from '../../plan/types.js';
-import { lazyPart, placeholderNodes, type BackendKind } from '../kind.js';
+import { lazyPart, type BackendKind } from '../kind.js';
+import { localEngineNodes } from './local-nodes.js';
 import { dockerCollectorLauncher } from './monitor-collector.js';
 
 const impl = lazyPart('docker', () => import('./kind-impl.js'));
@@ -78,7 +80,8 @@ export const dockerKind: BackendKind = {
     const hosts = input.config.hosts;
     if (Array.isArray(hosts) && hosts.length > 0)
       return { nodes: poolNodes(input, tools), placeholder: true };
-    return { nodes: placeholderNodes(input.name, input.nodes, input.gpusPerNode), placeholder: true };
+    // the local engine's nodes are known before allocating: the run's own names (its GPUs are read then)
+    return { nodes: localEngineNodes(input.nodes ?? 1, input.gpusPerNode), placeholder: true };
   },
   load: impl.load,
   create: (planned, ctx) => new (impl.get().DockerBackend)(planned, ctx),

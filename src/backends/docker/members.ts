@@ -49,8 +49,15 @@ const ENDED = new Set(['exited', 'dead']);
 /** how long an ended container's attached CLI may still be writing the log */
 export const DRAIN_MS = 10_000;
 
-export type MemberState =
-  { state: 'SUBMITTED' | 'RUNNING' } | { state: 'EXITED'; code: number | null; error?: string };
+/** `startedAt` / `finishedAt`: the engine's times of the member's container (ms), when known */
+export type MemberState = { startedAt?: number; finishedAt?: number } & (
+  { state: 'SUBMITTED' | 'RUNNING' } | { state: 'EXITED'; code: number | null; error?: string }
+);
+
+const timesOf = (st: ContainerState | undefined): { startedAt?: number; finishedAt?: number } => ({
+  ...(st?.startedAt !== undefined ? { startedAt: st.startedAt } : {}),
+  ...(st?.finishedAt !== undefined ? { finishedAt: st.finishedAt } : {}),
+});
 
 /** One member's state from the engine's answer and its attached CLI. */
 export function memberState(m: Member, st: ContainerState | undefined, now: number): MemberState {
@@ -58,25 +65,28 @@ export function memberState(m: Member, st: ContainerState | undefined, now: numb
   if (st) {
     m.seen = true;
     m.last = st;
+    const times = timesOf(st);
     if (st.status === 'created') {
       // created but never running: the engine refused to start it (State.Error holds why), or the
       // attached CLI gave up on it; either way it will not start by itself
       if (st.error || cli) return { state: 'EXITED', code: null, error: startFailure(m, st, cli) };
       return { state: 'SUBMITTED' };
     }
-    if (!ENDED.has(st.status)) return { state: 'RUNNING' };
+    if (!ENDED.has(st.status)) return { state: 'RUNNING', ...times };
     m.endedAt ??= now;
     // the log is complete once the attached CLI ended (or it had DRAIN_MS to do so)
-    if (m.group && !cli && now - m.endedAt < DRAIN_MS) return { state: 'RUNNING' };
+    if (m.group && !cli && now - m.endedAt < DRAIN_MS) return { state: 'RUNNING', ...times };
     if (m.group && !cli) m.group.killGroupNow();
     return {
       state: 'EXITED',
       code: st.exitCode,
       ...(st.oomKilled ? { error: 'the container was killed for lack of memory (OOMKilled)' } : {}),
+      ...times,
     };
   }
   if (m.group && !cli) return { state: 'SUBMITTED' }; // the CLI is still creating it (image, engine)
-  if (m.last && ENDED.has(m.last.status)) return { state: 'EXITED', code: m.last.exitCode };
+  if (m.last && ENDED.has(m.last.status))
+    return { state: 'EXITED', code: m.last.exitCode, ...timesOf(m.last) };
   if (m.seen) return { state: 'EXITED', code: null, error: `container ${m.name} disappeared` };
   const how = cli ? `exit ${cli.code ?? cli.signal ?? '?'}` : 'no attached client';
   return {
@@ -124,17 +134,27 @@ export function taskStatus(states: MemberState[], stopped: boolean): HandleStatu
   const failed = states.find((s) => s.state === 'EXITED' && (s.code !== 0 || s.error));
   const all = states.every((s) => s.state === 'EXITED');
   const pick = failed ?? (all ? states[0] : undefined);
+  // the attempt started with its first container and ended with the one that decided it (a
+  // failed member), or with the last one when all completed
+  const starts = states.flatMap((s) => (s.startedAt !== undefined ? [s.startedAt] : []));
+  const started = starts.length ? { startedAt: Math.min(...starts) } : {};
   if (pick && pick.state === 'EXITED') {
+    const ends = (failed ? [failed] : states).flatMap((s) =>
+      s.finishedAt !== undefined ? [s.finishedAt] : [],
+    );
+    const times = { ...started, ...(ends.length ? { endedAt: Math.max(...ends) } : {}) };
     const code = pick.code;
     if (stopped && code !== null && code > 128 && signalName(code - 128))
-      return { state: 'EXITED', exit: { code: null, signal: signalName(code - 128) } };
+      return { state: 'EXITED', exit: { code: null, signal: signalName(code - 128) }, ...times };
     return {
       state: 'EXITED',
       exit: { code, signal: null },
       ...(pick.error && code === null ? { error: pick.error } : {}),
+      ...times,
     };
   }
-  return { state: states.some((s) => s.state === 'RUNNING') ? 'RUNNING' : 'SUBMITTED' };
+  const running = states.some((s) => s.state === 'RUNNING');
+  return running ? { state: 'RUNNING', ...started } : { state: 'SUBMITTED' };
 }
 
 /** one inspect per endpoint for every member given */

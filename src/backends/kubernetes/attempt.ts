@@ -11,7 +11,7 @@ import { setMaxListeners } from 'node:events';
 import type { ExitStatus, HandleStatus, TaskHandle } from '../backend.js';
 import { apiMessage } from './client.js';
 import { TaskLogSink } from './log-sink.js';
-import { podState } from './pod-status.js';
+import { podState, refineTime } from './pod-status.js';
 import type { K8sRun } from './run-context.js';
 
 const DRAIN_MS = 15_000;
@@ -42,6 +42,15 @@ export class PodAttempt {
   mpiJob: string | undefined;
   /** extra work before EXITED (the output copy) */
   pendingWork: Promise<void> | undefined;
+  /** the leader's container times (whole seconds) and when the driver saw it start / end */
+  private leader: {
+    startedAt?: number;
+    finishedAt?: number;
+    seenStart?: number;
+    seenEnd?: number;
+    /** the script's end, announced on the log before the output copy (the container lives on) */
+    scriptEnd?: number;
+  } = {};
 
   constructor(
     readonly r: K8sRun,
@@ -74,11 +83,39 @@ export class PodAttempt {
   private readonly boundTimer: NodeJS.Timeout;
 
   status(): HandleStatus {
-    if (this.state !== 'EXITED') return { state: this.state, remoteIds: this.handle.remoteIds };
+    const startedAt = refineTime(this.leader.startedAt, this.leader.seenStart);
+    const started = startedAt !== undefined ? { startedAt } : {};
+    if (this.state !== 'EXITED') return { state: this.state, remoteIds: this.handle.remoteIds, ...started };
+    const container = refineTime(this.leader.finishedAt, this.leader.seenEnd);
+    const script = this.leader.scriptEnd;
+    const endedAt =
+      script !== undefined && (container === undefined || script < container) ? script : container;
     return {
       state: 'EXITED',
       ...(this.error ? { error: this.error } : { exit: this.exit ?? { code: null, signal: null } }),
+      ...started,
+      ...(endedAt !== undefined ? { endedAt } : {}),
     };
+  }
+
+  /**
+   * The leader's script ended (its output-collect trap announced the staged files): the task's end,
+   * seen on the log as it happened; the container lives on until the driver copied the files.
+   */
+  scriptEnded(at = Date.now()): void {
+    this.leader.scriptEnd ??= at;
+  }
+
+  /** the leader's container times and the first moments the driver saw it running / ended */
+  private noteLeader(st: ReturnType<typeof podState>): void {
+    const now = Date.now();
+    const l = this.leader;
+    if (st.startedAt !== undefined) l.startedAt = st.startedAt;
+    if (st.started || st.terminated) l.seenStart ??= now;
+    if (st.terminated) {
+      if (st.finishedAt !== undefined) l.finishedAt = st.finishedAt;
+      l.seenEnd ??= now;
+    }
   }
 
   /** Looks at the attempt's pods in the watch cache; called on every change of one of them. */
@@ -92,7 +129,10 @@ export class PodAttempt {
       const st = podState(pod);
       if ((st.started || st.terminated) && !this.streams.has(name) && pod && (i === 0 || !this.leaderOnly))
         this.follow(name);
-      if (i === 0) leaderStarted = st.started || st.terminated;
+      if (i === 0) {
+        leaderStarted = st.started || st.terminated;
+        this.noteLeader(st);
+      }
       if (st.terminated || (!pod && this.seen.has(name))) this.hooks.podEnded(name);
     }
     if (this.stopping) {

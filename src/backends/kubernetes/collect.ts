@@ -31,6 +31,7 @@ export async function startCollect(
     () =>
       r.log(
         `Task '${task}': still copying ${files} output file(s) from pod ${pod} (${Math.round((Date.now() - t0) / 1000)}s)`,
+        'info',
       ),
     HEARTBEAT_MS,
   );
@@ -62,8 +63,10 @@ export async function startCollect(
       });
       if (!x.ok) throw new Error(`tar -x: ${x.stderr.trim() || x.errorMessage || 'failed'}`);
     }
+    // the normal end of a task with outputs: information, not a warning
     r.log(
       `Task '${task}': collected ${missing.length} file(s) from pod ${pod} into ${runDir}; kept ${names.length - missing.length} existing driver file(s) (not overwritten)`,
+      'info',
     );
   } catch (e) {
     r.log(

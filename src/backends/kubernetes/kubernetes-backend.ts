@@ -95,7 +95,7 @@ export class KubernetesBackend implements Backend {
       settings: this.settings,
       run: runNames(this.ctx.runId),
       backend: this.name,
-      log: (m) => this.ctx.log(m),
+      log: (m, level) => this.ctx.log(m, level),
     };
   }
 
@@ -240,8 +240,10 @@ export class KubernetesBackend implements Backend {
       ? (pod: string, line: string) => {
           const a = holder.a;
           const m = COLLECT_MARKER.exec(line);
-          if (a && m && pod === pods[0] && !a.pendingWork)
+          if (a && m && pod === pods[0] && !a.pendingWork) {
+            a.scriptEnded();
             a.pendingWork = startCollect(r, a, pod, m[2], Number(m[1]), this.ctx.runDir);
+          }
         }
       : undefined;
     const a = new PodAttempt(
@@ -425,6 +427,7 @@ export class KubernetesBackend implements Backend {
         const res = await deleteByLabel(r.api, `sflow/run=${label}`, { claims: true, mpiJobs: true }, signal);
         this.ctx.log(
           `Kubernetes backend '${this.name}': deleted the objects of run ${runId}, whose driver on this host is gone${res.errors.length ? ` (not all: ${res.errors.join('; ')})` : ''}`,
+          res.errors.length ? 'warning' : 'info',
         );
       }
     } catch (e) {

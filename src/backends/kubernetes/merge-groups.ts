@@ -9,6 +9,7 @@
  */
 import type { PlannedTask, RefineInput, RefineTools } from '../../plan/types.js';
 import { k8sSettings } from './settings.js';
+import { runNames, taskPodNames } from './names.js';
 
 const K8S_OPERATORS = ['k8s', 'k8s_mpi'];
 
@@ -22,6 +23,18 @@ function mergeable(t: PlannedTask): boolean {
 }
 
 export function refineKubernetesPlan(input: RefineInput, tools: RefineTools): void {
+  mergeGroups(input, tools);
+  // the pods each task's first attempt will run as (after merging: members share their pod's)
+  const run = runNames(input.runId);
+  for (const t of input.tasks)
+    t.engineNames = {
+      // k8s_mpi: the MPIJob route (chosen at run time) lets the MPI operator name the pods
+      what: t.operator.type === 'k8s_mpi' ? 'pods (pods route)' : 'pods',
+      names: taskPodNames(run, t, 1),
+    };
+}
+
+function mergeGroups(input: RefineInput, tools: RefineTools): void {
   const { backend, tasks, all } = input;
   for (const t of tasks) {
     if (!K8S_OPERATORS.includes(t.operator.type)) {

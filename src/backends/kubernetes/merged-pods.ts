@@ -22,6 +22,7 @@ import { buildPod, SCRIPT_DIR } from './pod-manifest.js';
 import { podState } from './pod-status.js';
 import { CTL_SCRIPT, Demux, envFile, MERGE_DIR, supervisorScript } from './merged-script.js';
 import { splitCommand } from './pod-script.js';
+import { stampMs } from '../../util/stamp-time.js';
 import type { K8sRun } from './run-context.js';
 import { createObject, createPod, newHandle, type LaunchCore } from './task-pods.js';
 
@@ -35,6 +36,9 @@ interface Member {
   error?: string;
   done?: () => void;
   finished?: Promise<void>;
+  /** the member's own start and end times from its markers (ms) */
+  startedAt?: number;
+  endedAt?: number;
 }
 
 interface Group {
@@ -74,11 +78,16 @@ export class MergedPods {
   }
 
   private memberStatus(m: Member): HandleStatus {
-    if (m.state !== 'EXITED') return { state: m.state };
-    if (m.error) return { state: 'EXITED', error: m.error };
+    const times = {
+      ...(m.startedAt !== undefined ? { startedAt: m.startedAt } : {}),
+      ...(m.endedAt !== undefined ? { endedAt: m.endedAt } : {}),
+    };
+    if (m.state !== 'EXITED') return { state: m.state, ...times };
+    if (m.error) return { state: 'EXITED', error: m.error, ...times };
     return {
       state: 'EXITED',
       exit: m.stopping ? { code: null, signal: m.stopping.signal } : { code: m.exit ?? null, signal: null },
+      ...times,
     };
   }
 
@@ -246,9 +255,13 @@ export class MergedPods {
           writeSync(m.fd, p.data);
         } else if (p.kind === 'start' && m.state === 'SUBMITTED') {
           m.state = 'RUNNING';
+          m.startedAt = stampMs(p.data.toString('latin1'));
           this.push(m.handle, this.memberStatus(m));
         } else if (p.kind === 'exit') {
-          this.settle(g, m, Number(p.data.toString()) || 0);
+          // `<code> <time>`
+          const [code, at] = p.data.toString('latin1').trim().split(/\s+/);
+          m.endedAt = at ? stampMs(at) : undefined;
+          this.settle(g, m, Number(code) || 0);
         }
       }
     };

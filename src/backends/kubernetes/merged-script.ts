@@ -3,7 +3,8 @@
  * background job (its own process group) that waits for its gate file, then runs the member's
  * script with the member's environment (a file of the group's Secret). Each member's output lines
  * reach the pod's one stream tagged `\x1em<i>\x1f`; when it ends, its exit code is written to
- * /sflow-merge/exit/<i> and announced as `\x1ex<i>\x1f<code>`, its start as `\x1es<i>\x1f`.
+ * /sflow-merge/exit/<i> and announced as `\x1ex<i>\x1f<code> <time>`, its start as
+ * `\x1es<i>\x1f<time>` (the member's own clock, `<seconds>.<fraction>`: its start and end times).
  * The driver demuxes the stream into each member's own log (demux.ts), opens a gate with an exec
  * `touch /sflow-merge/gate/<i>` when the member's dependencies are satisfied, and stops one member
  * with `ctl.sh stop` (TERM to its group, KILL after the grace). The pod ends when every member has.
@@ -19,13 +20,15 @@ export function supervisorScript(members: number, openAtStart: number[]): string
     'mkdir -p "$G/gate" "$G/exit" "$G/pid"',
     ...openAtStart.map((i) => `: > "$G/gate/${i}"`),
     'tag() { sed -u "s/^/$(printf "\\036")m$1$(printf "\\037")/"; }',
+    // the member's own clock: bash 5's microseconds, else date
+    'now() { echo "${EPOCHREALTIME:-$(date +%s.%N)}"; }',
     'member() {',
     '  i=$1',
     '  while [ ! -e "$G/gate/$i" ]; do sleep 0.2; done',
-    '  printf "\\036s%s\\037\\n" "$i"',
-    '  { ( set -a; . "/sflow/env/m$i.env"; set +a; mkdir -p "$SFLOW_TASK_OUTPUT_DIR" 2>/dev/null; exec bash -l "/sflow/run/m$i.sh" ); echo $? > "$G/exit/$i.tmp"; } 2>&1 | tag "$i"',
+    '  printf "\\036s%s\\037%s\\n" "$i" "$(now)"',
+    '  { ( set -a; . "/sflow/env/m$i.env"; set +a; mkdir -p "$SFLOW_TASK_OUTPUT_DIR" 2>/dev/null; exec bash -l "/sflow/run/m$i.sh" ); echo $? > "$G/exit/$i.tmp"; now > "$G/exit/$i.at"; } 2>&1 | tag "$i"',
     '  mv "$G/exit/$i.tmp" "$G/exit/$i"',
-    '  printf "\\036x%s\\037%s\\n" "$i" "$(cat "$G/exit/$i")"',
+    '  printf "\\036x%s\\037%s %s\\n" "$i" "$(cat "$G/exit/$i")" "$(cat "$G/exit/$i.at" 2>/dev/null)"',
     '}',
     `for i in $(seq 0 ${members - 1}); do member "$i" & echo $! > "$G/pid/$i"; done`,
     'trap \'for f in "$G"/pid/*; do kill -TERM -"$(cat "$f")" 2>/dev/null; done\' TERM',

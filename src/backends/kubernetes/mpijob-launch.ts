@@ -110,6 +110,7 @@ async function findLauncher(
       said = Date.now();
       r.log(
         `Task '${task}': waiting for the mpi-operator's launcher pod of MPIJob ${job} (${Math.round(waited / 1000)}s of ${timeoutS}s)`,
+        'info',
       );
     }
     await new Promise((res) => setTimeout(res, POLL_MS));
@@ -175,7 +176,10 @@ export async function launchMpiJob(
     { signal },
   );
   created(job);
-  r.log(`Task '${t.name}': MPIJob ${job} created (${p.pods.length - 1} worker(s), ${slots} slot(s) each)`);
+  r.log(
+    `Task '${t.name}': MPIJob ${job} created (${p.pods.length - 1} worker(s), ${slots} slot(s) each)`,
+    'info',
+  );
   const launcher = await findLauncher(core, t.name, job, m.launcherDiscoveryTimeoutS, signal);
   const handle = newHandle(core, req, [launcher]);
   req.record(handle);

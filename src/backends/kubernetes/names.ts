@@ -101,3 +101,25 @@ export function taskLabels(
 ): Record<string, string> {
   return { ...runLabels(run, backend, role), [L_TASK]: labelValue(task), [L_ATTEMPT]: String(attempt) };
 }
+
+/**
+ * The pods of one attempt of a task (what the launch creates): its merged pod's, or one per node
+ * (`k8s_mpi` plans one launch spec but runs a pod per node on its pods route).
+ */
+export function taskPodNames(
+  run: RunNames,
+  t: {
+    name: string;
+    operator: { type: string };
+    launch: unknown[];
+    nodes: unknown[];
+    colocated?: { group: string };
+  },
+  attempt: number,
+): string[] {
+  if (t.colocated) return [mergedPodName(run, t.colocated.group)];
+  const n =
+    t.operator.type === 'k8s_mpi' && t.launch.length === 1 ? Math.max(1, t.nodes.length) : t.launch.length;
+  const base = attemptBase(run, t.name, attempt);
+  return Array.from({ length: Math.max(1, n) }, (_, i) => podName(base, i));
+}

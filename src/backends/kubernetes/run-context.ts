@@ -17,7 +17,7 @@ export interface K8sRun {
   run: RunNames;
   backend: string;
   /** driver-side messages (the console shows them as warnings) */
-  log(message: string): void;
+  log(message: string, level?: 'info' | 'warning'): void;
 }
 
 export function objectMeta(

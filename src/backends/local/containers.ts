@@ -53,7 +53,9 @@ export function launchArgv(spec: NodeLaunchSpec, c: TaskContainer | undefined): 
 /** bounded `docker rm -f <name>`; an error line, or undefined when removed or already gone */
 export async function removeContainer(c: TaskContainer, signal: AbortSignal): Promise<string | undefined> {
   const r = await c.engine.rm(c.host, [c.name], signal);
-  if (r.ok || /no such container/i.test(r.stderr)) return undefined;
+  // gone, or going (its `--rm` removal runs): the normal end of a stopped container, nothing to report
+  if (r.ok || /no such container|removal of container \S+ is already in progress/i.test(r.stderr))
+    return undefined;
   return `could not remove container ${c.name}: ${describe(r)}`;
 }
 

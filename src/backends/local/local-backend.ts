@@ -17,7 +17,7 @@ import { SflowError } from '../../config/errors.js';
 import { raceAbort } from '../../util/abort.js';
 import { errorMessage } from '../../util/errors.js';
 import { getLauncher, warmLauncher } from '../../util/launcher/client.js';
-import { spawnGroup, type GroupHandle } from '../../util/process-group.js';
+import { spawnGroup, type GroupExit, type GroupHandle } from '../../util/process-group.js';
 import { stopGroup } from '../../util/terminate/index.js';
 import {
   HANDLE_VERSION,
@@ -46,6 +46,12 @@ import {
   type TaskContainer,
 } from './containers.js';
 import { gpuClaimsFor, withMachineGpus } from './gpus.js';
+import { reapLevel } from '../container-engine.js';
+
+/** A local process's times: spawned, and its exit as the launcher reported it (none when unknown). */
+function processTimes(g: GroupHandle, e: GroupExit): Pick<HandleStatus, 'startedAt' | 'endedAt'> {
+  return { startedAt: g.startedAt, ...(e.at !== undefined && !e.error ? { endedAt: e.at } : {}) };
+}
 
 /** Synthetic nodes: `localhost`, `localhost-1`, … (backends.md §2). */
 export function localNodes(count: number, gpusPerNode: number | null): PlannedNode[] {
@@ -132,7 +138,8 @@ export class LocalBackend implements Backend {
       ...(got ? { CUDA_VISIBLE_DEVICES: got.indices.join(','), SFLOW_GPU_PLAN: got.indices.join(',') } : {}),
     };
     const container = taskContainer(spec.container, { ...this.ctx.env, ...env });
-    if (container) for (const line of await this.reaper.reap(container, signal)) this.ctx.log(line);
+    if (container)
+      for (const line of await this.reaper.reap(container, signal)) this.ctx.log(line, reapLevel(line));
     let group: GroupHandle;
     try {
       group = await spawnGroup({
@@ -179,6 +186,7 @@ export class LocalBackend implements Backend {
         state: 'EXITED',
         exit: { code: e.code, signal: e.signal },
         ...(e.error ? { error: e.error } : {}),
+        ...processTimes(group, e),
       };
       for (const w of this.watchers) w.onStatus(handle, status);
     });
@@ -198,13 +206,14 @@ export class LocalBackend implements Backend {
       const key = handleKey(h);
       const own = this.live.get(key)?.group;
       const exit = own?.exitInfo();
-      if (exit)
+      if (own && exit)
         out.set(key, {
           state: 'EXITED',
           exit: { code: exit.code, signal: exit.signal },
           ...(exit.error ? { error: exit.error } : {}),
+          ...processTimes(own, exit),
         });
-      else if (own) out.set(key, { state: 'RUNNING' });
+      else if (own) out.set(key, { state: 'RUNNING', startedAt: own.startedAt });
       else if (this.isHere(h))
         out.set(key, groupState(h.process!.pgid) === 'alive' ? { state: 'RUNNING' } : { state: 'EXITED' });
     }

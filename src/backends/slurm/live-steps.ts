@@ -8,9 +8,11 @@
 import { hostname } from 'node:os';
 import type { PlannedTask } from '../../plan/types.js';
 import type { GroupHandle } from '../../util/process-group.js';
-import type { ExitStatus, TaskHandle } from '../backend.js';
+import type { ExitStatus, HandleStatus, TaskHandle } from '../backend.js';
+import { sleep } from '../../util/sleep.js';
 import { callFailure, type SlurmExec } from './slurm-exec.js';
 import { noSteps, parseSteps, type StepInfo } from './steps.js';
+import { readStepTimes, type StepStamp } from './step-stamp.js';
 
 export interface LiveAttempt {
   handle: TaskHandle;
@@ -31,6 +33,11 @@ export interface LiveAttempt {
   startError?: string;
   /** the client was stopped for waiting past this bound (ms) for its step */
   startTimedOutMs?: number;
+  /** where the step writes its start time (srun steps) */
+  stamp?: StepStamp;
+  /** when the step (or command) started and ended, as far as the engine and srun tell (ms) */
+  startedAt?: number;
+  endedAt?: number;
 }
 
 export const shortHost = (h: string = hostname()): string => h.split('.')[0];
@@ -76,4 +83,43 @@ export function matchSteps(
     named.push(a);
   }
   return named;
+}
+
+/** An attempt's status as the backend reports it: state, step id, and its times when known. */
+export function attemptStatus(a: LiveAttempt): HandleStatus {
+  const ids = a.stepId ? { remoteIds: [a.stepId] } : {};
+  const times = {
+    ...(a.startedAt !== undefined ? { startedAt: a.startedAt } : {}),
+    ...(a.endedAt !== undefined ? { endedAt: a.endedAt } : {}),
+  };
+  if (a.exit)
+    return {
+      state: 'EXITED',
+      exit: a.exit,
+      ...ids,
+      ...times,
+      ...(a.startError ? { error: a.startError } : {}),
+    };
+  return { state: a.running ? 'RUNNING' : 'SUBMITTED', ...ids, ...times };
+}
+
+/** how long a listed step may take to write its start stamp before it is reported RUNNING without */
+const STAMP_WAIT_MS = 2_000;
+
+/**
+ * A step Slurm lists: RUNNING once its start stamp is readable (the step writes it a moment after
+ * Slurm lists it), or without a start time when none came within STAMP_WAIT_MS (a task folder
+ * the node does not see). An attempt that ended meanwhile is reported by its exit instead.
+ */
+export async function announceRunning(
+  a: LiveAttempt,
+  push: (a: LiveAttempt, s: HandleStatus) => void,
+): Promise<void> {
+  const until = Date.now() + STAMP_WAIT_MS;
+  while (a.stamp && a.startedAt === undefined && !a.exit) {
+    a.startedAt = readStepTimes(a.stamp).start;
+    if (a.startedAt !== undefined || Date.now() >= until) break;
+    await sleep(100);
+  }
+  if (!a.exit) push(a, attemptStatus(a));
 }

@@ -37,12 +37,21 @@ import {
 } from '../backend.js';
 import { allocateTimeoutMs, inheritedJob, runSalloc, sallocArgv } from './allocate.js';
 import { writeAllocationLine } from './allocation-record.js';
-import { matchSteps, shortHost, stepExit, stepsOf, type LiveAttempt } from './live-steps.js';
+import {
+  announceRunning,
+  attemptStatus,
+  matchSteps,
+  shortHost,
+  stepExit,
+  stepsOf,
+  type LiveAttempt,
+} from './live-steps.js';
 import { discoverNodes, probeGpuTopology } from './nodes.js';
 import { oneLineFields } from './steps.js';
 import { callFailure, slurmExec, type SlurmExec } from './slurm-exec.js';
 import { stopAttempts } from './stop.js';
 import { launchFailure, logTail, startTimeout, stepStartTimeoutMs } from './step-start.js';
+import { readStepTimes, stepStamp } from './step-stamp.js';
 
 const REQUIRED_TOOLS = ['salloc', 'srun', 'scontrol', 'scancel'];
 const FIRST_SCAN_MS = 250;
@@ -190,6 +199,8 @@ export class SlurmBackend implements Backend {
     };
     // Slurm steps see every card of the node; the in-step prelude narrows CUDA_VISIBLE_DEVICES (0.3.1)
     if (step) delete env.NVIDIA_VISIBLE_DEVICES;
+    // this attempt's start stamps are the lines written after this point
+    const stamp = step ? stepStamp(task.outputDir) : undefined;
     let group: GroupHandle;
     try {
       group = await spawnGroup({ argv: spec.argv, cwd: req.cwd, env, logPath: task.logPath });
@@ -228,6 +239,7 @@ export class SlurmBackend implements Backend {
       running: !step,
       stopped: false,
       launchedAt: Date.now(),
+      ...(stamp ? { stamp } : { startedAt: group.startedAt }),
     };
     this.live.set(handleKey(handle), a);
     void group.exited.then((e) => {
@@ -237,12 +249,12 @@ export class SlurmBackend implements Backend {
         a.startError = startTimeout(a.startTimedOutMs, logTail(task.logPath)); // srun's last words included
       else if (step && !a.stopped && !a.startError && (e.code ?? 0) !== 0)
         a.startError = launchFailure(logTail(task.logPath));
-      this.push(a, {
-        state: 'EXITED',
-        exit: a.exit,
-        ...(a.stepId ? { remoteIds: [a.stepId] } : {}),
-        ...(a.startError ? { error: a.startError } : {}),
-      });
+      // the step's own stamps; srun returns when its step ended, so its exit stands in for a missing end
+      const own = a.stamp ? readStepTimes(a.stamp) : {};
+      a.startedAt ??= own.start;
+      const end = own.end ?? (e.error ? undefined : e.at);
+      if (end !== undefined) a.endedAt = end;
+      this.push(a, attemptStatus(a));
     });
     if (step) this.scheduleScan(FIRST_SCAN_MS);
     return handle;
@@ -262,7 +274,7 @@ export class SlurmBackend implements Backend {
     const seen = foreign.length ? await this.foreignSteps(foreign, signal) : new Set<string>();
     handles.forEach((h, i) => {
       const a = own[i];
-      if (a) out.set(handleKey(h), statusOf(a));
+      if (a) out.set(handleKey(h), attemptStatus(a));
       else {
         const alive = h.remoteIds.some((id) => seen.has(id)) || this.clientAlive(h);
         out.set(
@@ -407,7 +419,7 @@ export class SlurmBackend implements Backend {
         return;
       }
       for (const a of matchSteps(this.live.values(), r.steps, this.host))
-        this.push(a, { state: 'RUNNING', remoteIds: [a.stepId!] });
+        void announceRunning(a, (x, st) => this.push(x, st));
     };
     const p = run().finally(() => {
       this.scanning = undefined;
@@ -509,10 +521,4 @@ function onPath(tool: string, path = ''): boolean {
       return false;
     }
   });
-}
-
-function statusOf(a: LiveAttempt): HandleStatus {
-  const ids = a.stepId ? { remoteIds: [a.stepId] } : {};
-  if (a.exit) return { state: 'EXITED', exit: a.exit, ...ids };
-  return { state: a.running ? 'RUNNING' : 'SUBMITTED', ...ids };
 }

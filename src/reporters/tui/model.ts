@@ -3,7 +3,7 @@
  * the workflow, its tasks with state / attempt / timing / placement, the backends' allocation
  * and recent notices. The view reads it on its own schedule; `version` tells it something changed.
  */
-import type { PlanBackendInfo, RunEvent, RunEventSink } from '../../events/events.js';
+import { eventTime, type PlanBackendInfo, type RunEvent, type RunEventSink } from '../../events/events.js';
 
 export type TaskState = 'PENDING' | 'SUBMITTED' | 'RUNNING' | 'READY' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
 
@@ -120,7 +120,7 @@ export class TuiModel implements RunEventSink {
         Object.assign(this.row(e.task), {
           state: 'RUNNING',
           attempt: e.attempt,
-          startedAt: e.t,
+          startedAt: eventTime(e),
           endedAt: undefined,
         });
         break;
@@ -139,7 +139,7 @@ export class TuiModel implements RunEventSink {
         break;
       case 'task_finished': {
         const r = this.row(e.task);
-        Object.assign(r, { state: e.status, endedAt: e.t, exitCode: e.exitCode });
+        Object.assign(r, { state: e.status, endedAt: eventTime(e), exitCode: e.exitCode });
         // a service stopped by teardown after it was READY stays READY in the task table
         if (e.status === 'COMPLETED' || !e.reason) r.detail = undefined;
         else r.detail = e.reason;

@@ -135,6 +135,30 @@ describe('charts', () => {
     expect(new Set(csv.slice(1, -1).map((l) => l.split(',')[3]))).toEqual(new Set(['h1', 'h2']));
   });
 
+  it('sflow_monitor.log lists only the files written, and says which were not and why', async () => {
+    const run = rawRun(['h1']);
+    const v = [
+      view({ path: 'lifecycle/workflow/', formats: ['csv', 'svg', 'png'] }),
+      // a task window between two samples (1 s apart): nothing to draw
+      view({ path: 'lifecycle/task/', windowTask: 'task', formats: ['csv', 'svg'] }),
+    ];
+    const spans = new Map([['task', { start: T0 + 10_100, end: T0 + 10_400 }]]);
+    const r = await buildMonitorReports(input(run, v, { rasterize: null, taskSpans: spans }));
+    const log = readFileSync(join(run, 'sflow_monitor.log'), 'utf8');
+    const listed = log.slice(log.indexOf('Reports (under sflow_monitor/)')).split('\n').slice(1, 3);
+    expect(listed).toEqual([
+      '  lifecycle/workflow/ (timeline.csv, summary.csv, timeline.svg; not written: timeline.png (no PNG rasteriser: @resvg/resvg-js could not be loaded))',
+      '  lifecycle/task/ (timeline.csv, summary.csv; not written: timeline.svg (no samples in the window))',
+    ]);
+    expect(r.reports).toEqual(listed.map((l) => l.trim()));
+    // each name listed as written is a file; none listed as not written is
+    for (const [dir, files] of [
+      ['workflow', ['summary.csv', 'timeline.csv', 'timeline.svg']],
+      ['task', ['summary.csv', 'timeline.csv']],
+    ] as const)
+      expect(readdirSync(join(run, 'sflow_monitor/lifecycle', dir)).sort()).toEqual(files);
+  });
+
   it('§11.14 PNG without a renderer: one hint, CSV and SVG still written; with resvg a PNG', async () => {
     const run = rawRun(['h1']);
     const v = [

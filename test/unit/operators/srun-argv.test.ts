@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { sallocArgv } from '../../../src/backends/slurm/allocate.js';
 import { srunArgv } from '../../../src/operators/srun.js';
+import { stepStampLine } from '../../../src/operators/srun-step.js';
 import type { OperatorInput } from '../../../src/operators/types.js';
 
 const R = '/home/me/proj/sflow_output/demo-20260801-120000-a1b2c3';
@@ -62,8 +63,10 @@ describe('Slurm command lines (backends.md §7)', () => {
     expect(argv.slice(0, -1).join(' ')).toBe(
       'srun --jobid 424242 --nodes 2 --nodelist gpu-a01,gpu-a02 --job-name hello --unbuffered --export ALL --label --overlap bash -c',
     );
-    // a 2-node step learns its node index from Slurm
-    expect(argv.at(-1)).toBe('export SFLOW_TASK_NODE_INDEX="${SLURM_NODEID:-0}"\necho hello');
+    // the step stamps its start and end in the task folder; a 2-node step learns its node index from Slurm
+    expect(argv.at(-1)).toBe(
+      `${stepStampLine(`${R}/hello`)}\nexport SFLOW_TASK_NODE_INDEX="\${SLURM_NODEID:-0}"\necho hello`,
+    );
   });
 
   it('§7.3 named container operator + inline override + GPUs: flags, merged mounts, extra_args last, prelude', () => {
@@ -106,7 +109,9 @@ describe('Slurm command lines (backends.md §7)', () => {
     const bash = argv.indexOf('bash');
     expect(argv.slice(bash - 2, bash + 2)).toEqual(['--mem-per-gpu=80G', '--exclusive', 'bash', '-c']);
     expect(argv.indexOf('--mpi')).toBeLessThan(bash - 2);
-    expect(argv.at(-1)).toBe(`. ${R}/sflow_gpu_select.sh || exit 97\ntorchrun --nproc-per-node 4 train.py`);
+    expect(argv.at(-1)).toBe(
+      `${stepStampLine(`${R}/train`)}\n. ${R}/sflow_gpu_select.sh || exit 97\ntorchrun --nproc-per-node 4 train.py`,
+    );
   });
 
   it('cpus_per_task becomes --cpus-per-task with its value, after the node flags', () => {
@@ -122,7 +127,7 @@ describe('Slurm command lines (backends.md §7)', () => {
   it('gpus_per_task opts out of the in-step GPU selection; no container flags without a container', () => {
     const argv = srunArgv(input({ nodes: [NODES[0]], gpus: [0, 1], config: { gpus_per_task: '1' } }));
     expect(after(argv, '--gpus-per-task')).toBe('1');
-    expect(argv.at(-1)).toBe('echo hello');
+    expect(argv.at(-1)).toBe(`${stepStampLine(`${R}/hello`)}\necho hello`);
     expect(argv.join(' ')).not.toContain('--container');
   });
 

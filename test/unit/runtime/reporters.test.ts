@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -244,11 +244,33 @@ describe('summary from events only', () => {
       /server +failure +log_watch +\[FAIL\] +0\.100s \(2 checks\) +log_watch "Traceback": 1\/1 matches/,
     );
     expect(text).toMatch(/server +localhost +CUDA_VISIBLE_DEVICES=0,1/);
-    expect(text).toContain('bash: /out/fp-1/bash_cmds.log');
+    // the fixture writes no file: a command log that does not exist is not named as one
+    expect(text).toContain('bash: not written (no bash task started)');
     expect(text).toContain('START -> server\nserver -> bench\nbench, server -> never_runs\n');
     expect(text).toContain(
       'server: FAILED after 1 attempt(s) - failure probe terminated: x\n  log: /out/fp-1/server/server.log',
     );
+  });
+
+  it('Command Logs name a log only once it was written', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sflow-cmdlogs-'));
+    try {
+      const logs = new SummaryModel();
+      for (const e of events) logs.apply(e.type === 'run_plan' ? { ...e, commandLogs: [] } : e);
+      logs.commandLogs = [
+        { family: 'bash', path: join(dir, 'bash_cmds.log') },
+        { family: 'slurm', path: join(dir, 'slurm_cmds.log') },
+      ];
+      writeFileSync(join(dir, 'bash_cmds.log'), '# started\n');
+      const t = renderSummary(logs, { summaryPath: 'x' });
+      const section = t.slice(t.indexOf('Command Logs\n')).split('\n').slice(2, 4);
+      expect(section).toEqual([
+        `bash: ${join(dir, 'bash_cmds.log')}`,
+        'slurm: not written (no slurm task started)',
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a run in progress renders too', () => {
