@@ -129,15 +129,6 @@ export const NOT_YET: NotYetRow[] = [
     find: (ctx) => backendFields(ctx, 'docker-node-filters', ['include_nodes', 'exclude_nodes']),
   },
   {
-    id: 'slurm-node-filters',
-    feature: 'Slurm `include_nodes` / `exclude_nodes`',
-    today: 'not yet',
-    action: 'refuse',
-    covers: [],
-    says: "the Slurm backend does not pick nodes by name; Slurm does, from salloc's own flags: extra_args: ['--nodelist=…'] or ['--exclude=…']",
-    find: (ctx) => backendFields(ctx, 'slurm-node-filters', ['include_nodes', 'exclude_nodes']),
-  },
-  {
     id: 'local-node-filters',
     feature: 'local `include_nodes` / `exclude_nodes`',
     today: 'ignored',

@@ -52,13 +52,6 @@ const CASES: Record<string, Case> = {
     line: 6,
     says: "backend 'd' include_nodes: picking pool hosts by name is not implemented",
   },
-  'slurm-node-filters': {
-    recipe:
-      'backends:\n  - name: s\n    type: slurm\n    account: a\n    partition: p\n    time: 10\n    nodes: 1\n    default: true\n    exclude_nodes: [n9]\n' +
-      wf(),
-    line: 9,
-    says: "backend 's' exclude_nodes: the Slurm backend does not pick nodes by name",
-  },
   'local-node-filters': {
     recipe: 'backends:\n  - name: l\n    type: local\n    default: true\n    include_nodes: [h]\n' + wf(),
     line: 5,
