@@ -43,13 +43,28 @@ export function hostOf(backendConfig: Obj, node: OperatorNode | undefined): Obj 
   return hosts.find((h) => h.name === node.name) ?? hosts[node.index];
 }
 
-/** `ssh://[user@]address` of a pool host (0.3.1's `docker_host: ssh://…` kept as written). */
+/** How an endpoint names a docker context (a pool host's 0.3.1 `context:`): `context:<name>`. */
+export const CONTEXT_ENDPOINT = 'context:';
+
+/**
+ * `ssh://[user@]address` of a pool host (0.3.1's `docker_host: ssh://…` kept as written), or
+ * `context:<name>` for a host reached through a docker context (0.3.1's `context:`).
+ */
 export function hostEndpoint(host: Obj | undefined): string | undefined {
   if (!host) return undefined;
   if (typeof host.docker_host === 'string') return host.docker_host;
+  if (typeof host.context === 'string') return `${CONTEXT_ENDPOINT}${host.context}`;
   const address = host.address ?? host.name;
   if (address === undefined) return undefined;
   return `ssh://${typeof host.user === 'string' && host.user ? `${host.user}@` : ''}${String(address)}`;
+}
+
+/** the CLI's global options that select an endpoint: `--context <name>` or `-H <url>` (none: its default) */
+export function endpointArgs(endpoint: string | undefined): string[] {
+  if (!endpoint) return [];
+  return endpoint.startsWith(CONTEXT_ENDPOINT)
+    ? ['--context', endpoint.slice(CONTEXT_ENDPOINT.length)]
+    : ['-H', endpoint];
 }
 
 /** `--gpus` (or `--gpus=…`) in a list of raw docker arguments */
@@ -152,7 +167,7 @@ export function dockerRunCommand(
   const c = spec.container;
   if (!c) throw new Error('dockerRunCommand: the launch spec has no container part');
   const argv = [o.program ?? c.program ?? 'docker'];
-  if (c.host) argv.push('-H', c.host);
+  argv.push(...endpointArgs(c.host));
   // --sig-proxy=false: signals to the attached client (its launcher, a dying driver) never reach the
   // container; sflow ends containers through the engine (stop, recover, reaping)
   argv.push('run', ...(c.rm ? ['--rm'] : []), '--init', '--sig-proxy=false', '--name', c.name);

@@ -91,11 +91,16 @@ function backendFields(
   row: string,
   keys: string[],
   onlyTrue = false,
+  which: (b: PlannedBackend) => boolean = () => true,
 ): Array<[string, PathSeg[]]> {
   return backendsOfRow(ctx, row).flatMap(([b, , i]) =>
-    keys
-      .filter((k) => (onlyTrue ? b.config[k] === true : b.config[k] !== undefined && b.config[k] !== null))
-      .map((k): [string, PathSeg[]] => [`backend '${b.name}' ${k}`, ['backends', i, k]]),
+    !which(b)
+      ? []
+      : keys
+          .filter((k) =>
+            onlyTrue ? b.config[k] === true : b.config[k] !== undefined && b.config[k] !== null,
+          )
+          .map((k): [string, PathSeg[]] => [`backend '${b.name}' ${k}`, ['backends', i, k]]),
   );
 }
 
@@ -120,44 +125,19 @@ export const NOT_YET: NotYetRow[] = [
     find: (ctx) => artifacts(ctx, ['hf', 'huggingface', 'docker']),
   },
   {
-    id: 'docker-node-filters',
-    feature: 'Docker `include_nodes` / `exclude_nodes`',
-    today: 'not yet',
-    action: 'refuse',
-    covers: [],
-    says: 'picking pool hosts by name is not implemented by the Docker backend yet; list only the hosts to use under hosts:',
-    find: (ctx) => backendFields(ctx, 'docker-node-filters', ['include_nodes', 'exclude_nodes']),
-  },
-  {
     id: 'local-node-filters',
-    feature: 'local `include_nodes` / `exclude_nodes`',
+    feature: '`include_nodes` / `exclude_nodes` on one machine (local, Docker without `hosts:`)',
     today: 'ignored',
     action: 'warn',
     covers: [],
-    says: 'a local backend is this one machine: there are no nodes to keep or drop, so this is ignored',
-    find: (ctx) => backendFields(ctx, 'local-node-filters', ['include_nodes', 'exclude_nodes']),
-  },
-  {
-    id: 'docker-host-context',
-    feature: 'Docker pool host `context:` (0.3.1 spelling)',
-    today: 'not yet',
-    action: 'refuse',
-    covers: [],
-    says: 'reaching a pool host through a docker context is not implemented; give the host an `address:` (ssh) or `docker_host: ssh://…`',
+    says: 'this backend is this one machine (a Docker backend without hosts: is its one engine): there are no nodes to keep or drop, so this is ignored',
     find: (ctx) =>
-      backendsOfRow(ctx, 'docker-host-context').flatMap(([, b, i]) =>
-        !b || !Array.isArray(b.hosts)
-          ? []
-          : (b.hosts as Obj[]).flatMap((h, hi): Array<[string, PathSeg[]]> =>
-              h.context === undefined || h.context === null
-                ? []
-                : [
-                    [
-                      `backend '${String(b.name)}' host '${String(h.name)}' context`,
-                      ['backends', i, 'hosts', hi, 'context'],
-                    ],
-                  ],
-            ),
+      backendFields(
+        ctx,
+        'local-node-filters',
+        ['include_nodes', 'exclude_nodes'],
+        false,
+        (b) => !(Array.isArray(b.config.hosts) && b.config.hosts.length > 0),
       ),
   },
   {

@@ -45,24 +45,10 @@ const CASES: Record<string, Case> = {
     line: 3,
     says: "artifact 'M' (hf://): fetching this kind of artifact is not implemented",
   },
-  'docker-node-filters': {
-    recipe:
-      'backends:\n  - name: d\n    type: docker\n    image: x\n    default: true\n    include_nodes: [a]\n' +
-      wf(),
-    line: 6,
-    says: "backend 'd' include_nodes: picking pool hosts by name is not implemented",
-  },
   'local-node-filters': {
     recipe: 'backends:\n  - name: l\n    type: local\n    default: true\n    include_nodes: [h]\n' + wf(),
     line: 5,
-    says: "backend 'l' include_nodes: a local backend is this one machine",
-  },
-  'docker-host-context': {
-    recipe:
-      'backends:\n  - name: d\n    type: docker\n    image: x\n    default: true\n    hosts:\n      - {name: h1, context: remote1, ip_address: 10.0.0.9}\n' +
-      wf(),
-    line: 7,
-    says: "backend 'd' host 'h1' context: reaching a pool host through a docker context is not implemented",
+    says: "backend 'l' include_nodes: this backend is this one machine",
   },
   'docker-log-offload': {
     recipe:
@@ -139,17 +125,18 @@ describe('every not-yet feature, used in a recipe or on the command line', () =>
 
   it('several at once are refused together, each located, before anything starts', async () => {
     const cwd = workdir(
-      'artifacts:\n  - name: M\n    uri: docker://nvcr.io/x:1\n' +
-        'backends:\n  - name: d\n    type: docker\n    image: x\n    default: true\n    exclude_nodes: [h]\n' +
-        wf(),
+      'artifacts:\n  - name: M\n    uri: hf://org/m\n' +
+        'operators:\n  - name: mpi\n    type: k8s_mpi\n    image: x\n    host_network: false\n' +
+        'backends:\n  - name: k\n    type: kubernetes\n    namespace: n\n    nodes: 1\n    default: true\n' +
+        wf('', `    - name: a\n      script: [mpirun -np 1 hostname]\n      operator: mpi\n`),
     );
     const r = await cli(['run', '-f', 'r.yaml'], { cwd });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
       /^✗ Not supported in this version: r\.yaml:3:5: this recipe uses 2 things this version plans but does not run yet; nothing was started:\n/,
     );
-    expect(r.stderr).toMatch(/\n {2}- r\.yaml:3:5: artifact 'M' \(docker:\/\/\): /);
-    expect(r.stderr).toMatch(/\n {2}- r\.yaml:9:5: backend 'd' exclude_nodes: /);
+    expect(r.stderr).toMatch(/\n {2}- r\.yaml:3:5: artifact 'M' \(hf:\/\/\): /);
+    expect(r.stderr).toMatch(/\n {2}- r\.yaml:8:5: operator 'mpi' \(k8s_mpi\) host_network: /);
     expect(existsSync(join(cwd, 'sflow_output'))).toBe(false);
   });
 });

@@ -54,7 +54,8 @@ export const DockerBackendSchema = strictObject('docker backend', {
 }).superRefine((b, ctx) => {
   refineNodeFilters(b, ctx);
   if (!b.hosts) return;
-  if (typeof b.nodes === 'number' && b.nodes !== b.hosts.length) {
+  const filtered = Boolean(b.include_nodes?.length || b.exclude_nodes?.length); // checked by the plan
+  if (typeof b.nodes === 'number' && b.nodes !== b.hosts.length && !filtered) {
     fail(
       ctx,
       ['nodes'],
