@@ -89,6 +89,8 @@ const IMPLEMENTED = new Set([
   '--branch',
   '--repo',
   '--registry',
+  '--sflow-index-url', // sflow upgrade (src/cli/upgrade.ts)
+  '--sflow-source-path',
   '--missable-tasks',
   '--dry-run',
   '--workspace-dir',
