@@ -154,11 +154,11 @@ export const NOT_YET: NotYetRow[] = [
   },
   {
     id: 'k8s-mpi-operator-route',
-    feature: 'Kubernetes `k8s_mpi` with a non-OpenMPI `mpi_implementation` or without `host_network`',
+    feature: 'Kubernetes `k8s_mpi` without `host_network`',
     today: 'plans only',
     action: 'refuse',
     covers: [],
-    says: "this version's k8s_mpi (pods and MPIJob routes alike) wires sshd, a hostfile of the reserved nodes' addresses and OpenMPI's command line over the host network; set mpi_implementation: OpenMPI and host_network: true",
+    says: "this version's k8s_mpi (pods and MPIJob routes alike) writes the hostfile from the reserved nodes' addresses, which pod-network pods do not listen on; set host_network: true",
     find: (ctx) => {
       const declared = ((ctx.loaded.recipe as Obj).operators as Obj[]) ?? [];
       const backends = new Map(ctx.plan.backends.map((b) => [b.name, b.config]));
@@ -171,16 +171,12 @@ export const NOT_YET: NotYetRow[] = [
           0,
           declared.findIndex((d) => d.name === t.operator.name),
         );
-        const c = t.operator.config;
-        const mpi = (c.mpi ?? {}) as Obj;
-        const at = (k: string): [string, PathSeg[]] => [
-          `operator '${t.operator.name}' (k8s_mpi) ${k}`,
-          ['operators', i, ...(k.startsWith('mpi.') ? ['mpi', k.slice(4)] : [k])],
-        ];
-        if (mpi.mpi_implementation !== undefined && mpi.mpi_implementation !== 'OpenMPI')
-          out.push(at('mpi.mpi_implementation'));
-        const hostNetwork = c.host_network ?? backends.get(t.backend)?.host_network;
-        if (hostNetwork === false || hostNetwork === 'false') out.push(at('host_network'));
+        const hostNetwork = t.operator.config.host_network ?? backends.get(t.backend)?.host_network;
+        if (hostNetwork === false || hostNetwork === 'false')
+          out.push([
+            `operator '${t.operator.name}' (k8s_mpi) host_network`,
+            ['operators', i, 'host_network'],
+          ]);
       }
       return out;
     },

@@ -60,10 +60,10 @@ const CASES: Record<string, Case> = {
   },
   'k8s-mpi-operator-route': {
     recipe:
-      'operators:\n  - name: mpi\n    type: k8s_mpi\n    image: x\n    mpi:\n      mpi_implementation: MPICH\nbackends:\n  - name: k\n    type: kubernetes\n    namespace: n\n    nodes: 1\n    default: true\n' +
+      'operators:\n  - name: mpi\n    type: k8s_mpi\n    image: x\n    host_network: false\nbackends:\n  - name: k\n    type: kubernetes\n    namespace: n\n    nodes: 1\n    default: true\n' +
       wf('', `    - name: a\n      script: [mpirun -np 1 hostname]\n      operator: mpi\n`),
-    line: 6,
-    says: "operator 'mpi' (k8s_mpi) mpi.mpi_implementation: this version's k8s_mpi (pods and MPIJob routes alike)",
+    line: 5,
+    says: "operator 'mpi' (k8s_mpi) host_network: this version's k8s_mpi (pods and MPIJob routes alike)",
   },
   'k8s-mpi-mpijob-fields': {
     recipe:
