@@ -77,6 +77,30 @@ export const grantsGpus = (args: string[]): boolean =>
  */
 export const gpuDevicesArg = (ids: Array<string | number>): string => `"device=${ids.join(',')}"`;
 
+const shq = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** log offload asked for: the operator's `log_to_file`, else the backend's `offload_task_logs` */
+export function offloadAsked(config: Obj, backendConfig: Obj): boolean {
+  const v = config.log_to_file ?? backendConfig.offload_task_logs;
+  return v === true || v === 'true';
+}
+
+/**
+ * Why the container cannot write the task log itself (undefined: it can): it needs the run
+ * directory mounted at its own path (a local engine, `auto_mount_runtime_dirs` on) and must be
+ * the task's only container (members of a multi-node task get their lines labelled by the driver).
+ */
+export function offloadBlocked(
+  input: Pick<OperatorInput, 'config' | 'backendConfig' | 'nodes' | 'env' | 'logPath'>,
+): string | undefined {
+  const hosts = Array.isArray(input.backendConfig.hosts) ? (input.backendConfig.hosts as Obj[]) : [];
+  if (hosts.length > 0) return 'a pool host does not mount the run directory';
+  if (input.config.auto_mount_runtime_dirs === false) return 'auto_mount_runtime_dirs is false';
+  if (input.nodes.length > 1) return "a multi-node task's lines are labelled by the driver";
+  if (!input.logPath || !input.env.SFLOW_WORKFLOW_OUTPUT_DIR) return 'the task has no log in a run directory';
+  return undefined;
+}
+
 function containerFor(input: OperatorInput, node: OperatorNode | undefined, env: Obj): ContainerLaunch {
   const { config, backendConfig, gpus } = input;
   const host = hostOf(backendConfig, node);
@@ -88,6 +112,7 @@ function containerFor(input: OperatorInput, node: OperatorNode | undefined, env:
   ];
   const gpuArg =
     gpus && gpus.length ? gpuDevicesArg(gpus) : config.gpus !== undefined ? String(config.gpus) : undefined;
+  const logFile = offloadAsked(config, backendConfig) && !offloadBlocked(input) ? input.logPath : undefined;
   return {
     program: input.containerCli ?? 'docker',
     ...(endpoint ? { host: endpoint } : {}),
@@ -101,8 +126,9 @@ function containerFor(input: OperatorInput, node: OperatorNode | undefined, env:
       k === 'NVIDIA_VISIBLE_DEVICES' && env[k] === 'void' && input.env[k] === undefined ? `${k}=void` : k,
     ),
     extraArgs,
-    command: ['bash', '-lc', input.script],
+    command: ['bash', '-lc', logFile ? `exec >>${shq(logFile)} 2>&1\n${input.script}` : input.script],
     ...(input.removeContainers ? { rm: true } : {}),
+    ...(logFile ? { logFile } : {}),
   };
 }
 

@@ -11,6 +11,7 @@
 import type { LoadedRecipe } from '../config/load.js';
 import { formatLocation, type SourceLocation } from '../config/errors.js';
 import { locate, type PathSeg } from '../config/source.js';
+import { offloadAsked, offloadBlocked } from '../operators/docker-run.js';
 import type { Plan, PlannedBackend } from './types.js';
 
 export interface NotYetContext {
@@ -104,16 +105,6 @@ function backendFields(
   );
 }
 
-/** `operators[i].<key>: true` of operators of one type */
-function operatorFields(ctx: NotYetContext, type: string, key: string): Array<[string, PathSeg[]]> {
-  const declared = ((ctx.loaded.recipe as Obj).operators as Obj[]) ?? [];
-  return declared.flatMap((o, i): Array<[string, PathSeg[]]> =>
-    o.type === type && o[key] === true
-      ? [[`operator '${String(o.name)}' ${key}`, ['operators', i, key]]]
-      : [],
-  );
-}
-
 export const NOT_YET: NotYetRow[] = [
   {
     id: 'artifact-hf-docker',
@@ -142,15 +133,49 @@ export const NOT_YET: NotYetRow[] = [
   },
   {
     id: 'docker-log-offload',
-    feature: 'Docker `offload_task_logs: true` / operator `log_to_file: true`',
+    feature:
+      'Docker `offload_task_logs` / operator `log_to_file` where the container cannot write the log (pool host, multi-node task, `auto_mount_runtime_dirs: false`)',
     today: 'ignored',
     action: 'warn',
     covers: [],
-    says: "the Docker backend streams each container's output through its attached client into the task log (the same file, byte for byte); it does not write the log on the container side",
-    find: (ctx) => [
-      ...backendFields(ctx, 'docker-log-offload', ['offload_task_logs'], true),
-      ...operatorFields(ctx, 'docker_run', 'log_to_file'),
-    ],
+    says: "the container's output streams through its attached client into the task log instead (the same file, byte for byte)",
+    find: (ctx) => {
+      const operators = ((ctx.loaded.recipe as Obj).operators as Obj[]) ?? [];
+      const backends = ((ctx.loaded.recipe as Obj).backends as Obj[]) ?? [];
+      const byName = new Map(ctx.plan.backends.map((b) => [b.name, b.config]));
+      return ctx.plan.tasks.flatMap((t): Array<[string, PathSeg[]]> => {
+        const bc = byName.get(t.backend) ?? {};
+        if (t.operator.type !== 'docker_run' || !offloadAsked(t.operator.config, bc)) return [];
+        if (t.launch[0]?.container?.logFile) return [];
+        const why = offloadBlocked({
+          ...t,
+          config: t.operator.config,
+          backendConfig: bc,
+          logPath: t.logPath,
+        });
+        const own = t.operator.config.log_to_file !== undefined;
+        const path: PathSeg[] = own
+          ? [
+              'operators',
+              Math.max(
+                0,
+                operators.findIndex((o) => o.name === t.operator.name),
+              ),
+              'log_to_file',
+            ]
+          : [
+              'backends',
+              Math.max(
+                0,
+                backends.findIndex((b) => b.name === t.backend),
+              ),
+              'offload_task_logs',
+            ];
+        return [
+          [`task '${t.name}' ${own ? 'log_to_file' : 'offload_task_logs'} (${why ?? 'not offloaded'})`, path],
+        ];
+      });
+    },
   },
   {
     id: 'k8s-mpi-operator-route',

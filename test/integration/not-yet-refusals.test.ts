@@ -52,10 +52,10 @@ const CASES: Record<string, Case> = {
   },
   'docker-log-offload': {
     recipe:
-      'backends:\n  - name: d\n    type: docker\n    image: x\n    default: true\n    offload_task_logs: true\n' +
+      'backends:\n  - name: d\n    type: docker\n    image: x\n    default: true\n    offload_task_logs: true\n    hosts: [{name: h, address: h}]\n' +
       wf(),
     line: 6,
-    says: "backend 'd' offload_task_logs: the Docker backend streams each container's output",
+    says: "task 'a' offload_task_logs (a pool host does not mount the run directory): the container's output streams through its attached client",
     dryOnly: true,
   },
   'k8s-mpi-operator-route': {

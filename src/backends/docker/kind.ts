@@ -109,7 +109,7 @@ export const dockerKind: BackendKind = {
     pollIntervalMs: 1_000,
     syntheticNodes: false,
     removesContainers: true,
-    notYet: ['local-node-filters', 'docker-log-offload'],
+    notYet: ['local-node-filters'],
   },
   placeholder: (input, tools) => {
     const hosts = input.config.hosts;

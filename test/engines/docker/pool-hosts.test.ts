@@ -35,7 +35,7 @@ describeWithEngines('Docker pool hosts: include/exclude and context', [docker, s
     };
     delete env.DOCKER_HOST;
     const mk = (name: string, url: string) =>
-      docker.exec('docker', ['context', 'create', name, '--docker', `host=${url}`], { env: env as never });
+      docker.exec('docker', ['context', 'create', name, '--docker', `host=${url}`], { env });
     for (const r of [
       await mk(ctxA, `ssh://${ssh.get('SFLOW_TEST_SSH_ALIAS_A')}`),
       await mk(ctxB, engines()[1]),
@@ -101,14 +101,19 @@ describeWithEngines('Docker pool hosts: include/exclude and context', [docker, s
   };
 
   it.each([
-    ['include_nodes: [b]', 'inc'],
-    ['exclude_nodes: [a]', 'exc'],
-  ])('%s: the one-node task runs on host b only', async (filter, tag) => {
+    ['include_nodes: [b]', 'inc', []],
+    // plus log offload, which a pool host cannot do: warned, and the output streams as usual
+    ['exclude_nodes: [a]', 'exc', ['offload_task_logs: true']],
+  ])('%s: the one-node task runs on host b only', async (filter, tag, more) => {
     const name = `filter${tag}`;
-    const f = recipe(name, 1, [hostA, hostB], [filter]);
+    const f = recipe(name, 1, [hostA, hostB], [filter, ...more]);
     const since = Date.now();
     const r = await sflowAsync(['run', '-f', f], { cwd: dir, env, timeoutMs: 150_000 });
     expect(r.code, r.stdout + r.stderr).toBe(0);
+    if (more.length)
+      expect(r.stderr).toContain(
+        `task '${name}' offload_task_logs (a pool host does not mount the run directory): the container's output streams through its attached client`,
+      );
     expect(readFileSync(join(runDir(name), name, `${name}.log`), 'utf8').trim()).toBe(
       'node=0 leader=127.0.0.2',
     );
@@ -121,7 +126,9 @@ describeWithEngines('Docker pool hosts: include/exclude and context', [docker, s
     const r = await sflowAsync(['run', '--dry-run', '-f', f], { cwd: dir, env });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`filterbad.yaml:9:21:`);
-    expect(r.stderr).toContain("backend 'pool': include_nodes names 'c', which is not one of its hosts (a, b)");
+    expect(r.stderr).toContain(
+      "backend 'pool': include_nodes names 'c', which is not one of its hosts (a, b)",
+    );
   });
 
   it('context hosts: docker --context per host, monitored over the ssh context, DOCKER_HOST elsewhere', async () => {

@@ -109,6 +109,40 @@ describe('docker_run operator', () => {
     expect(endpointArgs(undefined)).toEqual([]);
   });
 
+  it('log offload: the container appends to the task log itself where it sees the run directory', () => {
+    const logPath = '/r/run/server/server.log';
+    const [s] = specs({ logPath, backendConfig: { offload_task_logs: true } });
+    expect(s.container?.logFile).toBe(logPath);
+    expect(s.argv.slice(-3)).toEqual(['bash', '-lc', `exec >>'${logPath}' 2>&1\necho hi`]);
+    // the operator's log_to_file wins over the backend's offload_task_logs, both ways
+    expect(specs({ logPath, config: { image: 'i', log_to_file: true } })[0].container?.logFile).toBe(logPath);
+    const off = specs({
+      logPath,
+      config: { image: 'i', log_to_file: false },
+      backendConfig: { offload_task_logs: true },
+    });
+    expect(off[0].container?.logFile).toBeUndefined();
+    expect(off[0].argv.at(-1)).toBe('echo hi');
+    // where the container cannot see the log: a pool host, a multi-node task, no run-dir mount
+    const blocked = [
+      specs({
+        logPath,
+        backendConfig: { offload_task_logs: true, hosts: [{ name: 'localhost', address: 'h' }] },
+      }),
+      specs({
+        logPath,
+        backendConfig: { offload_task_logs: true },
+        nodes: [
+          { name: 'a', ip: '10.0.0.1', index: 0 },
+          { name: 'b', ip: '10.0.0.2', index: 1 },
+        ],
+      }),
+      specs({ logPath, config: { image: 'i', log_to_file: true, auto_mount_runtime_dirs: false } }),
+    ];
+    for (const b of blocked)
+      expect(b.every((x) => x.container?.logFile === undefined && x.argv.at(-1) === 'echo hi')).toBe(true);
+  });
+
   it('the backend builds the same command, with another program and the registry UUIDs', () => {
     const [s] = specs({ gpus: [0] });
     expect(dockerRunCommand(s)).toEqual(s.argv);
