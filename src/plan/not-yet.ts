@@ -64,15 +64,6 @@ export function flag(ctx: NotYetContext, key: string, name: string): Array<[stri
   return v === undefined || v === false || (Array.isArray(v) && v.length === 0) ? [] : [[name, undefined]];
 }
 
-function artifacts(ctx: NotYetContext, schemes: string[]): Array<[string, PathSeg[]]> {
-  const declared = ((ctx.loaded.recipe as Obj).artifacts as Obj[]) ?? [];
-  return ctx.plan.artifacts.flatMap((a): Array<[string, PathSeg[]]> => {
-    if (!schemes.includes(a.scheme)) return [];
-    const i = declared.findIndex((d) => d.name === a.name);
-    return [[`artifact '${a.name}' (${a.scheme}://)`, ['artifacts', Math.max(0, i), 'uri']]];
-  });
-}
-
 /**
  * The planned backends whose kind names this row in its `notYet` capability, each with its
  * declaration in the recipe and that declaration's index (0 for the implicit default backend).
@@ -106,15 +97,6 @@ function backendFields(
 }
 
 export const NOT_YET: NotYetRow[] = [
-  {
-    id: 'artifact-hf-docker',
-    feature: '`hf://`, `huggingface://`, `docker://` artifacts',
-    today: 'not yet',
-    action: 'refuse',
-    covers: ['hf://', 'huggingface://', 'docker://'],
-    says: 'fetching this kind of artifact is not implemented (nv-sflow 0.3 does not either); pull it inside the task or use a local fs:// / file:// path',
-    find: (ctx) => artifacts(ctx, ['hf', 'huggingface', 'docker']),
-  },
   {
     id: 'local-node-filters',
     feature: '`include_nodes` / `exclude_nodes` on one machine (local, Docker without `hosts:`)',
@@ -179,7 +161,8 @@ export const NOT_YET: NotYetRow[] = [
   },
   {
     id: 'k8s-mpi-operator-route',
-    feature: 'Kubernetes `k8s_mpi` without `host_network`',
+    feature:
+      'Kubernetes `k8s_mpi` without `host_network` (the hostfile would need pod addresses through a headless Service and cluster DNS, which the test emulator does not serve, so it cannot be tested here)',
     today: 'plans only',
     action: 'refuse',
     covers: [],

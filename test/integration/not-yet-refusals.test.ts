@@ -40,11 +40,6 @@ interface Case {
 
 /** One use of every row of the table: a new row needs a case here. */
 const CASES: Record<string, Case> = {
-  'artifact-hf-docker': {
-    recipe: 'artifacts:\n  - name: M\n    uri: hf://Qwen/Qwen3-0.6B\n' + wf(),
-    line: 3,
-    says: "artifact 'M' (hf://): fetching this kind of artifact is not implemented",
-  },
   'local-node-filters': {
     recipe: 'backends:\n  - name: l\n    type: local\n    default: true\n    include_nodes: [h]\n' + wf(),
     line: 5,
@@ -124,19 +119,22 @@ describe('every not-yet feature, used in a recipe or on the command line', () =>
   });
 
   it('several at once are refused together, each located, before anything starts', async () => {
+    const mpi = (name: string) =>
+      `  - name: ${name}\n    type: k8s_mpi\n    image: x\n    host_network: false\n`;
+    const task = (name: string, op: string) =>
+      `    - name: ${name}\n      script: [mpirun -np 1 hostname]\n      operator: ${op}\n`;
     const cwd = workdir(
-      'artifacts:\n  - name: M\n    uri: hf://org/m\n' +
-        'operators:\n  - name: mpi\n    type: k8s_mpi\n    image: x\n    host_network: false\n' +
+      `operators:\n${mpi('m1')}${mpi('m2')}` +
         'backends:\n  - name: k\n    type: kubernetes\n    namespace: n\n    nodes: 1\n    default: true\n' +
-        wf('', `    - name: a\n      script: [mpirun -np 1 hostname]\n      operator: mpi\n`),
+        wf('', task('a', 'm1') + task('b', 'm2')),
     );
     const r = await cli(['run', '-f', 'r.yaml'], { cwd });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
-      /^✗ Not supported in this version: r\.yaml:3:5: this recipe uses 2 things this version plans but does not run yet; nothing was started:\n/,
+      /^✗ Not supported in this version: r\.yaml:5:5: this recipe uses 2 things this version plans but does not run yet; nothing was started:\n/,
     );
-    expect(r.stderr).toMatch(/\n {2}- r\.yaml:3:5: artifact 'M' \(hf:\/\/\): /);
-    expect(r.stderr).toMatch(/\n {2}- r\.yaml:8:5: operator 'mpi' \(k8s_mpi\) host_network: /);
+    expect(r.stderr).toMatch(/\n {2}- r\.yaml:5:5: operator 'm1' \(k8s_mpi\) host_network: /);
+    expect(r.stderr).toMatch(/\n {2}- r\.yaml:9:5: operator 'm2' \(k8s_mpi\) host_network: /);
     expect(existsSync(join(cwd, 'sflow_output'))).toBe(false);
   });
 });

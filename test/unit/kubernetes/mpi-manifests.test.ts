@@ -272,7 +272,7 @@ describe('k8s_mpi pods route manifests', () => {
       expect(script).toContain('ln -sf mpirun "$__sflow_mpi/bin/mpiexec"');
       const d = join(tmp, `shim-${impl}`);
       spawnSync('mkdir', ['-p', d]);
-      writeFileSync(join(d, 'real'), "#!/bin/sh\nprintf '%s\\n' \"$@\"\n", { mode: 0o755 });
+      writeFileSync(join(d, 'real'), '#!/bin/sh\nprintf \'%s\\n\' "$@"\n', { mode: 0o755 });
       writeFileSync(join(d, 'workers'), '');
       writeFileSync(join(d, 'nproc'), '#!/bin/sh\necho 48\n', { mode: 0o755 });
       writeFileSync(join(d, 'mpiexec'), mpirunShim(m, 4).replace('__d=/sflow/mpi', `__d=${d}`), {

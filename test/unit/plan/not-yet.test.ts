@@ -68,6 +68,9 @@ const IMPLEMENTED = new Set([
   'http://',
   'https://',
   's3://',
+  'hf://', // downloaded from the Hub: src/artifacts/hf-hub.ts
+  'huggingface://',
+  'docker://', // made present on the engines: src/artifacts/docker-images.ts
   // command line
   '--version',
   '--file',

@@ -59,7 +59,13 @@ describe('planUpgrade', () => {
       'sflow@latest',
     ]);
     const scoped = planUpgrade(facts({ name: '@corp/sflow' }), { sflowIndexUrl: url, sflowVersion: '2.0.0' });
-    expect(scoped.argv).toEqual(['npm', 'install', '--global', `--@corp:registry=${url}`, '@corp/sflow@2.0.0']);
+    expect(scoped.argv).toEqual([
+      'npm',
+      'install',
+      '--global',
+      `--@corp:registry=${url}`,
+      '@corp/sflow@2.0.0',
+    ]);
     expect(() => planUpgrade(facts({}), { sflowIndexUrl: url, registry: url })).toThrow(/together/);
     // credentials in the URL would show in ps and in the printed command
     expect(() => planUpgrade(facts({}), { sflowIndexUrl: 'https://me:t0ken@npm.corp.example/' })).toThrow(
