@@ -11,6 +11,7 @@
  */
 import { SflowError } from '../config/errors.js';
 import { containerCli, endpointArgs } from '../operators/docker-run.js';
+import { IMAGE_SCHEME } from '../plan/artifacts.js';
 import type { Plan, PlannedArtifact } from '../plan/types.js';
 import { boundedExec, type ExecOutcome } from '../util/bounded-exec.js';
 
@@ -113,7 +114,7 @@ async function ensure(
 
 /** Makes every docker:// image present on every engine of the plan; throws naming each problem. */
 export async function stageDockerImages(plan: Plan, o: ImageOptions): Promise<void> {
-  const images = plan.artifacts.filter((a) => a.scheme === 'docker');
+  const images = plan.artifacts.filter((a) => a.scheme === IMAGE_SCHEME);
   if (images.length === 0) return;
   const env = o.env ?? process.env;
   const policy = pullPolicy(env);

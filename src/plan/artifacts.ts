@@ -12,6 +12,9 @@ import { planError, renderField, type Where } from '../config/resolve.js';
 import { errorMessage } from '../util/errors.js';
 import { hfArtifactPath, parseHfUri, type HfRef } from './hf-ref.js';
 
+/** the scheme of image artifacts (`docker://`; an artifact scheme, not the backend type) */
+export const IMAGE_SCHEME = 'docker';
+
 /** `docker://<image ref>` → the image reference (what `image:` takes) */
 export const dockerImageRef = (uri: string): string => uri.replace(/^docker:\/\//i, '');
 
@@ -80,7 +83,7 @@ export function planArtifact(
       );
     }
     path = hfArtifactPath(dirs.workspaceDir, ref);
-  } else if (scheme === 'docker') {
+  } else if (scheme === IMAGE_SCHEME) {
     path = dockerImageRef(uri);
     if (!/^[A-Za-z0-9][\w.:/@-]*$/.test(path))
       throw planError(
