@@ -9,7 +9,7 @@
  */
 import { errorMessage } from '../util/errors.js';
 import { createWriteStream, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -54,6 +54,38 @@ class HttpStatusError extends Error {
 
 const mib = (n: number) => `${(n / 1048576).toFixed(1)} MiB`;
 
+/** What a finished download must be (a mismatch fails the attempt, which is retried). */
+export interface DownloadExpect {
+  size?: number;
+  /** hex SHA-256 of the body */
+  sha256?: string;
+}
+
+const MAX_REDIRECTS = 10;
+
+/**
+ * GET with redirects followed by hand: request headers go along only while the origin stays the
+ * same (an `Authorization` never reaches another host, e.g. a CDN the Hub redirects to).
+ */
+export async function fetchFollowing(
+  uri: string,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+): Promise<Response> {
+  let url = uri;
+  let sent = headers;
+  for (let hop = 0; ; hop++) {
+    const res = await fetch(url, { signal, redirect: 'manual', headers: sent });
+    const location = res.headers.get('location');
+    if (res.status < 300 || res.status >= 400 || !location) return res;
+    await res.body?.cancel();
+    if (hop >= MAX_REDIRECTS) throw new Error(`more than ${MAX_REDIRECTS} redirects`);
+    const next = new URL(location, url);
+    if (next.origin !== new URL(url).origin) sent = {};
+    url = next.href;
+  }
+}
+
 /** One attempt: GET into `tmp`, reporting progress. */
 async function attempt(
   uri: string,
@@ -61,6 +93,8 @@ async function attempt(
   s: DownloadSettings,
   total: AbortSignal,
   progress: (line: string) => void,
+  headers: Record<string, string> = {},
+  want: DownloadExpect = {},
 ): Promise<number> {
   const ctl = new AbortController();
   const onTotal = () => ctl.abort(total.reason);
@@ -70,8 +104,9 @@ async function attempt(
     s.headersTimeoutMs,
   );
   try {
-    const res = await fetch(uri, { signal: ctl.signal, redirect: 'follow' });
+    const res = await fetchFollowing(uri, headers, ctl.signal);
     if (!res.ok || !res.body) throw new HttpStatusError(res.status, res.statusText);
+    const hash = want.sha256 ? createHash('sha256') : undefined;
     const expected = Number(res.headers.get('content-length') ?? NaN);
     let got = 0;
     const started = Date.now();
@@ -87,6 +122,7 @@ async function attempt(
     const body = Readable.fromWeb(res.body);
     body.on('data', (chunk: Buffer) => {
       got += chunk.length;
+      hash?.update(chunk);
       arm();
       const now = Date.now();
       if (now >= nextReport) {
@@ -101,6 +137,13 @@ async function attempt(
     await pipeline(body, createWriteStream(tmp, { mode: 0o644 }), { signal: ctl.signal });
     if (Number.isFinite(expected) && got !== expected)
       throw new Error(`connection closed after ${got} of ${expected} bytes`);
+    if (want.size !== undefined && got !== want.size)
+      throw new Error(`got ${got} bytes, the listing says ${want.size}`);
+    if (hash && want.sha256) {
+      const sum = hash.digest('hex');
+      if (sum !== want.sha256.toLowerCase())
+        throw new Error(`SHA-256 ${sum.slice(0, 12)}… differs from the listed ${want.sha256.slice(0, 12)}…`);
+    }
     return got;
   } catch (e) {
     // the abort reason says why (deadline, idle, headers) better than a generic AbortError
@@ -147,9 +190,15 @@ export async function downloadToCache(
     say: (line: string) => void;
     label: string;
     signal?: AbortSignal;
+    /** request headers (an Authorization goes only to the URI's own origin) */
+    headers?: Record<string, string>;
+    /** size and checksum the body must have */
+    expect?: DownloadExpect;
+    /** download again even when the cache file exists */
+    replace?: boolean;
   },
 ): Promise<DownloadOutcome> {
-  if (existsSync(path)) return { path, cached: true };
+  if (existsSync(path) && !o.replace) return { path, cached: true };
   const s = o.settings ?? downloadSettings();
   const shown = redactUrl(uri);
   mkdirSync(dirname(path), { recursive: true });
@@ -166,7 +215,15 @@ export async function downloadToCache(
     for (let n = 1; n <= s.attempts; n++) {
       const tmp = `${path}.part-${process.pid}-${randomBytes(4).toString('hex')}`;
       try {
-        const bytes = await attempt(uri, tmp, s, total, (p) => o.say(`⏳ ${o.label}: ${p}`));
+        const bytes = await attempt(
+          uri,
+          tmp,
+          s,
+          total,
+          (p) => o.say(`⏳ ${o.label}: ${p}`),
+          o.headers,
+          o.expect,
+        );
         renameSync(tmp, path);
         return { path, cached: false, bytes, attempts: n };
       } catch (e) {

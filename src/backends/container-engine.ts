@@ -10,11 +10,14 @@
  * alone and named in a note.
  */
 import { hostname } from 'node:os';
-import { containerCli } from '../operators/docker-run.js';
+import { containerCli, endpointArgs } from '../operators/docker-run.js';
 import { boundedExec, type ExecOutcome } from '../util/bounded-exec.js';
 import { driverGone, parseDriverId } from './driver-identity.js';
 
-/** `host` undefined: the CLI's own default endpoint (DOCKER_HOST, the current context). */
+/**
+ * `host` undefined: the CLI's own default endpoint (DOCKER_HOST, the current context); `-H` URL,
+ * or `context:<name>` for a docker context (`--context`).
+ */
 export type Endpoint = string | undefined;
 
 /** the CLI program of an environment (`SFLOW_DOCKER_CLI`, else `docker`): the plan's rule, one place */
@@ -49,7 +52,7 @@ export class DockerEngine {
 
   /** argv prefix for an endpoint */
   prefix(host: Endpoint): string[] {
-    return host ? ['-H', host] : [];
+    return endpointArgs(host);
   }
 
   exec(

@@ -51,6 +51,11 @@ export function registerSetupCommands(program: Command, docs: string): void {
     .option('--branch <ref>', 'install a git branch, tag or commit of the sflow repository instead')
     .option('--repo <url>', 'git repository for --branch (default: the one sflow was published from)')
     .option('--registry <url>', 'npm registry to install from')
+    .option(
+      '--sflow-index-url <url>',
+      "a private registry for sflow itself (nv-sflow's flag; a scoped package takes only its scope from it)",
+    )
+    .option('--sflow-source-path <dir>', 'install from a local sflow checkout (npm links the folder)')
     .option('--dry-run', 'print the resolved install command and stop')
     .option('--force', 'upgrade even over a linked or source-checkout installation')
     .addHelpText('after', `\n${docs}`)

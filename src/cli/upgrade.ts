@@ -1,6 +1,9 @@
 /**
  * `sflow upgrade` (alias `update`): reinstall this sflow in place with npm (cli.md §9.7, mapped
- * to npm): the latest release by default, `--sflow-version V`, or a git ref with `--branch`.
+ * to npm): the latest release by default, `--sflow-version V`, a git ref with `--branch`, or a
+ * local checkout with `--sflow-source-path DIR` (npm links the folder: edits there take effect,
+ * as nv-sflow's editable install). `--sflow-index-url URL` is nv-sflow's private index: for a
+ * scoped package only sflow's scope is taken from it, otherwise it is `--registry`.
  * It upgrades the installation that is running (global, or a project's node_modules) and
  * refuses a source checkout or an `npm link`ed copy unless `--force`. `--dry-run` prints the
  * exact command. npm runs with a hard time limit and its own progress output.
@@ -11,7 +14,7 @@
  * command): npm would stop on the clash, or a forced install would take the other's command.
  */
 import { existsSync, lstatSync, readFileSync, realpathSync } from 'node:fs';
-import { dirname, join, sep } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import { SflowError } from '../config/errors.js';
 import { assetsRoot } from '../config/assets.js';
 import { boundedExec } from '../util/bounded-exec.js';
@@ -51,8 +54,68 @@ export interface UpgradeOptions {
   branch?: string;
   repo?: string;
   registry?: string;
+  /** nv-sflow's `--sflow-index-url`: a private index for sflow itself (npm: a scope registry) */
+  sflowIndexUrl?: string;
+  /** nv-sflow's `--sflow-source-path`: install from a local checkout (npm links the folder) */
+  sflowSourcePath?: string;
   dryRun?: boolean;
   force?: boolean;
+}
+
+const usage = (message: string, hint: string) =>
+  new SflowError('upgrade.options', message, { phase: 'usage', hint });
+
+/** a registry URL with a user or password in it is refused: it would show in ps and the printed command */
+function checkRegistryUrl(flag: string, url: string): void {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw usage(`${flag}: '${url}' is not a URL`, 'e.g. https://npm.example.com/');
+  }
+  if (u.username || u.password)
+    throw usage(
+      `${flag}: the URL carries credentials; they would show on a command line`,
+      `put the token in ~/.npmrc instead: //${u.host}${u.pathname.replace(/\/?$/, '/')}:_authToken=<token>`,
+    );
+}
+
+/**
+ * The registry arguments: `--registry URL`, or for `--sflow-index-url` on a scoped package
+ * `--@scope:registry=URL` (only sflow comes from it, its dependencies from the default registry,
+ * as nv-sflow's extra index does; an unscoped package can only switch the whole registry).
+ */
+export function registryArgs(name: string, o: UpgradeOptions): string[] {
+  if (o.registry && o.sflowIndexUrl)
+    throw usage('--registry and --sflow-index-url cannot be used together', 'give one registry');
+  if (o.registry) {
+    checkRegistryUrl('--registry', o.registry);
+    return ['--registry', o.registry];
+  }
+  if (!o.sflowIndexUrl) return [];
+  checkRegistryUrl('--sflow-index-url', o.sflowIndexUrl);
+  const scope = /^(@[^/]+)\//.exec(name)?.[1];
+  return scope ? [`--${scope}:registry=${o.sflowIndexUrl}`] : ['--registry', o.sflowIndexUrl];
+}
+
+/** `--sflow-source-path DIR`: an absolute folder holding this package (same name) */
+function sourceSpec(name: string, dir: string): string {
+  const abs = resolve(dir);
+  const pkgFile = join(abs, 'package.json');
+  if (!existsSync(pkgFile))
+    throw usage(`--sflow-source-path: ${abs} has no package.json`, 'name the folder of an sflow checkout');
+  let got: string | undefined;
+  try {
+    got = (JSON.parse(readFileSync(pkgFile, 'utf8')) as { name?: string }).name;
+  } catch {
+    got = undefined;
+  }
+  if (got !== name)
+    throw usage(
+      `--sflow-source-path: ${abs} holds ${got ? `the package '${got}'` : 'no readable package.json'}, not '${name}'`,
+      'name the folder of an sflow checkout',
+    );
+  return abs;
 }
 
 export interface UpgradePlan {
@@ -68,11 +131,23 @@ function gitUrl(repo: string): string {
 
 /** The npm command that upgrades this installation; throws a user error when it must not. */
 export function planUpgrade(f: InstallFacts, o: UpgradeOptions): UpgradePlan {
-  if (o.sflowVersion && o.branch)
-    throw new SflowError('upgrade.options', '--sflow-version and --branch cannot be used together', {
-      phase: 'usage',
-      hint: '--sflow-version picks a published release, --branch a git ref',
-    });
+  const picks = (
+    [
+      ['--sflow-version', o.sflowVersion],
+      ['--branch', o.branch],
+      ['--sflow-source-path', o.sflowSourcePath],
+    ] as const
+  ).filter(([, v]) => v);
+  if (picks.length > 1)
+    throw usage(
+      `${picks.map(([f]) => f).join(' and ')} cannot be used together`,
+      '--sflow-version picks a published release, --branch a git ref, --sflow-source-path a local checkout',
+    );
+  if (o.sflowSourcePath && (o.registry || o.sflowIndexUrl))
+    throw usage(
+      '--sflow-source-path installs a local folder: no registry is asked',
+      'drop --registry / --sflow-index-url',
+    );
   const inNodeModules = f.realRoot.split(sep).includes('node_modules');
   const linked = f.realRoot !== f.packageRoot && inNodeModules === false;
   if ((f.gitCheckout || !inNodeModules) && !o.force)
@@ -84,7 +159,8 @@ export function planUpgrade(f: InstallFacts, o: UpgradeOptions): UpgradePlan {
       },
     );
   let spec: string;
-  if (o.branch) {
+  if (o.sflowSourcePath) spec = sourceSpec(PACKAGE_NAME, o.sflowSourcePath);
+  else if (o.branch) {
     const repo = o.repo ?? f.repository;
     if (!repo)
       throw new SflowError('upgrade.no_repo', 'this sflow does not record its git repository', {
@@ -93,7 +169,7 @@ export function planUpgrade(f: InstallFacts, o: UpgradeOptions): UpgradePlan {
       });
     spec = `${gitUrl(repo)}#${o.branch}`;
   } else spec = `${PACKAGE_NAME}@${o.sflowVersion ?? 'latest'}`;
-  const registry = o.registry ? ['--registry', o.registry] : [];
+  const registry = registryArgs(PACKAGE_NAME, o);
   const global =
     !inNodeModules ||
     (f.globalRoot !== undefined && dirname(f.packageRoot) === f.globalRoot) ||

@@ -43,13 +43,28 @@ export function hostOf(backendConfig: Obj, node: OperatorNode | undefined): Obj 
   return hosts.find((h) => h.name === node.name) ?? hosts[node.index];
 }
 
-/** `ssh://[user@]address` of a pool host (0.3.1's `docker_host: ssh://…` kept as written). */
+/** How an endpoint names a docker context (a pool host's 0.3.1 `context:`): `context:<name>`. */
+export const CONTEXT_ENDPOINT = 'context:';
+
+/**
+ * `ssh://[user@]address` of a pool host (0.3.1's `docker_host: ssh://…` kept as written), or
+ * `context:<name>` for a host reached through a docker context (0.3.1's `context:`).
+ */
 export function hostEndpoint(host: Obj | undefined): string | undefined {
   if (!host) return undefined;
   if (typeof host.docker_host === 'string') return host.docker_host;
+  if (typeof host.context === 'string') return `${CONTEXT_ENDPOINT}${host.context}`;
   const address = host.address ?? host.name;
   if (address === undefined) return undefined;
   return `ssh://${typeof host.user === 'string' && host.user ? `${host.user}@` : ''}${String(address)}`;
+}
+
+/** the CLI's global options that select an endpoint: `--context <name>` or `-H <url>` (none: its default) */
+export function endpointArgs(endpoint: string | undefined): string[] {
+  if (!endpoint) return [];
+  return endpoint.startsWith(CONTEXT_ENDPOINT)
+    ? ['--context', endpoint.slice(CONTEXT_ENDPOINT.length)]
+    : ['-H', endpoint];
 }
 
 /** `--gpus` (or `--gpus=…`) in a list of raw docker arguments */
@@ -62,6 +77,30 @@ export const grantsGpus = (args: string[]): boolean =>
  */
 export const gpuDevicesArg = (ids: Array<string | number>): string => `"device=${ids.join(',')}"`;
 
+const shq = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** log offload asked for: the operator's `log_to_file`, else the backend's `offload_task_logs` */
+export function offloadAsked(config: Obj, backendConfig: Obj): boolean {
+  const v = config.log_to_file ?? backendConfig.offload_task_logs;
+  return v === true || v === 'true';
+}
+
+/**
+ * Why the container cannot write the task log itself (undefined: it can): it needs the run
+ * directory mounted at its own path (a local engine, `auto_mount_runtime_dirs` on) and must be
+ * the task's only container (members of a multi-node task get their lines labelled by the driver).
+ */
+export function offloadBlocked(
+  input: Pick<OperatorInput, 'config' | 'backendConfig' | 'nodes' | 'env' | 'logPath'>,
+): string | undefined {
+  const hosts = Array.isArray(input.backendConfig.hosts) ? (input.backendConfig.hosts as Obj[]) : [];
+  if (hosts.length > 0) return 'a pool host does not mount the run directory';
+  if (input.config.auto_mount_runtime_dirs === false) return 'auto_mount_runtime_dirs is false';
+  if (input.nodes.length > 1) return "a multi-node task's lines are labelled by the driver";
+  if (!input.logPath || !input.env.SFLOW_WORKFLOW_OUTPUT_DIR) return 'the task has no log in a run directory';
+  return undefined;
+}
+
 function containerFor(input: OperatorInput, node: OperatorNode | undefined, env: Obj): ContainerLaunch {
   const { config, backendConfig, gpus } = input;
   const host = hostOf(backendConfig, node);
@@ -73,6 +112,7 @@ function containerFor(input: OperatorInput, node: OperatorNode | undefined, env:
   ];
   const gpuArg =
     gpus && gpus.length ? gpuDevicesArg(gpus) : config.gpus !== undefined ? String(config.gpus) : undefined;
+  const logFile = offloadAsked(config, backendConfig) && !offloadBlocked(input) ? input.logPath : undefined;
   return {
     program: input.containerCli ?? 'docker',
     ...(endpoint ? { host: endpoint } : {}),
@@ -86,8 +126,9 @@ function containerFor(input: OperatorInput, node: OperatorNode | undefined, env:
       k === 'NVIDIA_VISIBLE_DEVICES' && env[k] === 'void' && input.env[k] === undefined ? `${k}=void` : k,
     ),
     extraArgs,
-    command: ['bash', '-lc', input.script],
+    command: ['bash', '-lc', logFile ? `exec >>${shq(logFile)} 2>&1\n${input.script}` : input.script],
     ...(input.removeContainers ? { rm: true } : {}),
+    ...(logFile ? { logFile } : {}),
   };
 }
 
@@ -152,7 +193,7 @@ export function dockerRunCommand(
   const c = spec.container;
   if (!c) throw new Error('dockerRunCommand: the launch spec has no container part');
   const argv = [o.program ?? c.program ?? 'docker'];
-  if (c.host) argv.push('-H', c.host);
+  argv.push(...endpointArgs(c.host));
   // --sig-proxy=false: signals to the attached client (its launcher, a dying driver) never reach the
   // container; sflow ends containers through the engine (stop, recover, reaping)
   argv.push('run', ...(c.rm ? ['--rm'] : []), '--init', '--sig-proxy=false', '--name', c.name);

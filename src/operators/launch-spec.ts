@@ -50,4 +50,10 @@ export interface ContainerLaunch {
   command: string[];
   /** `--rm`: on a backend other than docker nobody removes the ended container, so it removes itself */
   rm?: boolean;
+  /**
+   * log offload (`offload_task_logs` / `log_to_file`): the container appends its output to this
+   * file (the task log, through the run directory's mount) instead of the attached client
+   * carrying it
+   */
+  logFile?: string;
 }

@@ -23,6 +23,8 @@ export interface OperatorInput {
   containerCli?: string;
   /** local paths of the fs:// and file:// artifacts (container operators mount their folders) */
   artifactPaths?: string[];
+  /** the task's log file (`<task dir>/<task>.log`); a container that writes it itself appends to it */
+  logPath?: string;
   /**
    * Set when the script is too large for one argument (script-file.ts) and the operator can run it
    * from a file: the file the run writes the script to before any task starts.

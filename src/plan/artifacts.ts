@@ -1,16 +1,22 @@
 /**
  * Artifacts → paths (spec artifacts-batch.md A2–A3, config.md §1.6). Pure: nothing is created,
  * downloaded or checked here; preflight.ts checks fs:// paths and the runtime materialises
- * inline content.
+ * inline content. http(s):// and hf:// name their place in the workspace's cache (downloaded
+ * at run start), docker:// its image reference (made present on the engines at run start).
  */
 import { createHash } from 'node:crypto';
 import { isAbsolute, join, normalize, relative, resolve } from 'node:path';
 import type { Scope } from '../config/expr/index.js';
 import type { PlannedArtifact } from './types.js';
 import { planError, renderField, type Where } from '../config/resolve.js';
+import { errorMessage } from '../util/errors.js';
+import { hfArtifactPath, parseHfUri, type HfRef } from './hf-ref.js';
 
-/** Schemes 0.3.x registers but cannot materialise: dry-run accepts them, a real run refuses them (A2). */
-export const UNIMPLEMENTED_SCHEMES = new Set(['hf', 'huggingface', 'docker']);
+/** the scheme of image artifacts (`docker://`; an artifact scheme, not the backend type) */
+export const IMAGE_SCHEME = 'docker';
+
+/** `docker://<image ref>` → the image reference (what `image:` takes) */
+export const dockerImageRef = (uri: string): string => uri.replace(/^docker:\/\//i, '');
 
 export function artifactScheme(uri: string): string {
   const m = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(uri);
@@ -64,6 +70,28 @@ export function planArtifact(
     } else {
       path = isAbsolute(text) ? normalize(text) : resolve(dirs.workspaceDir, text);
     }
+  } else if (scheme === 'hf' || scheme === 'huggingface') {
+    let ref: HfRef;
+    try {
+      ref = parseHfUri(uri);
+    } catch (e) {
+      throw planError(
+        { doc: where.doc, path: [...where.path, 'uri'] },
+        'plan.artifact_hf',
+        `Artifact '${item.name}': ${errorMessage(e)}`,
+        'e.g. hf://Qwen/Qwen3-0.6B, hf://org/model@v1.0/config.json, hf://datasets/org/data',
+      );
+    }
+    path = hfArtifactPath(dirs.workspaceDir, ref);
+  } else if (scheme === IMAGE_SCHEME) {
+    path = dockerImageRef(uri);
+    if (!/^[A-Za-z0-9][\w.:/@-]*$/.test(path))
+      throw planError(
+        { doc: where.doc, path: [...where.path, 'uri'] },
+        'plan.artifact_docker',
+        `Artifact '${item.name}': '${uri}' does not name an image`,
+        'e.g. docker://nvcr.io/nvidia/pytorch:24.05-py3 or docker://busybox@sha256:…',
+      );
   } else if (scheme === 'http' || scheme === 'https') {
     const h = createHash('sha256').update(uri).digest('hex').slice(0, 16);
     path = join(dirs.workspaceDir, '.sflow_cache', 'artifacts', `http_${h}`);

@@ -172,6 +172,7 @@ export function finishTasks(f: FinishInput): PlannedTask[] {
         removeContainers: !d.backend.capabilities.removesContainers,
         containerCli,
         artifactPaths,
+        logPath: inTaskDir(`${folder}.log`),
         ...(scriptFile ? { scriptFile } : {}),
       });
       // NUL cannot reach a process (argv and environment are C strings): a located plan error

@@ -12,6 +12,7 @@
 import type { LoadedRecipe } from '../config/load.js';
 import { formatLocation, type SourceLocation } from '../config/errors.js';
 import { locate, type PathSeg } from '../config/source.js';
+import { offloadAsked, offloadBlocked } from '../operators/docker-run.js';
 import type { Plan, PlannedBackend } from './types.js';
 
 export interface NotYetContext {
@@ -64,15 +65,6 @@ export function flag(ctx: NotYetContext, key: string, name: string): Array<[stri
   return v === undefined || v === false || (Array.isArray(v) && v.length === 0) ? [] : [[name, undefined]];
 }
 
-function artifacts(ctx: NotYetContext, schemes: string[]): Array<[string, PathSeg[]]> {
-  const declared = ((ctx.loaded.recipe as Obj).artifacts as Obj[]) ?? [];
-  return ctx.plan.artifacts.flatMap((a): Array<[string, PathSeg[]]> => {
-    if (!schemes.includes(a.scheme)) return [];
-    const i = declared.findIndex((d) => d.name === a.name);
-    return [[`artifact '${a.name}' (${a.scheme}://)`, ['artifacts', Math.max(0, i), 'uri']]];
-  });
-}
-
 /**
  * The planned backends whose kind names this row in its `notYet` capability, each with its
  * declaration in the recipe and that declaration's index (0 for the implicit default backend).
@@ -92,103 +84,90 @@ function backendFields(
   row: string,
   keys: string[],
   onlyTrue = false,
+  which: (b: PlannedBackend) => boolean = () => true,
 ): Array<[string, PathSeg[]]> {
   return backendsOfRow(ctx, row).flatMap(([b, , i]) =>
-    keys
-      .filter((k) => (onlyTrue ? b.config[k] === true : b.config[k] !== undefined && b.config[k] !== null))
-      .map((k): [string, PathSeg[]] => [`backend '${b.name}' ${k}`, ['backends', i, k]]),
-  );
-}
-
-/** `operators[i].<key>: true` of operators of one type */
-function operatorFields(ctx: NotYetContext, type: string, key: string): Array<[string, PathSeg[]]> {
-  const declared = ((ctx.loaded.recipe as Obj).operators as Obj[]) ?? [];
-  return declared.flatMap((o, i): Array<[string, PathSeg[]]> =>
-    o.type === type && o[key] === true
-      ? [[`operator '${String(o.name)}' ${key}`, ['operators', i, key]]]
-      : [],
+    !which(b)
+      ? []
+      : keys
+          .filter((k) =>
+            onlyTrue ? b.config[k] === true : b.config[k] !== undefined && b.config[k] !== null,
+          )
+          .map((k): [string, PathSeg[]] => [`backend '${b.name}' ${k}`, ['backends', i, k]]),
   );
 }
 
 export const NOT_YET: NotYetRow[] = [
   {
-    id: 'artifact-hf-docker',
-    feature: '`hf://`, `huggingface://`, `docker://` artifacts',
-    today: 'not yet',
-    action: 'refuse',
-    covers: ['hf://', 'huggingface://', 'docker://'],
-    says: 'fetching this kind of artifact is not implemented (nv-sflow 0.3 does not either); pull it inside the task or use a local fs:// / file:// path',
-    find: (ctx) => artifacts(ctx, ['hf', 'huggingface', 'docker']),
-  },
-  {
-    id: 'docker-node-filters',
-    feature: 'Docker `include_nodes` / `exclude_nodes`',
-    today: 'not yet',
-    action: 'refuse',
-    covers: [],
-    says: 'picking pool hosts by name is not implemented by the Docker backend yet; list only the hosts to use under hosts:',
-    find: (ctx) => backendFields(ctx, 'docker-node-filters', ['include_nodes', 'exclude_nodes']),
-  },
-  {
-    id: 'slurm-node-filters',
-    feature: 'Slurm `include_nodes` / `exclude_nodes`',
-    today: 'not yet',
-    action: 'refuse',
-    covers: [],
-    says: "the Slurm backend does not pick nodes by name; Slurm does, from salloc's own flags: extra_args: ['--nodelist=…'] or ['--exclude=…']",
-    find: (ctx) => backendFields(ctx, 'slurm-node-filters', ['include_nodes', 'exclude_nodes']),
-  },
-  {
     id: 'local-node-filters',
-    feature: 'local `include_nodes` / `exclude_nodes`',
+    feature: '`include_nodes` / `exclude_nodes` on one machine (local, or Docker with no host list)',
     today: 'ignored',
     action: 'warn',
     covers: [],
-    says: 'a local backend is this one machine: there are no nodes to keep or drop, so this is ignored',
-    find: (ctx) => backendFields(ctx, 'local-node-filters', ['include_nodes', 'exclude_nodes']),
-  },
-  {
-    id: 'docker-host-context',
-    feature: 'Docker pool host `context:` (0.3.1 spelling)',
-    today: 'not yet',
-    action: 'refuse',
-    covers: [],
-    says: 'reaching a pool host through a docker context is not implemented; give the host an `address:` (ssh) or `docker_host: ssh://…`',
+    says: 'this backend is this one machine (a Docker backend without hosts: is its one engine): there are no nodes to keep or drop, so this is ignored',
     find: (ctx) =>
-      backendsOfRow(ctx, 'docker-host-context').flatMap(([, b, i]) =>
-        !b || !Array.isArray(b.hosts)
-          ? []
-          : (b.hosts as Obj[]).flatMap((h, hi): Array<[string, PathSeg[]]> =>
-              h.context === undefined || h.context === null
-                ? []
-                : [
-                    [
-                      `backend '${String(b.name)}' host '${String(h.name)}' context`,
-                      ['backends', i, 'hosts', hi, 'context'],
-                    ],
-                  ],
-            ),
+      backendFields(
+        ctx,
+        'local-node-filters',
+        ['include_nodes', 'exclude_nodes'],
+        false,
+        (b) => !(Array.isArray(b.config.hosts) && b.config.hosts.length > 0),
       ),
   },
   {
     id: 'docker-log-offload',
-    feature: 'Docker `offload_task_logs: true` / operator `log_to_file: true`',
+    feature:
+      'Docker `offload_task_logs` / operator `log_to_file` where the container cannot write the log (pool host, multi-node task, `auto_mount_runtime_dirs: false`)',
     today: 'ignored',
     action: 'warn',
     covers: [],
-    says: "the Docker backend streams each container's output through its attached client into the task log (the same file, byte for byte); it does not write the log on the container side",
-    find: (ctx) => [
-      ...backendFields(ctx, 'docker-log-offload', ['offload_task_logs'], true),
-      ...operatorFields(ctx, 'docker_run', 'log_to_file'),
-    ],
+    says: "the container's output streams through its attached client into the task log instead (the same file, byte for byte)",
+    find: (ctx) => {
+      const operators = ((ctx.loaded.recipe as Obj).operators as Obj[]) ?? [];
+      const backends = ((ctx.loaded.recipe as Obj).backends as Obj[]) ?? [];
+      const byName = new Map(ctx.plan.backends.map((b) => [b.name, b.config]));
+      return ctx.plan.tasks.flatMap((t): Array<[string, PathSeg[]]> => {
+        const bc = byName.get(t.backend) ?? {};
+        if (t.operator.type !== 'docker_run' || !offloadAsked(t.operator.config, bc)) return [];
+        if (t.launch[0]?.container?.logFile) return [];
+        const why = offloadBlocked({
+          ...t,
+          config: t.operator.config,
+          backendConfig: bc,
+          logPath: t.logPath,
+        });
+        const own = t.operator.config.log_to_file !== undefined;
+        const path: PathSeg[] = own
+          ? [
+              'operators',
+              Math.max(
+                0,
+                operators.findIndex((o) => o.name === t.operator.name),
+              ),
+              'log_to_file',
+            ]
+          : [
+              'backends',
+              Math.max(
+                0,
+                backends.findIndex((b) => b.name === t.backend),
+              ),
+              'offload_task_logs',
+            ];
+        return [
+          [`task '${t.name}' ${own ? 'log_to_file' : 'offload_task_logs'} (${why ?? 'not offloaded'})`, path],
+        ];
+      });
+    },
   },
   {
     id: 'k8s-mpi-operator-route',
-    feature: 'Kubernetes `k8s_mpi` with a non-OpenMPI `mpi_implementation` or without `host_network`',
+    feature:
+      'Kubernetes `k8s_mpi` without `host_network` (the hostfile would need pod addresses through a headless Service and cluster DNS, which the test emulator does not serve, so it cannot be tested here)',
     today: 'plans only',
     action: 'refuse',
     covers: [],
-    says: "this version's k8s_mpi (pods and MPIJob routes alike) wires sshd, a hostfile of the reserved nodes' addresses and OpenMPI's command line over the host network; set mpi_implementation: OpenMPI and host_network: true",
+    says: "this version's k8s_mpi (pods and MPIJob routes alike) writes the hostfile from the reserved nodes' addresses, which pod-network pods do not listen on; set host_network: true",
     find: (ctx) => {
       const declared = ((ctx.loaded.recipe as Obj).operators as Obj[]) ?? [];
       const backends = new Map(ctx.plan.backends.map((b) => [b.name, b.config]));
@@ -201,16 +180,12 @@ export const NOT_YET: NotYetRow[] = [
           0,
           declared.findIndex((d) => d.name === t.operator.name),
         );
-        const c = t.operator.config;
-        const mpi = (c.mpi ?? {}) as Obj;
-        const at = (k: string): [string, PathSeg[]] => [
-          `operator '${t.operator.name}' (k8s_mpi) ${k}`,
-          ['operators', i, ...(k.startsWith('mpi.') ? ['mpi', k.slice(4)] : [k])],
-        ];
-        if (mpi.mpi_implementation !== undefined && mpi.mpi_implementation !== 'OpenMPI')
-          out.push(at('mpi.mpi_implementation'));
-        const hostNetwork = c.host_network ?? backends.get(t.backend)?.host_network;
-        if (hostNetwork === false || hostNetwork === 'false') out.push(at('host_network'));
+        const hostNetwork = t.operator.config.host_network ?? backends.get(t.backend)?.host_network;
+        if (hostNetwork === false || hostNetwork === 'false')
+          out.push([
+            `operator '${t.operator.name}' (k8s_mpi) host_network`,
+            ['operators', i, 'host_network'],
+          ]);
       }
       return out;
     },

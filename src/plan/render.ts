@@ -21,7 +21,6 @@ import type {
   PlannedUpload,
 } from './types.js';
 import { isGlob, joinKey, uploadKey } from './uploads.js';
-import { UNIMPLEMENTED_SCHEMES } from './artifacts.js';
 import { probeKind } from '../probes/registry.js';
 
 const SHOW_LIMIT = 5;
@@ -307,15 +306,17 @@ function storageLine(s: PlannedStorage): string {
   return `${s.name}: ${s.type} bucket=${s.bucket}${extra.length ? ` ${extra.join(' ')}` : ''}`;
 }
 
+const ARTIFACT_NOTES: Record<string, string> = {
+  http: ' (downloaded at run start unless already cached)',
+  https: ' (downloaded at run start unless already cached)',
+  hf: ' (downloaded from the Hugging Face Hub at run start; files already cached are reused)',
+  huggingface: ' (downloaded from the Hugging Face Hub at run start; files already cached are reused)',
+  docker: ' (image made present at run start on every Docker engine a task runs on)',
+};
+
 function artifactLine(a: PlannedArtifact): string {
   const web = a.scheme === 'http' || a.scheme === 'https';
   const note =
-    a.content !== undefined
-      ? ' (inline content, written at run start)'
-      : web
-        ? ' (downloaded at run start unless already cached)'
-        : UNIMPLEMENTED_SCHEMES.has(a.scheme)
-          ? ` (${a.scheme}:// is not implemented yet: a real run stops before allocating anything)`
-          : '';
+    a.content !== undefined ? ' (inline content, written at run start)' : (ARTIFACT_NOTES[a.scheme] ?? '');
   return `${a.name}: ${web ? redactUrl(a.uri) : a.uri} → ${a.path}${note}`;
 }

@@ -1,7 +1,7 @@
 /**
  * Artifacts through the built CLI (artifacts-batch.md A2–A6): the preflight and
  * `--skip-artifact-check`, inline file:// content written into the run directory and exposed to
- * the task, the escape rule as a located error, hf:// refused before anything is allocated, and
+ * the task, the escape rule as a located error, hf:// and docker:// in the dry-run, and
  * an http:// artifact served by a server in this process: downloaded once, reused from the
  * cache by the next run, and a failing download reported without leaving a partial file.
  */
@@ -144,29 +144,28 @@ describe('hf:// and docker://', () => {
     ['echo $MODEL'],
   );
 
-  it('the dry-run accepts them and says a real run cannot materialise them', async () => {
+  it('the dry-run shows where each lands and what a real run does with it', async () => {
     const { ws, file } = workspace(yaml);
     const r = await run(ws, ['-f', file, '--dry-run']);
     expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(
+      /MODEL: hf:\/\/org\/tiny-model → \S+\/\.sflow_cache\/artifacts\/hf_[0-9a-f]{16} \(downloaded from the Hugging Face Hub at run start/,
+    );
     expect(r.stdout).toContain(
-      'MODEL: hf://org/tiny-model → hf://org/tiny-model (hf:// is not implemented yet',
+      'IMG: docker://nvcr.io/x:1 → nvcr.io/x:1 (image made present at run start on every Docker engine a task runs on)',
     );
   });
 
-  it('a real run fails with a not-implemented error before anything is allocated or created', async () => {
-    const { ws, file, out } = workspace(yaml);
+  it('docker:// on a run without containers is passed on as the image reference, with a note', async () => {
+    const { ws, file, out } = workspace(
+      recipe('  - name: IMG\n    uri: docker://nvcr.io/x:1', ['echo "img=$IMG ${{ artifacts.IMG.path }}"']),
+    );
     const r = await run(ws, ['-f', file]);
-    expect(r.code).toBe(1);
-    // the not-yet table refuses them, each named and located
-    expect(r.stderr).toContain('✗ Not supported in this version:');
-    expect(r.stderr).toMatch(
-      /- \S+:\d+:\d+: artifact 'MODEL' \(hf:\/\/\): fetching this kind of artifact is not implemented/,
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(
+      "ℹ artifact 'IMG': no task of this run starts containers on a Docker engine, so nvcr.io/x:1 is only passed on",
     );
-    expect(r.stderr).toMatch(
-      /- \S+:\d+:\d+: artifact 'IMG' \(docker:\/\/\): fetching this kind of artifact is not implemented/,
-    );
-    expect(hasStackTrace(r.stderr)).toBe(false);
-    expect(existsSync(out)).toBe(false);
+    expect(readFileSync(join(onlyRun(out), 't', 't.log'), 'utf8')).toBe('img=nvcr.io/x:1 nvcr.io/x:1\n');
   });
 });
 

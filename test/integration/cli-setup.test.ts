@@ -176,6 +176,15 @@ describe('sflow upgrade --dry-run', () => {
     const both = run(['upgrade', '--dry-run', '--branch', 'dev', '--sflow-version', '1.0.0']);
     expect(both.status).toBe(2);
     expect(both.stderr).toContain('cannot be used together');
+    // nv-sflow's flags: a private index, a local checkout
+    const index = run(['upgrade', '--dry-run', '--sflow-index-url', 'https://npm.example.invalid/']);
+    expect(index.status, index.stderr).toBe(0);
+    expect(index.stdout).toContain(
+      `would run: npm install --prefix ${project} --registry https://npm.example.invalid/ sflow@latest`,
+    );
+    const source = run(['upgrade', '--dry-run', '--sflow-source-path', REPO]);
+    expect(source.status, source.stderr).toBe(0);
+    expect(source.stdout).toContain(`would run: npm install --prefix ${project} ${REPO}`);
   });
 });
 

@@ -40,51 +40,25 @@ interface Case {
 
 /** One use of every row of the table: a new row needs a case here. */
 const CASES: Record<string, Case> = {
-  'artifact-hf-docker': {
-    recipe: 'artifacts:\n  - name: M\n    uri: hf://Qwen/Qwen3-0.6B\n' + wf(),
-    line: 3,
-    says: "artifact 'M' (hf://): fetching this kind of artifact is not implemented",
-  },
-  'docker-node-filters': {
-    recipe:
-      'backends:\n  - name: d\n    type: docker\n    image: x\n    default: true\n    include_nodes: [a]\n' +
-      wf(),
-    line: 6,
-    says: "backend 'd' include_nodes: picking pool hosts by name is not implemented",
-  },
-  'slurm-node-filters': {
-    recipe:
-      'backends:\n  - name: s\n    type: slurm\n    account: a\n    partition: p\n    time: 10\n    nodes: 1\n    default: true\n    exclude_nodes: [n9]\n' +
-      wf(),
-    line: 9,
-    says: "backend 's' exclude_nodes: the Slurm backend does not pick nodes by name",
-  },
   'local-node-filters': {
     recipe: 'backends:\n  - name: l\n    type: local\n    default: true\n    include_nodes: [h]\n' + wf(),
     line: 5,
-    says: "backend 'l' include_nodes: a local backend is this one machine",
-  },
-  'docker-host-context': {
-    recipe:
-      'backends:\n  - name: d\n    type: docker\n    image: x\n    default: true\n    hosts:\n      - {name: h1, context: remote1, ip_address: 10.0.0.9}\n' +
-      wf(),
-    line: 7,
-    says: "backend 'd' host 'h1' context: reaching a pool host through a docker context is not implemented",
+    says: "backend 'l' include_nodes: this backend is this one machine",
   },
   'docker-log-offload': {
     recipe:
-      'backends:\n  - name: d\n    type: docker\n    image: x\n    default: true\n    offload_task_logs: true\n' +
+      'backends:\n  - name: d\n    type: docker\n    image: x\n    default: true\n    offload_task_logs: true\n    hosts: [{name: h, address: h}]\n' +
       wf(),
     line: 6,
-    says: "backend 'd' offload_task_logs: the Docker backend streams each container's output",
+    says: "task 'a' offload_task_logs (a pool host does not mount the run directory): the container's output streams through its attached client",
     dryOnly: true,
   },
   'k8s-mpi-operator-route': {
     recipe:
-      'operators:\n  - name: mpi\n    type: k8s_mpi\n    image: x\n    mpi:\n      mpi_implementation: MPICH\nbackends:\n  - name: k\n    type: kubernetes\n    namespace: n\n    nodes: 1\n    default: true\n' +
+      'operators:\n  - name: mpi\n    type: k8s_mpi\n    image: x\n    host_network: false\nbackends:\n  - name: k\n    type: kubernetes\n    namespace: n\n    nodes: 1\n    default: true\n' +
       wf('', `    - name: a\n      script: [mpirun -np 1 hostname]\n      operator: mpi\n`),
-    line: 6,
-    says: "operator 'mpi' (k8s_mpi) mpi.mpi_implementation: this version's k8s_mpi (pods and MPIJob routes alike)",
+    line: 5,
+    says: "operator 'mpi' (k8s_mpi) host_network: this version's k8s_mpi (pods and MPIJob routes alike)",
   },
   'k8s-mpi-mpijob-fields': {
     recipe:
@@ -145,18 +119,22 @@ describe('every not-yet feature, used in a recipe or on the command line', () =>
   });
 
   it('several at once are refused together, each located, before anything starts', async () => {
+    const mpi = (name: string) =>
+      `  - name: ${name}\n    type: k8s_mpi\n    image: x\n    host_network: false\n`;
+    const task = (name: string, op: string) =>
+      `    - name: ${name}\n      script: [mpirun -np 1 hostname]\n      operator: ${op}\n`;
     const cwd = workdir(
-      'artifacts:\n  - name: M\n    uri: docker://nvcr.io/x:1\n' +
-        'backends:\n  - name: d\n    type: docker\n    image: x\n    default: true\n    exclude_nodes: [h]\n' +
-        wf(),
+      `operators:\n${mpi('m1')}${mpi('m2')}` +
+        'backends:\n  - name: k\n    type: kubernetes\n    namespace: n\n    nodes: 1\n    default: true\n' +
+        wf('', task('a', 'm1') + task('b', 'm2')),
     );
     const r = await cli(['run', '-f', 'r.yaml'], { cwd });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
-      /^✗ Not supported in this version: r\.yaml:3:5: this recipe uses 2 things this version plans but does not run yet; nothing was started:\n/,
+      /^✗ Not supported in this version: r\.yaml:5:5: this recipe uses 2 things this version plans but does not run yet; nothing was started:\n/,
     );
-    expect(r.stderr).toMatch(/\n {2}- r\.yaml:3:5: artifact 'M' \(docker:\/\/\): /);
-    expect(r.stderr).toMatch(/\n {2}- r\.yaml:9:5: backend 'd' exclude_nodes: /);
+    expect(r.stderr).toMatch(/\n {2}- r\.yaml:5:5: operator 'm1' \(k8s_mpi\) host_network: /);
+    expect(r.stderr).toMatch(/\n {2}- r\.yaml:9:5: operator 'm2' \(k8s_mpi\) host_network: /);
     expect(existsSync(join(cwd, 'sflow_output'))).toBe(false);
   });
 });

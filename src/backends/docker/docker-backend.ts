@@ -98,7 +98,7 @@ export class DockerBackend implements Backend {
   }
 
   async preflight(signal: AbortSignal): Promise<void> {
-    await preflightHosts(this.engine, this.name, this.hosts, [], signal);
+    await preflightHosts(this.engine, this.name, this.hosts, [], signal, (l) => this.ctx.log(l));
   }
 
   async allocate(signal: AbortSignal, progress: AllocationProgress): Promise<Allocation> {

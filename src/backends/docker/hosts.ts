@@ -7,7 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import { SflowError } from '../../config/errors.js';
-import { containerPrefix, hostEndpoint } from '../../operators/docker-run.js';
+import { CONTEXT_ENDPOINT, containerPrefix, hostEndpoint } from '../../operators/docker-run.js';
 import type { PlannedNode } from '../../plan/types.js';
 import { boundedExec } from '../../util/bounded-exec.js';
 import { errorMessage } from '../../util/errors.js';
@@ -19,8 +19,13 @@ type Obj = Record<string, unknown>;
 export interface DockerHostRef {
   node: PlannedNode;
   endpoint: Endpoint;
-  /** ssh destination for file checks (`[user@]address`), pool hosts only */
+  /**
+   * ssh destination for file checks (`[user@]address`), pool hosts only; for a host reached
+   * through a docker context, its endpoint's `ssh://…` URL once the pre-flight has read it
+   */
   ssh?: string;
+  /** a context host whose endpoint is neither ssh:// nor unix://: its files cannot be checked */
+  filesUnreachable?: string;
   mounts: string[];
 }
 
@@ -45,14 +50,18 @@ export function dockerHosts(config: Obj, plannedCount: number): DockerHostRef[] 
   }
   return hosts.map((h, i) => {
     const address = String(h.address ?? h.name);
-    const ssh = `${typeof h.user === 'string' && h.user ? `${h.user}@` : ''}${address}`;
+    // a context host's ssh destination comes from its context (resolveContexts)
+    const ssh =
+      typeof h.context === 'string'
+        ? undefined
+        : `${typeof h.user === 'string' && h.user ? `${h.user}@` : ''}${address}`;
     return {
       node: {
         name: String(h.name ?? address),
         ip: String(h.rendezvous_address ?? h.ip_address ?? address),
         index: i,
         numGpus: num(h.gpus_per_node),
-        sshDestination: ssh,
+        ...(ssh ? { sshDestination: ssh } : {}),
       },
       endpoint: hostEndpoint(h),
       ssh,
@@ -73,12 +82,52 @@ async function missingSources(h: DockerHostRef, extra: string[], signal: AbortSi
   const sources = [
     ...new Set([...h.mounts, ...extra].map(mountSource).filter((s): s is string => Boolean(s))),
   ];
-  if (sources.length === 0) return [];
+  if (sources.length === 0 || h.filesUnreachable) return [];
   if (!h.ssh) return sources.filter((s) => !existsSync(s));
   const script = `for p in ${sources.map(shq).join(' ')}; do [ -e "$p" ] || echo "$p"; done`;
   const r = await boundedExec('ssh', ['-o', 'BatchMode=yes', h.ssh, script], { timeoutMs: 30_000, signal });
   if (!r.ok) throw new Error(`ssh ${h.ssh}: ${describe(r)}`);
   return r.stdout.split('\n').filter(Boolean);
+}
+
+/**
+ * Hosts reached through a docker context (`context:<name>`): what the context points at, read
+ * with a bounded `docker context inspect`. An `ssh://` endpoint gives the host its ssh
+ * destination (mount checks, the hardware monitor); `unix://` is an engine on this machine
+ * (checked here); any other endpoint cannot be reached for files (noted). Returns the problems.
+ */
+export async function resolveContexts(
+  engine: DockerEngine,
+  hosts: DockerHostRef[],
+  signal: AbortSignal,
+  note: (line: string) => void,
+): Promise<string[]> {
+  const problems: string[] = [];
+  for (const h of hosts) {
+    if (!h.endpoint?.startsWith(CONTEXT_ENDPOINT)) continue;
+    const name = h.endpoint.slice(CONTEXT_ENDPOINT.length);
+    const r = await engine.exec(
+      undefined,
+      ['context', 'inspect', '--format', '{{.Endpoints.docker.Host}}', name],
+      signal,
+      { timeoutMs: 15_000, retries: 1 },
+    );
+    const url = r.stdout.trim();
+    if (!r.ok || !url) {
+      problems.push(
+        `host '${h.node.name}': docker context '${name}': ${r.ok ? 'no docker endpoint' : describe(r)}`,
+      );
+    } else if (url.startsWith('ssh://')) {
+      h.ssh = url;
+      h.node.sshDestination = url;
+    } else if (!url.startsWith('unix://')) {
+      h.filesUnreachable = url;
+      note(
+        `backend host '${h.node.name}': docker context '${name}' points at ${url}: its bind-mount sources are not checked and the hardware monitor does not sample it (both need ssh:// or a local unix:// engine)`,
+      );
+    }
+  }
+  return problems;
 }
 
 /** Every host checked at once; all problems in one error (phase 'preflight'). */
@@ -88,23 +137,27 @@ export async function preflightHosts(
   hosts: DockerHostRef[],
   taskMounts: string[],
   signal: AbortSignal,
+  note: (line: string) => void = () => undefined,
 ): Promise<void> {
+  const contextProblems = await resolveContexts(engine, hosts, signal, note);
   const unique = [...new Map(hosts.map((h) => [h.endpoint ?? '', h])).values()];
-  const problems = (
-    await Promise.all(
-      unique.map(async (h): Promise<string[]> => {
-        const where = h.endpoint ? `host '${h.node.name}' (${h.endpoint})` : `the local engine`;
-        const v = await engine.version(h.endpoint, signal);
-        if (!v.ok) return [`${where}: ${engine.program} version: ${describe(v)}`];
-        try {
-          const gone = await missingSources(h, taskMounts, signal);
-          return gone.map((s) => `${where}: bind-mount source ${s} does not exist there`);
-        } catch (e) {
-          return [`${where}: cannot check bind-mount sources: ${errorMessage(e)}`];
-        }
-      }),
-    )
-  ).flat();
+  const problems = contextProblems.length
+    ? contextProblems
+    : (
+        await Promise.all(
+          unique.map(async (h): Promise<string[]> => {
+            const where = h.endpoint ? `host '${h.node.name}' (${h.endpoint})` : `the local engine`;
+            const v = await engine.version(h.endpoint, signal);
+            if (!v.ok) return [`${where}: ${engine.program} version: ${describe(v)}`];
+            try {
+              const gone = await missingSources(h, taskMounts, signal);
+              return gone.map((s) => `${where}: bind-mount source ${s} does not exist there`);
+            } catch (e) {
+              return [`${where}: cannot check bind-mount sources: ${errorMessage(e)}`];
+            }
+          }),
+        )
+      ).flat();
   signal.throwIfAborted();
   if (problems.length === 0) return;
   throw new SflowError(
@@ -112,7 +165,7 @@ export async function preflightHosts(
     `backend '${backend}' (docker): ${problems.length} problem(s):\n  ${problems.join('\n  ')}`,
     {
       phase: 'preflight',
-      hint: `check that '${engine.program} version' answers for every host (ssh must work non-interactively: keys, BatchMode) and that every mount source exists on the host it is mounted on`,
+      hint: `check that '${engine.program} version' answers for every host (ssh must work non-interactively: keys, BatchMode), that every docker context named exists ('${engine.program} context ls') and that every mount source exists on the host it is mounted on`,
     },
   );
 }

@@ -1,7 +1,8 @@
 /**
  * Docker (backends.md §3): one local engine or an SSH pool of hosts (docker-backend.ts). A pool's
- * placeholder topology is its host list (each host's peer address; `nodes:` must agree); the local
- * engine's is its nodes as the run names them (`localhost`, …).
+ * placeholder topology is its host list (each host's peer address; `nodes:` must agree), less the
+ * hosts `include_nodes` / `exclude_nodes` drop; the local engine's is its nodes as the run names
+ * them (`localhost`, …).
  */
 import { DockerBackendSchema } from '../../config/schema/backend-docker.js';
 import type { PlaceholderInput, PlaceholderTools, PlannedNode } from '../../plan/types.js';
@@ -27,17 +28,52 @@ function hostNodes(hosts: Host[]): PlannedNode[] {
   });
 }
 
-function poolNodes({ name, config, nodes }: PlaceholderInput, tools: PlaceholderTools): PlannedNode[] {
+/**
+ * `include_nodes` / `exclude_nodes` of a pool: the hosts they keep, in the listed order (the
+ * backend's `hosts` is replaced by them, so everything after the plan sees only those). A name
+ * that is no host of the pool is an error (a typo would otherwise silently keep or drop nothing).
+ */
+function keptHosts(name: string, config: Record<string, unknown>, tools: PlaceholderTools): Host[] {
   const hosts = config.hosts as Host[];
+  const known = new Set(hosts.map((h) => String(h.name)));
+  const list = (key: string): string[] => {
+    const v = Array.isArray(config[key]) ? (config[key] as unknown[]).map(String) : [];
+    v.forEach((n, i) => {
+      if (!known.has(n))
+        tools.fail(
+          [key, i],
+          'plan.docker_node_filter',
+          `backend '${name}': ${key} names '${n}', which is not one of its hosts (${[...known].join(', ')})`,
+          'use the `name:` of a host under hosts:',
+        );
+    });
+    return v;
+  };
+  const include = new Set(list('include_nodes'));
+  const exclude = new Set(list('exclude_nodes'));
+  const kept = hosts.filter(
+    (h) => (include.size === 0 || include.has(String(h.name))) && !exclude.has(String(h.name)),
+  );
+  if (kept.length === 0)
+    tools.fail(
+      [include.size ? 'include_nodes' : 'exclude_nodes'],
+      'plan.docker_node_filter',
+      `backend '${name}': include_nodes / exclude_nodes leave none of its hosts`,
+    );
+  return kept;
+}
+
+function poolNodes({ name, config, nodes }: PlaceholderInput, tools: PlaceholderTools): PlannedNode[] {
+  const hosts = keptHosts(name, config, tools);
   if (nodes !== null && nodes !== hosts.length) {
     tools.fail(
       ['nodes'],
       'plan.docker_nodes_hosts',
-      `backend '${name}': nodes: ${nodes} disagrees with the ${hosts.length} host(s) listed under hosts`,
+      `backend '${name}': nodes: ${nodes} disagrees with the ${hosts.length} host(s) ${hosts.length === (config.hosts as Host[]).length ? 'listed under hosts' : 'include_nodes / exclude_nodes keep'}`,
       'drop `nodes:` (the host list is the node list) or make it match',
     );
   }
-  hosts.forEach((h, hi) => {
+  (config.hosts as Host[]).forEach((h, hi) => {
     if (h.gpus_per_node !== undefined && h.gpus_per_node !== null)
       h.gpus_per_node = tools.int(
         h.gpus_per_node,
@@ -45,6 +81,7 @@ function poolNodes({ name, config, nodes }: PlaceholderInput, tools: Placeholder
         `hosts[${hi}].gpus_per_node`,
       );
   });
+  config.hosts = hosts;
   const out = hostNodes(hosts);
   const noAddr = out.filter((n) => !n.ip).map((n) => n.name);
   if (noAddr.length) {
@@ -52,7 +89,7 @@ function poolNodes({ name, config, nodes }: PlaceholderInput, tools: Placeholder
       ['hosts'],
       'plan.docker_host_address',
       `backend '${name}': host(s) without a usable peer address: ${noAddr.join(', ')}`,
-      'give each host an `address` (or `rendezvous_address`)',
+      'give each host an `address` (or `rendezvous_address`; a host reached through `context:` needs `rendezvous_address` or `ip_address`)',
     );
   }
   return out;
@@ -74,7 +111,7 @@ export const dockerKind: BackendKind = {
     pollIntervalMs: 1_000,
     syntheticNodes: false,
     removesContainers: true,
-    notYet: ['docker-node-filters', 'docker-host-context', 'docker-log-offload'],
+    notYet: ['local-node-filters'],
   },
   placeholder: (input, tools) => {
     const hosts = input.config.hosts;

@@ -7,18 +7,10 @@
  *  - a worker runs worker.sh: sshd (installed first when the image lacks it and `ensure_sshd`)
  *    on its node address and `ssh_port`, accepting only the attempt's key, until the launcher
  *    says it is done (a file it touches over ssh) — then it exits 0;
- *  - the launcher runs the recipe's script behind a preamble that writes the hostfile
- *    (`<ip> slots=<slots_per_worker>`, the launcher's own node too unless
- *    `run_launcher_as_worker: false`) and puts an `mpirun` shim first on PATH. The shim waits for
- *    every worker's sshd (the barrier, bounded by `worker_setup_timeout_seconds`), then runs the
- *    image's real mpirun with the hostfile, the ssh transport (port, key), `-x` for PATH,
- *    LD_LIBRARY_PATH, OMP_NUM_THREADS and the forwarded prefixes, and a per-rank CPU binding
- *    (`cpu_bind`, only with more than one rank per pod and when the command sets none). So the
- *    recipe's plain `mpirun -np N …` line works wherever it sits in the script. An EXIT trap
- *    releases the workers.
+ *  - the launcher runs the recipe's script behind a preamble (mpi-launcher.ts) that writes the
+ *    hostfile and puts an `mpirun` shim first on PATH, in the style of the `mpi_implementation`.
  *
- * Only OpenMPI's command line is generated. The MPIJob route (mpijob.ts) runs these same scripts in
- * the operator's pods.
+ * The MPIJob route (mpijob.ts) runs these same scripts in the operator's pods.
  */
 import { generateKeyPairSync } from 'node:crypto';
 
@@ -28,7 +20,7 @@ export const MPI_DIR = '/sflow/mpi';
 export const MPI_KEY_ENV = 'SFLOW_MPI_SSH_KEY_B64';
 /** env prefixes always forwarded to remote ranks (the recipe's `forward_env_prefixes` add to them) */
 export const FORWARD_PREFIXES = ['NCCL_', 'UCX_', 'GLOO_', 'NVSHMEM_', 'OMPI_MCA_', 'SFLOW_'];
-const FORWARD_VARS = ['PATH', 'LD_LIBRARY_PATH', 'OMP_NUM_THREADS'];
+export const FORWARD_VARS = ['PATH', 'LD_LIBRARY_PATH', 'OMP_NUM_THREADS'];
 
 export interface MpiSettings {
   route: 'auto' | 'operator' | 'pods';
@@ -86,11 +78,11 @@ export function newMpiKey(): string {
   return Buffer.from(privateKey).toString('base64');
 }
 
-const SSH_OPTS = (port: number) =>
+export const SSH_OPTS = (port: number): string =>
   `-p ${port} -i ${MPI_DIR}/ssh/id -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes -o LogLevel=ERROR -o ConnectTimeout=10`;
 
 /** lines every pod runs first: the key and its public half, the node's addresses */
-function common(): string[] {
+export function common(): string[] {
   return [
     `__sflow_mpi=${MPI_DIR}`,
     'mkdir -p "$__sflow_mpi/ssh" "$__sflow_mpi/bin" && chmod 700 "$__sflow_mpi/ssh"',
@@ -155,84 +147,5 @@ export function workerScript(m: MpiSettings): string {
     `echo "[sflow-mpi] worker $__sflow_mpi_index: sshd ended (exit $__sflow_rc)" >&2`,
     'exit 1',
     '',
-  ].join('\n');
-}
-
-/** the `mpirun` shim the launcher puts first on PATH */
-export function mpirunShim(m: MpiSettings, slots: number): string {
-  const prefixes = [...new Set([...FORWARD_PREFIXES, ...m.forwardPrefixes])];
-  const grep = `^(${prefixes.map((x) => x.replace(/[^A-Za-z0-9_]/g, '')).join('|')})[A-Za-z0-9_]*=`;
-  const bind =
-    m.cpuBind === 'none' || slots <= 1
-      ? []
-      : [
-          'case " $* " in *" --bind-to "*|*" -bind-to "*|*" --map-by "*|*" -map-by "*|*" --cpu-set "*) ;; *)',
-          ...(m.cpuBind === 'numa'
-            ? ['  __o+=(--bind-to numa) ;;']
-            : [
-                `  __pe=$(( $(nproc 2>/dev/null || echo 1) / ${slots} ))`,
-                ...(m.cpuBindCap > 0 ? [`  [ "$__pe" -gt ${m.cpuBindCap} ] && __pe=${m.cpuBindCap}`] : []),
-                '  if [ "$__pe" -ge 1 ]; then __o+=(--map-by "slot:PE=$__pe" --bind-to core); fi ;;',
-              ]),
-          'esac',
-        ];
-  return [
-    '#!/bin/bash',
-    '# sflow k8s_mpi mpirun shim (pods route): hostfile, ssh transport, env forwarding, binding',
-    `__d=${MPI_DIR}`,
-    '__real=${SFLOW_MPI_REAL_MPIRUN:-}',
-    'if [ -z "$__real" ]; then',
-    '  for __c in $(type -ap mpirun); do [ "$__c" != "$__d/bin/mpirun" ] && { __real=$__c; break; }; done',
-    'fi',
-    '[ -n "$__real" ] || { echo "[sflow-mpi] the image has no mpirun" >&2; exit 127; }',
-    "# barrier: every worker's sshd takes the attempt's key",
-    `__deadline=$(( $(date +%s) + ${Math.max(1, Math.round(m.workerSetupTimeoutS))} ))`,
-    'for __ip in $(cat "$__d/workers"); do',
-    `  until ssh ${SSH_OPTS(m.sshPort)} "$__ip" true 2>/dev/null; do`,
-    '    if [ "$(date +%s)" -ge "$__deadline" ]; then',
-    `      echo "[sflow-mpi] worker $__ip: no sshd on port ${m.sshPort} within ${m.workerSetupTimeoutS}s (worker_setup_timeout_seconds)" >&2; exit 1`,
-    '    fi',
-    '    sleep 1',
-    '  done',
-    'done',
-    `__o=(--hostfile "$__d/hostfile" --mca plm_rsh_agent ssh --mca plm_rsh_args "${SSH_OPTS(m.sshPort)}")`,
-    ...bind,
-    `for __v in ${FORWARD_VARS.join(' ')} $(env | grep -oE '${grep}' | tr -d = | sort -u); do`,
-    `  [ "$__v" = ${MPI_KEY_ENV} ] && continue`,
-    '  [ -n "${!__v+x}" ] && __o+=(-x "$__v")',
-    'done',
-    'echo "[sflow-mpi] launch: mpirun ${__o[*]} $*" >&2',
-    'exec "$__real" "${__o[@]}" "$@"',
-    '',
-  ].join('\n');
-}
-
-/** the launcher's task.sh: preamble (hostfile, shim, release trap) + the recipe's script */
-export function launcherScript(m: MpiSettings, slots: number, recipe: string): string {
-  return [
-    '# ----- sflow k8s_mpi launcher (pods route) -----',
-    ...common(),
-    'set -- $__sflow_mpi_ips',
-    `${m.runLauncherAsWorker ? '' : 'shift; '}for __ip in "$@"; do echo "$__ip slots=${slots}"; done > "$__sflow_mpi/hostfile"`,
-    'set -- $__sflow_mpi_ips; shift; printf \'%s\\n\' "$@" > "$__sflow_mpi/workers"',
-    `cat > "$__sflow_mpi/bin/mpirun" <<'SFLOW_MPIRUN_SHIM'`,
-    mpirunShim(m, slots).trimEnd(),
-    'SFLOW_MPIRUN_SHIM',
-    'chmod 755 "$__sflow_mpi/bin/mpirun"',
-    'export PATH="$__sflow_mpi/bin:$PATH"',
-    'echo "[sflow-mpi] hostfile: $(tr \'\\n\' \' \' < "$__sflow_mpi/hostfile")"',
-    '__sflow_mpi_release() {',
-    '  __sflow_rc=$?',
-    '  trap - EXIT',
-    '  for __ip in $(cat "$__sflow_mpi/workers"); do',
-    `    timeout 20 ssh ${SSH_OPTS(m.sshPort)} "$__ip" touch ${MPI_DIR}/done >/dev/null 2>&1 &`,
-    '  done',
-    '  wait',
-    '  exit "$__sflow_rc"',
-    '}',
-    'trap __sflow_mpi_release EXIT',
-    'set --',
-    '# ----- the recipe -----',
-    recipe,
   ].join('\n');
 }

@@ -19,7 +19,8 @@ import { attemptBase, L_NODE, podName, taskLabels, type Role } from './names.js'
 import { buildPod, SCRIPT_DIR, type ManifestContext, type PodPlan } from './pod-manifest.js';
 import { collectTrap, containerCommand, splitCommand, stageDir } from './pod-script.js';
 import type { Reservation } from './reservation.js';
-import { MPI_DIR, MPI_KEY_ENV, launcherScript, mpiSettings, newMpiKey, workerScript } from './mpi-pods.js';
+import { launcherScript } from './mpi-launcher.js';
+import { MPI_DIR, MPI_KEY_ENV, mpiSettings, newMpiKey, workerScript } from './mpi-pods.js';
 import type { K8sRun } from './run-context.js';
 
 export interface LaunchCore {

@@ -17,7 +17,15 @@ const PROGRESS_EVERY_MS = 10_000;
 const str = (v: unknown): string | undefined =>
   v === undefined || v === null || v === '' ? undefined : String(v);
 
-/** `salloc --account A --partition P --nodes N --time T --job-name J --no-shell <extra_args…>` */
+/** a backend's `include_nodes` / `exclude_nodes` as Slurm takes them: names (or hostlists) joined by commas */
+export const nodeFilter = (v: unknown): string | undefined =>
+  Array.isArray(v) && v.length > 0 ? v.map(String).join(',') : undefined;
+
+/**
+ * `salloc --account A --partition P --nodes N --time T --job-name J [--nodelist I] [--exclude X]
+ * --no-shell <extra_args…>`: `include_nodes` become `--nodelist` (Slurm allocates them, plus
+ * others up to N), `exclude_nodes` become `--exclude`.
+ */
 export function sallocArgv(config: Record<string, unknown>, workflow: string): string[] {
   const argv = ['salloc'];
   const flag = (f: string, v: string | undefined) => v !== undefined && argv.push(f, v);
@@ -26,6 +34,8 @@ export function sallocArgv(config: Record<string, unknown>, workflow: string): s
   flag('--nodes', str(config.nodes));
   flag('--time', str(config.time));
   flag('--job-name', str(config.job_name) ?? (workflow || 'sflow'));
+  flag('--nodelist', nodeFilter(config.include_nodes));
+  flag('--exclude', nodeFilter(config.exclude_nodes));
   argv.push('--no-shell');
   const extra = Array.isArray(config.extra_args) ? config.extra_args : [];
   for (const a of extra) argv.push(String(a));

@@ -1,7 +1,7 @@
 /** Slurm (backends.md §4): the registry entry — capabilities, placeholders, the exact salloc, the backend. */
 import { SlurmBackendSchema } from '../../config/schema/backends.js';
 import { lazyPart, placeholderNodes, type BackendKind } from '../kind.js';
-import { inheritedJob, sallocArgv } from './allocate.js';
+import { inheritedJob, nodeFilter, sallocArgv } from './allocate.js';
 import { slurmCollectorLauncher } from './monitor-collector.js';
 
 const impl = lazyPart('slurm', () => import('./kind-impl.js'));
@@ -22,7 +22,7 @@ export const slurmKind: BackendKind = {
     pollIntervalMs: 2_000,
     syntheticNodes: false,
     removesContainers: false,
-    notYet: ['slurm-node-filters'],
+    notYet: [],
   },
   placeholder: ({ name, nodes, gpusPerNode }) => ({
     nodes: placeholderNodes(name, nodes, gpusPerNode),
@@ -30,8 +30,12 @@ export const slurmKind: BackendKind = {
   }),
   allocationCommand: ({ config, workflow }) => {
     const job = inheritedJob(process.env);
+    const filters = [
+      nodeFilter(config.include_nodes) && `only ${nodeFilter(config.include_nodes)}`,
+      nodeFilter(config.exclude_nodes) && `not ${nodeFilter(config.exclude_nodes)}`,
+    ].filter(Boolean);
     if (job)
-      return `reuses Slurm job ${job.jobId} (SLURM_JOB_ID) on ${job.nodeList}: no salloc, never cancelled`;
+      return `reuses Slurm job ${job.jobId} (SLURM_JOB_ID) on ${job.nodeList}${filters.length ? ` (${filters.join(', ')})` : ''}: no salloc, never cancelled`;
     return sallocArgv(config, workflow);
   },
   load: impl.load,

@@ -36,6 +36,7 @@ import {
   type WatchHooks,
 } from '../backend.js';
 import { allocateTimeoutMs, inheritedJob, runSalloc, sallocArgv } from './allocate.js';
+import { filterJobNodes } from './node-filters.js';
 import { writeAllocationLine } from './allocation-record.js';
 import {
   announceRunning,
@@ -171,6 +172,15 @@ export class SlurmBackend implements Backend {
       const v = this.slurmVersion;
       const getaddrs = !v || v[0] > 23 || (v[0] === 23 && v[1] >= 2);
       nodes = await discoverNodes(this.exec, jobId, nodeList, gpn, signal, (m) => this.ctx.log(m), getaddrs);
+      if (inherited) {
+        const kept = await filterJobNodes(this.exec, this.name, jobId, nodes, cfg, signal);
+        if (kept) {
+          progress(
+            `include_nodes/exclude_nodes: using ${kept.map((n) => n.name).join(', ')} of Slurm job ${jobId}`,
+          );
+          nodes = kept;
+        }
+      }
       const want = typeof cfg.nodes === 'number' ? cfg.nodes : null;
       if (inherited && want !== null && want !== nodes.length)
         this.ctx.log(

@@ -1,6 +1,6 @@
 /** `type: docker` backends (backends.md §3.1–3.2). */
 import * as z from 'zod';
-import { bool, fail, intOrExpr, numOrExpr, str } from './common.js';
+import { bool, fail, intOrExpr, numOrExpr, refineNodeFilters, str } from './common.js';
 import { list, strictObject, strList } from './shapes.js';
 
 export const DockerHostSchema = strictObject('docker host', {
@@ -52,8 +52,10 @@ export const DockerBackendSchema = strictObject('docker backend', {
   /** seconds to wait for busy GPUs; 0 = forever */
   wait_for_gpus: numOrExpr({ min: 0 }).optional(),
 }).superRefine((b, ctx) => {
+  refineNodeFilters(b, ctx);
   if (!b.hosts) return;
-  if (typeof b.nodes === 'number' && b.nodes !== b.hosts.length) {
+  const filtered = Boolean(b.include_nodes?.length || b.exclude_nodes?.length); // checked by the plan
+  if (typeof b.nodes === 'number' && b.nodes !== b.hosts.length && !filtered) {
     fail(
       ctx,
       ['nodes'],

@@ -2,7 +2,7 @@
 import * as z from 'zod';
 import { DockerBackendSchema } from './backend-docker.js';
 import { KubernetesBackendSchema } from './backend-kubernetes.js';
-import { bool, intOrExpr, str, strOrInt } from './common.js';
+import { bool, intOrExpr, refineNodeFilters, str, strOrInt } from './common.js';
 import { list, strictObject, strList } from './shapes.js';
 import { typedUnion } from './typed-union.js';
 
@@ -32,7 +32,7 @@ export const SlurmBackendSchema = strictObject('slurm backend', {
   nodes: intOrExpr({ min: 1 }),
   extra_args: list(str(), 'extra_args').optional(),
   job_name: str().optional(),
-});
+}).superRefine(refineNodeFilters);
 
 export const BackendSchema = typedUnion('backend', [
   LocalBackendSchema,

@@ -71,6 +71,23 @@ export function fail(
   ctx.addIssue({ code: 'custom', message: msg(message, hint), path, input: undefined, continue: false });
 }
 
+/** a node named in both `include_nodes` and `exclude_nodes` is an error (at its exclude entry) */
+export function refineNodeFilters(
+  b: { name: string; include_nodes?: string[]; exclude_nodes?: string[] },
+  ctx: Parameters<typeof fail>[0],
+): void {
+  const inc = new Set(b.include_nodes ?? []);
+  (b.exclude_nodes ?? []).forEach((n, i) => {
+    if (inc.has(n))
+      fail(
+        ctx,
+        ['exclude_nodes', i],
+        `backend '${b.name}': node '${n}' is in both include_nodes and exclude_nodes`,
+        'name each node in one of the two lists',
+      );
+  });
+}
+
 // ---------------------------------------------------------------------------
 // Atoms: z.custom with an explicit JSON Schema (see json-schema.ts) and one message.
 // ---------------------------------------------------------------------------

@@ -137,27 +137,31 @@ describeWithEngines('sflow run on the Docker backend', [docker], () => {
     ).toBeGreaterThan(2);
   });
 
-  it('offload_task_logs: true is warned about; the log still lands through the client', async () => {
+  it('offload_task_logs on a multi-node task is warned about; its labelled lines still land through the clients', async () => {
     const frag = join(dir, 'offload.yaml');
-    writeFileSync(frag, readFileSync(fragment, 'utf8') + '    offload_task_logs: true\n');
+    writeFileSync(frag, readFileSync(fragment, 'utf8') + '    offload_task_logs: true\n    nodes: 2\n');
     const recipe = join(dir, 'off.yaml');
     writeFileSync(
       recipe,
-      'version: "0.1"\nworkflow:\n  name: dkoff\n  tasks:\n    - name: t\n      script: ["echo landed"]\n',
+      'version: "0.1"\nworkflow:\n  name: dkoff\n  tasks:\n    - name: t\n      resources: {nodes: {count: 2}}\n      script: ["echo landed"]\n',
     );
     const r = await run(['-f', recipe, '-f', frag]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/offload_task_logs: the Docker backend streams each container's output/);
-    expect(
-      readFileSync(
-        join(
-          runDirs().find((x) => x.includes('dkoff'))!,
-          't',
-          't.log',
-        ),
-        'utf8',
+    expect(r.stderr).toContain(
+      "task 't' offload_task_logs (a multi-node task's lines are labelled by the driver): the container's output streams through its attached client",
+    );
+    const log = readFileSync(
+      join(
+        runDirs().find((x) => x.includes('dkoff'))!,
+        't',
+        't.log',
       ),
-    ).toBe('landed\n');
+      'utf8',
+    );
+    expect(log.split('\n').filter(Boolean).sort()).toEqual([
+      '[localhost #0] landed',
+      '[localhost-1 #1] landed',
+    ]);
   });
 
   /** starts a long run; resolves once its task printed `up` */

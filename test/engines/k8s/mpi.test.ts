@@ -24,6 +24,7 @@ import { runRecipe } from './run-recipe.js';
 const HERE = dirname(fileURLToPath(import.meta.url));
 const RECIPE = join(HERE, 'fixtures', 'recipes', 'mpi.yaml');
 const FAKE = join(HERE, 'fixtures', 'fake-mpirun.sh');
+const HYDRA = join(HERE, 'fixtures', 'fake-mpirun-hydra.sh');
 const missing =
   sandboxMissing() ??
   (existsSync('/usr/sbin/sshd') ? undefined : 'no /usr/sbin/sshd (apt-get install openssh-server)');
@@ -41,28 +42,27 @@ describe.skipIf(missing !== undefined && !required)(
     const dirs: string[] = [];
     const k = withEmulator(missing, { nodes: 2, gpus: 4, mpiJob: true }, { dirs });
 
-    const run = async (extra: string[], on = k) =>
+    const run = async (extra: string[], on = k, fake = FAKE) =>
       runRecipe(
         on,
         [RECIPE],
-        ['-s', `FAKE_MPIRUN=${FAKE}`, '-s', `MPI_PORT=${await freePort()}`, ...extra],
+        ['-s', `FAKE_MPIRUN=${fake}`, '-s', `MPI_PORT=${await freePort()}`, ...extra],
         dirs,
       );
+    /** rank, host, OMP_NUM_THREADS, the forwarded MY_FLAG and the launch style each rank printed */
+    const ranksOf = (log: string) =>
+      [...log.matchAll(/rank=(\d)\/4 host=(\S+) omp=(\S*) flag=(\S*) style=(\S+)$/gm)]
+        .map((m) => m.slice(1))
+        .sort();
+    const fourRanks = (style: string) =>
+      ['0', '1', '2', '3'].map((r) => [r, r < '2' ? 'node-0' : 'node-1', '3', 'forwarded', style]);
 
     it('4 ranks over ssh on 2 nodes; the worker exits 0 after the launcher; nothing left', async () => {
       const r = await run(['-s', 'ROUTE=pods']);
       expect(r.code, r.stderr + r.stdout).toBe(0);
       expect(r.statuses).toEqual({ ranks: 'COMPLETED' });
       const log = taskLog(r.runDir, 'ranks');
-      const ranks = [...log.matchAll(/\] rank=(\d)\/4 host=(\S+) omp=(\S*) flag=(\S*)$/gm)].map((m) =>
-        m.slice(1),
-      );
-      expect(ranks.sort(), log).toEqual([
-        ['0', 'node-0', '3', 'forwarded'],
-        ['1', 'node-0', '3', 'forwarded'],
-        ['2', 'node-1', '3', 'forwarded'],
-        ['3', 'node-1', '3', 'forwarded'],
-      ]);
+      expect(ranksOf(log), log).toEqual(fourRanks('openmpi'));
       expect(log).toMatch(/\[sflow-mpi\] hostfile: 127\.10\.0\.1 slots=2 127\.10\.0\.2 slots=2/);
       expect(log).toMatch(/\[sflow-mpi\] worker 1: sshd on 127\.10\.0\.2:\d+/);
       expect(log).toContain('[sflow-mpi] worker 1: the launcher is done');
@@ -104,15 +104,7 @@ describe.skipIf(missing !== undefined && !required)(
       expect(r.code, r.stderr + r.stdout).toBe(0);
       expect(r.statuses).toEqual({ ranks: 'COMPLETED' });
       const log = taskLog(r.runDir, 'ranks');
-      const ranks = [...log.matchAll(/rank=(\d)\/4 host=(\S+) omp=(\S*) flag=(\S*)$/gm)].map((m) =>
-        m.slice(1),
-      );
-      expect(ranks.sort(), log).toEqual([
-        ['0', 'node-0', '3', 'forwarded'],
-        ['1', 'node-0', '3', 'forwarded'],
-        ['2', 'node-1', '3', 'forwarded'],
-        ['3', 'node-1', '3', 'forwarded'],
-      ]);
+      expect(ranksOf(log), log).toEqual(fourRanks('openmpi'));
       expect(log).toMatch(/\[sflow-mpi\] hostfile: 127\.10\.0\.1 slots=2 127\.10\.0\.2 slots=2/);
       expect(log).toContain('after mpirun');
       // the launcher pod's log alone: the worker's sshd lines are not in the task log
@@ -131,6 +123,39 @@ describe.skipIf(missing !== undefined && !required)(
       expect(leftovers(k.emu)).toEqual([]);
       expect(owned()).toEqual([]);
     });
+
+    it.each([
+      [
+        'MPICH',
+        'pods',
+        'mpiexec',
+        /launch: mpiexec -f \/sflow\/mpi\/hostfile -launcher ssh -launcher-exec \/sflow\/mpi\/bin\/sflow-mpi-ssh -bind-to core:\d+ -genvlist PATH,/,
+      ],
+      [
+        'Intel',
+        'auto',
+        'mpirun',
+        /launch: mpirun -machinefile \/sflow\/mpi\/hostfile -bootstrap ssh -bootstrap-exec \/sflow\/mpi\/bin\/sflow-mpi-ssh -genv I_MPI_PIN_DOMAIN \d+ -genvlist PATH,/,
+      ],
+    ])(
+      '%s launch style (route %s, `%s`): Hydra hostfile, ssh launcher program, -genvlist; 4 ranks over ssh; nothing left',
+      async (mpi, route, launch, line) => {
+        const r = await run(['-s', `MPI=${mpi}`, '-s', `ROUTE=${route}`, '-s', `LAUNCH=${launch}`], k, HYDRA);
+        expect(r.code, r.stderr + r.stdout).toBe(0);
+        const log = taskLog(r.runDir, 'ranks');
+        expect(ranksOf(log), log).toEqual(fourRanks(mpi === 'MPICH' ? 'mpich' : 'intel'));
+        expect(log).toMatch(/\[sflow-mpi\] hostfile: 127\.10\.0\.1:2 127\.10\.0\.2:2/);
+        expect(log).toMatch(line);
+        expect(log).toMatch(/-genvlist PATH,OMP_NUM_THREADS,\S*MY_FLAG/); // LD_LIBRARY_PATH: unset in the pod
+        expect(log).toContain('after mpirun');
+        const made = k.emu.requests().filter((q) => q.method === 'POST' && q.path.includes('/mpijobs'));
+        if (route === 'auto')
+          expect(
+            made.some((q) => JSON.stringify(q.body ?? '').includes(`"mpiImplementation":"${mpi}"`)),
+          ).toBe(true);
+        expect(leftovers(k.emu)).toEqual([]);
+      },
+    );
 
     it('route: operator without the CRD is refused before any object of the task is made', async () => {
       const bare = await startK8s({ nodes: 2, gpus: 4 });

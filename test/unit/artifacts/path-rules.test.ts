@@ -5,7 +5,7 @@
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SflowError } from '../../../src/config/errors.js';
@@ -104,19 +104,36 @@ describe('A2: other schemes', () => {
     const h = createHash('sha256').update(uri).digest('hex').slice(0, 16);
     expect(one(uri).path).toBe(join(ws, '.sflow_cache', 'artifacts', `http_${h}`));
   });
-  it.each(['hf://org/model', 'huggingface://org/model', 'docker://nvcr.io/x:1', 's3://bucket/key'])(
-    '%s keeps the URI as its path',
-    (uri) => expect(one(uri).path).toBe(uri),
-  );
-  it('hf:// and docker:// are refused for a real run (the not-yet table), naming each artifact', () => {
+  it('s3:// keeps the URI as its path', () => expect(one('s3://bucket/key').path).toBe('s3://bucket/key'));
+  it('docker:// → the image reference', () =>
+    expect(one('docker://nvcr.io/nvidia/pytorch:24.05-py3').path).toBe('nvcr.io/nvidia/pytorch:24.05-py3'));
+  it('hf:// → <workspace>/.sflow_cache/artifacts/hf_<sha256(type:repo@revision)[:16]>[/<path>]', () => {
+    const h = (key: string) => createHash('sha256').update(key).digest('hex').slice(0, 16);
+    const at = (key: string, ...rest: string[]) =>
+      join(ws, '.sflow_cache', 'artifacts', `hf_${h(key)}`, ...rest);
+    expect(one('hf://org/model').path).toBe(at('model:org/model@main'));
+    expect(one('huggingface://org/model@v1/sub/config.json').path).toBe(
+      at('model:org/model@v1', 'sub', 'config.json'),
+    );
+    expect(one('hf://datasets/org/data@refs%2Fpr%2F3/train.csv').path).toBe(
+      at('dataset:org/data@refs/pr/3', 'train.csv'),
+    );
+    // one folder per repo and revision: two files of it share it
+    expect(dirname(one('hf://org/model/a.json').path)).toBe(dirname(one('hf://org/model/b.json').path));
+  });
+  it.each([
+    ['hf://model-without-namespace', 'does not name a repository'],
+    ['hf://org/model@/x', 'has an empty revision'],
+    ['hf://org/model/../etc/passwd', "may not contain '.' or '..'"],
+    ['docker://-rm', 'does not name an image'],
+  ])('%s is a located plan error: %s', (uri, says) => {
+    expect(() => one(uri)).toThrow(says);
+  });
+  it('hf://, docker:// and s3:// are nothing the not-yet table refuses', () => {
     const file = recipe(
       `  - name: M\n    uri: hf://org/model\n  - name: IMG\n    uri: docker://nvcr.io/x:1\n  - name: OK\n    uri: s3://b/k`,
     );
-    const findings = findNotYet({ plan: plan(file), loaded: loadRecipe({ files: [file] }), options: {} });
-    expect(findings.map((f) => [f.row.action, f.what])).toEqual([
-      ['refuse', "artifact 'M' (hf://)"],
-      ['refuse', "artifact 'IMG' (docker://)"],
-    ]);
+    expect(findNotYet({ plan: plan(file), loaded: loadRecipe({ files: [file] }), options: {} })).toEqual([]);
   });
   it('content with fs:// is a configuration error', () => {
     expect(() => loadRecipe({ files: [recipe(`  - name: A\n    uri: fs:///x\n    content: "y"`)] })).toThrow(

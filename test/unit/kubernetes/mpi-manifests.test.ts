@@ -13,12 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { backendCatalog } from '../../../src/backends/registry.js';
 import { runNames } from '../../../src/backends/kubernetes/names.js';
-import {
-  launcherScript,
-  mpiSettings,
-  mpirunShim,
-  workerScript,
-} from '../../../src/backends/kubernetes/mpi-pods.js';
+import { mpiSettings, workerScript } from '../../../src/backends/kubernetes/mpi-pods.js';
+import { launcherScript, mpirunShim } from '../../../src/backends/kubernetes/mpi-launcher.js';
 import type { K8sRun } from '../../../src/backends/kubernetes/run-context.js';
 import { k8sSettings } from '../../../src/backends/kubernetes/settings.js';
 import { prepareTaskPods } from '../../../src/backends/kubernetes/task-pods.js';
@@ -240,4 +236,77 @@ describe('k8s_mpi pods route manifests', () => {
     });
     expect(own.stdout).not.toContain('--map-by');
   });
+  it.each([
+    ['MPICH', ['-f', 'HOSTFILE', '-launcher', 'ssh', '-launcher-exec', 'SSH', '-bind-to', 'core:6']],
+    [
+      'Intel',
+      [
+        '-machinefile',
+        'HOSTFILE',
+        '-bootstrap',
+        'ssh',
+        '-bootstrap-exec',
+        'SSH',
+        '-genv',
+        'I_MPI_PIN_DOMAIN',
+        '6',
+      ],
+    ],
+  ])(
+    '%s (Hydra): hostfile host:N, the ssh launcher program, -genvlist, binding unless the command pins',
+    (impl, opts) => {
+      const m = mpiSettings({
+        mpi: {
+          mpi_implementation: impl,
+          slots_per_worker: 4,
+          cpu_bind_cores_per_rank: 6,
+          forward_env_prefixes: ['MY_'],
+        },
+      });
+      const script = launcherScript(m, 4, 'mpiexec -n 8 hostname');
+      const f = join(tmp, `task-${impl}.sh`);
+      writeFileSync(f, script);
+      expect(spawnSync('bash', ['-n', f], { encoding: 'utf8' }).status).toBe(0);
+      expect(script).toContain('do echo "$__ip:4"; done > "$__sflow_mpi/hostfile"');
+      expect(script).toContain('exec ssh -p 2222 -i /sflow/mpi/ssh/id -o StrictHostKeyChecking=no');
+      expect(script).toContain('ln -sf mpirun "$__sflow_mpi/bin/mpiexec"');
+      const d = join(tmp, `shim-${impl}`);
+      spawnSync('mkdir', ['-p', d]);
+      writeFileSync(join(d, 'real'), '#!/bin/sh\nprintf \'%s\\n\' "$@"\n', { mode: 0o755 });
+      writeFileSync(join(d, 'workers'), '');
+      writeFileSync(join(d, 'nproc'), '#!/bin/sh\necho 48\n', { mode: 0o755 });
+      writeFileSync(join(d, 'mpiexec'), mpirunShim(m, 4).replace('__d=/sflow/mpi', `__d=${d}`), {
+        mode: 0o755,
+      });
+      const call = (args: string[], env: Record<string, string> = {}) =>
+        spawnSync(join(d, 'mpiexec'), args, {
+          encoding: 'utf8',
+          env: { PATH: `${d}:${process.env.PATH}`, SFLOW_MPI_REAL_MPIRUN: join(d, 'real'), ...env },
+        });
+      const r = call(['-n', '8', 'hostname'], {
+        MY_X: '1',
+        OMP_NUM_THREADS: '2',
+        SFLOW_MPI_SSH_KEY_B64: 'k',
+      });
+      expect(r.status, r.stderr).toBe(0);
+      const args = r.stdout.trim().split('\n');
+      expect(args.slice(0, opts.length)).toEqual(
+        opts.map((o) => (o === 'HOSTFILE' ? `${d}/hostfile` : o === 'SSH' ? `${d}/bin/sflow-mpi-ssh` : o)),
+      );
+      const list = args[args.indexOf('-genvlist') + 1].split(',');
+      expect(list).toEqual(expect.arrayContaining(['PATH', 'OMP_NUM_THREADS', 'MY_X']));
+      expect(list).not.toContain('SFLOW_MPI_SSH_KEY_B64');
+      expect(args.slice(-3)).toEqual(['-n', '8', 'hostname']);
+      expect(r.stderr).toContain('[sflow-mpi] launch: mpiexec ');
+      // a binding of the command's own (or Intel's pinning in the environment) is left alone
+      const own = call(
+        impl === 'MPICH'
+          ? ['-bind-to', 'none', 'hostname']
+          : ['-genv', 'I_MPI_PIN_DOMAIN', 'auto', 'hostname'],
+      );
+      expect(own.stdout.split('\n').filter((a) => a === 'core:6' || a === '6')).toEqual([]);
+      if (impl === 'Intel')
+        expect(call(['hostname'], { I_MPI_PIN_DOMAIN: 'omp' }).stdout).not.toContain('I_MPI_PIN_DOMAIN');
+    },
+  );
 });

@@ -1,7 +1,12 @@
 /** The `docker run` command lines of the docker_run operator (backends.md §3.5–3.6, §6.4, §7.4–7.5). */
 import { describe, expect, it } from 'vitest';
 import { launchSpecs, OPERATORS, type OperatorInput } from '../../../src/operators/index.js';
-import { containerName, dockerRunCommand, gpuDevicesArg } from '../../../src/operators/docker-run.js';
+import {
+  containerName,
+  dockerRunCommand,
+  endpointArgs,
+  gpuDevicesArg,
+} from '../../../src/operators/docker-run.js';
 
 const base = (over: Partial<OperatorInput> = {}): OperatorInput => ({
   task: 'server',
@@ -83,6 +88,59 @@ describe('docker_run operator', () => {
     expect(b.argv).toContain('--shm-size=1g');
     expect(a.argv).not.toContain('--shm-size=1g');
     expect(b.argv).toContain('pool:1');
+  });
+
+  it('a pool host given as a docker context (0.3.1) is reached with --context, never -H', () => {
+    const backendConfig = {
+      image: 'pool:1',
+      hosts: [
+        { name: 'n0', context: 'gpu-box', ip_address: '10.0.0.11' },
+        { name: 'n1', docker_host: 'ssh://ops@10.0.0.12' },
+      ],
+    };
+    const nodes = [
+      { name: 'n0', ip: '10.0.0.11', index: 0 },
+      { name: 'n1', ip: '10.0.0.12', index: 1 },
+    ];
+    const [a, b] = specs({ backendConfig, nodes, config: {} });
+    expect(a.argv.slice(0, 4)).toEqual(['docker', '--context', 'gpu-box', 'run']);
+    expect(a.container?.host).toBe('context:gpu-box');
+    expect(b.argv.slice(0, 4)).toEqual(['docker', '-H', 'ssh://ops@10.0.0.12', 'run']);
+    expect(endpointArgs(undefined)).toEqual([]);
+  });
+
+  it('log offload: the container appends to the task log itself where it sees the run directory', () => {
+    const logPath = '/r/run/server/server.log';
+    const [s] = specs({ logPath, backendConfig: { offload_task_logs: true } });
+    expect(s.container?.logFile).toBe(logPath);
+    expect(s.argv.slice(-3)).toEqual(['bash', '-lc', `exec >>'${logPath}' 2>&1\necho hi`]);
+    // the operator's log_to_file wins over the backend's offload_task_logs, both ways
+    expect(specs({ logPath, config: { image: 'i', log_to_file: true } })[0].container?.logFile).toBe(logPath);
+    const off = specs({
+      logPath,
+      config: { image: 'i', log_to_file: false },
+      backendConfig: { offload_task_logs: true },
+    });
+    expect(off[0].container?.logFile).toBeUndefined();
+    expect(off[0].argv.at(-1)).toBe('echo hi');
+    // where the container cannot see the log: a pool host, a multi-node task, no run-dir mount
+    const blocked = [
+      specs({
+        logPath,
+        backendConfig: { offload_task_logs: true, hosts: [{ name: 'localhost', address: 'h' }] },
+      }),
+      specs({
+        logPath,
+        backendConfig: { offload_task_logs: true },
+        nodes: [
+          { name: 'a', ip: '10.0.0.1', index: 0 },
+          { name: 'b', ip: '10.0.0.2', index: 1 },
+        ],
+      }),
+      specs({ logPath, config: { image: 'i', log_to_file: true, auto_mount_runtime_dirs: false } }),
+    ];
+    for (const b of blocked)
+      expect(b.every((x) => x.container?.logFile === undefined && x.argv.at(-1) === 'echo hi')).toBe(true);
   });
 
   it('the backend builds the same command, with another program and the registry UUIDs', () => {

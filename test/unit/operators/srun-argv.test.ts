@@ -58,6 +58,25 @@ describe('Slurm command lines (backends.md §7)', () => {
     );
   });
 
+  it('salloc: include_nodes / exclude_nodes become --nodelist / --exclude, before extra_args', () => {
+    const argv = sallocArgv(
+      {
+        account: 'a',
+        partition: 'p',
+        time: 5,
+        nodes: 2,
+        include_nodes: ['gpu-a01', 'gpu-b[1-2]'],
+        exclude_nodes: ['gpu-c07'],
+        extra_args: ['--exclusive'],
+      },
+      'demo',
+    );
+    expect(argv.join(' ')).toBe(
+      'salloc --account a --partition p --nodes 2 --time 5 --job-name demo --nodelist gpu-a01,gpu-b[1-2] --exclude gpu-c07 --no-shell --exclusive',
+    );
+    expect(sallocArgv({ nodes: 1, include_nodes: [], exclude_nodes: [] }, 'w')).not.toContain('--nodelist');
+  });
+
   it('§7.2 srun, default operator, no container: the whole allocation, no --container-* flags', () => {
     const argv = srunArgv(input({}));
     expect(argv.slice(0, -1).join(' ')).toBe(

@@ -54,25 +54,23 @@ describe('docker_run --rm follows removesContainers', () => {
 });
 
 describe("the not-yet table's backend rows follow the kind's notYet", () => {
-  const recipe =
+  const recipe = (hosts: string) =>
     'backends:\n  - name: d\n    type: docker\n    image: x\n    default: true\n    include_nodes: [a]\n' +
-    '    offload_task_logs: true\n    hosts:\n      - {name: h1, context: remote1, ip_address: 10.0.0.9}\n' +
+    hosts +
     'workflow:\n  name: w\n  tasks:\n    - name: a\n      script: [echo hi]\n';
-  const rows = (catalog?: BackendCatalog) =>
-    findNotYet({ ...plan(recipe, catalog), options: {} }).map((f) => `${f.row.id}: ${f.what}`);
+  const oneEngine = recipe('');
+  const rows = (yaml: string, catalog?: BackendCatalog) =>
+    findNotYet({ ...plan(yaml, catalog), options: {} }).map((f) => `${f.row.id}: ${f.what}`);
 
-  it('docker names its rows: each use is found', () => {
-    expect(rows()).toEqual([
-      "docker-node-filters: backend 'd' include_nodes",
-      "docker-host-context: backend 'd' host 'h1' context",
-      "docker-log-offload: backend 'd' offload_task_logs",
-    ]);
+  it('docker names its rows: each use is found (node filters only without hosts:)', () => {
+    expect(rows(oneEngine)).toEqual(["local-node-filters: backend 'd' include_nodes"]);
+    expect(rows(recipe('    hosts:\n      - {name: a, address: h1}\n'))).toEqual([]);
   });
 
   it('a kind that names none of them gets none, whatever its type', () => {
-    expect(rows(changed('docker', { notYet: [] }))).toEqual([]);
-    expect(rows(changed('docker', { notYet: ['docker-host-context'] }))).toEqual([
-      "docker-host-context: backend 'd' host 'h1' context",
+    expect(rows(oneEngine, changed('docker', { notYet: [] }))).toEqual([]);
+    expect(rows(oneEngine, changed('docker', { notYet: ['local-node-filters'] }))).toEqual([
+      "local-node-filters: backend 'd' include_nodes",
     ]);
   });
 

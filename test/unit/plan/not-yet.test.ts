@@ -68,6 +68,9 @@ const IMPLEMENTED = new Set([
   'http://',
   'https://',
   's3://',
+  'hf://', // downloaded from the Hub: src/artifacts/hf-hub.ts
+  'huggingface://',
+  'docker://', // made present on the engines: src/artifacts/docker-images.ts
   // command line
   '--version',
   '--file',
@@ -89,6 +92,8 @@ const IMPLEMENTED = new Set([
   '--branch',
   '--repo',
   '--registry',
+  '--sflow-index-url', // sflow upgrade (src/cli/upgrade.ts)
+  '--sflow-source-path',
   '--missable-tasks',
   '--dry-run',
   '--workspace-dir',

@@ -184,6 +184,32 @@ const CASES: Case[] = [
     { path: ['backends', 0, 'hosts', 0], message: "docker host 'h1' needs an 'address'" },
   ],
   [
+    'slurm node both included and excluded',
+    recipe({ backends: [slurm({ include_nodes: ['n1', 'n2'], exclude_nodes: ['n3', 'n2'] })] }),
+    {
+      path: ['backends', 0, 'exclude_nodes', 1],
+      message: "backend 'c': node 'n2' is in both include_nodes and exclude_nodes",
+    },
+  ],
+  [
+    'docker pool host both included and excluded',
+    recipe({
+      backends: [
+        {
+          name: 'd',
+          type: 'docker',
+          hosts: [{ name: 'h1', address: 'a' }],
+          include_nodes: ['h1'],
+          exclude_nodes: ['h1'],
+        },
+      ],
+    }),
+    {
+      path: ['backends', 0, 'exclude_nodes', 0],
+      message: "backend 'd': node 'h1' is in both include_nodes and exclude_nodes",
+    },
+  ],
+  [
     'duplicate backend names',
     recipe({
       backends: [

@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'vitest';
-import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { globalCommand, planUpgrade, type InstallFacts } from '../../../src/cli/upgrade.js';
+import { describe, expect, it } from 'vitest';
+import { globalCommand, planUpgrade, registryArgs, type InstallFacts } from '../../../src/cli/upgrade.js';
 import { PACKAGE_NAME } from '../../../src/util/package-name.js';
 import { scratchDir } from '../../helpers/scratch.js';
 import { BLOCK_BEGIN, BLOCK_END, mergeManagedBlock } from '../../../src/skills/install-plan.js';
@@ -47,6 +48,54 @@ describe('planUpgrade', () => {
       'git+https://git.example/org/sflow.git#v0.3',
     ]);
     expect(() => planUpgrade(facts({}), { branch: 'x', sflowVersion: '1' })).toThrow(/together/);
+  });
+
+  it("--sflow-index-url (nv-sflow's private index): a scope registry for a scoped package, else --registry", () => {
+    const url = 'https://npm.corp.example/';
+    expect(planUpgrade(facts({}), { sflowIndexUrl: url }).argv).toEqual([
+      'npm',
+      'install',
+      '--global',
+      '--registry',
+      url,
+      `${PACKAGE_NAME}@latest`,
+    ]);
+    // a scoped package takes only its own scope from the index
+    expect(registryArgs('@corp/sflow', { sflowIndexUrl: url })).toEqual([`--@corp:registry=${url}`]);
+    expect(() => planUpgrade(facts({}), { sflowIndexUrl: url, registry: url })).toThrow(/together/);
+    // credentials in the URL would show in ps and in the printed command
+    expect(() => planUpgrade(facts({}), { sflowIndexUrl: 'https://me:t0ken@npm.corp.example/' })).toThrow(
+      /carries credentials/,
+    );
+    expect(() => planUpgrade(facts({}), { registry: 'https://me:t0ken@r.example/' })).toThrow(
+      /carries credentials/,
+    );
+  });
+
+  it('--sflow-source-path installs that checkout (npm links it); alone, and only an sflow folder', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sflow-src-'));
+    try {
+      writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: PACKAGE_NAME }));
+      expect(planUpgrade(facts({}), { sflowSourcePath: dir }).argv).toEqual([
+        'npm',
+        'install',
+        '--global',
+        dir,
+      ]);
+      expect(() => planUpgrade(facts({}), { sflowSourcePath: dir, branch: 'x' })).toThrow(
+        '--branch and --sflow-source-path cannot be used together',
+      );
+      expect(() => planUpgrade(facts({}), { sflowSourcePath: dir, registry: 'https://r.example' })).toThrow(
+        /no registry is asked/,
+      );
+      writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'left-pad' }));
+      expect(() => planUpgrade(facts({}), { sflowSourcePath: dir })).toThrow(
+        new RegExp(`holds the package 'left-pad', not '${PACKAGE_NAME}'`),
+      );
+      expect(() => planUpgrade(facts({}), { sflowSourcePath: join(dir, 'nope') })).toThrow(/no package.json/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('an npm-linked checkout is refused unless --force', () => {
