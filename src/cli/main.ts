@@ -8,6 +8,7 @@ import { reportError } from './errors.js';
 import { VERSION, versionText } from './version.js';
 import { kubeFlags } from './kube-flags.js';
 import { registerSetupCommands } from './setup-commands.js';
+import { installConsoleGuards } from '../util/console-loss.js';
 
 const DOCS = 'Docs: README.md in the sflow repository (recipe language: docs/recipes.md)';
 
@@ -317,22 +318,10 @@ export function buildProgram(): Command {
   return program;
 }
 
-let epipeHandled = false;
-
 export async function main(argv: string[]): Promise<void> {
-  // `sflow schema | head`: a reader that goes away is not an error (installed once per process)
-  if (!epipeHandled) {
-    epipeHandled = true;
-    process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-      if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-      // the terminal went away (SIGHUP): a run still tears down and writes its files
-      if (e.code === 'EIO') return;
-      throw e;
-    });
-    process.stderr.on('error', (e: NodeJS.ErrnoException) => {
-      if (e.code !== 'EIO' && e.code !== 'EPIPE') throw e;
-    });
-  }
+  // `sflow schema | head`: a reader that goes away is not an error; during a run it only silences
+  // the console (util/console-loss.ts)
+  installConsoleGuards();
   // the remote end of --ssh (the same sflow version on both ends): an internal protocol, not a command
   if (argv[2] === 'remote-agent') {
     const { remoteAgent } = await import('../remote/agent/cli.js');

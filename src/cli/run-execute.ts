@@ -28,6 +28,7 @@ import { RunMonitor } from './run-monitor.js';
 import { RUN_RECORD, writeRunRecord, type RunRecord } from '../outputs/run-record.js';
 import { isSflowError } from '../config/errors.js';
 import { planSinks, runSinks } from './run-sinks.js';
+import { holdConsole } from '../util/console-loss.js';
 
 export interface ExecuteOptions {
   /** task working directory: where sflow was started */
@@ -124,6 +125,9 @@ export async function executeRecipe(
     warnings?: string[];
   },
 ): Promise<number> {
+  // from here a closed stdout or a hung-up terminal only silences the console: the run goes on to
+  // its end, its files and its exit code (held until the process ends)
+  holdConsole();
   // runs of this user whose driver was killed: stop their leftovers first, say so, mark them
   const lost = await recoverLostRunsBeforeRun(o.opts);
   // http(s) artifacts downloaded (or found in the cache) before anything is allocated; the S3

@@ -22,6 +22,7 @@ import { prepareRunDir } from '../outputs/run-dir.js';
 import type { Plan, PlannedBackend, PlannedNode } from '../plan/types.js';
 import type { ProbeDriver } from '../probes/probe-driver.js';
 import { isNotableCall, onExternalCall, onSlowExternalCall } from '../util/bounded-exec.js';
+import { onConsoleLost } from '../util/console-loss.js';
 import { errorMessage, errorStack } from '../util/errors.js';
 import { allocateAll, preflightAll, releaseAll } from './session-backends.js';
 import { makeFinalizer, type RunUploads, type RunUploadsFactory } from './finalize.js';
@@ -128,6 +129,14 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
   });
   for (const w of o.warnings ?? []) bus.emit({ type: 'log', level: 'warning', message: w });
   const unregister = registerRun(trial, bus);
+  // a closed pipe or a hung-up terminal silences the console; the run goes on (sflow.log says so)
+  const unwatchConsole = onConsoleLost((why) =>
+    bus.emit({
+      type: 'log',
+      level: 'warning',
+      message: `the console went away (${why}): nothing more is printed there; the run goes on and its files say how it ends`,
+    }),
+  );
   const unsubscribe = traceExternalCalls(bus, resolve(runDir, 'command_trace.jsonl'));
 
   // storage, upload_all and the run paths do not depend on the allocation: the uploader exists
@@ -281,6 +290,7 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
     exitCode: verdict.exitCode,
     message: verdict.message,
   });
+  unwatchConsole();
   await bus.close();
   unregister();
   // a record that failed only while closing (the summary's last write) still fails the run, and
