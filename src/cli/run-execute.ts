@@ -29,6 +29,7 @@ import { RUN_RECORD, writeRunRecord, type RunRecord } from '../outputs/run-recor
 import { isSflowError } from '../config/errors.js';
 import { planSinks, runSinks } from './run-sinks.js';
 import { holdConsole } from '../util/console-loss.js';
+import { lockRunDir } from './run-lock.js';
 
 export interface ExecuteOptions {
   /** task working directory: where sflow was started */
@@ -79,6 +80,14 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
     phase: 'run',
     hint: 'choose another --output-dir (or --workspace-dir)',
   });
+  // one driver per run folder (a resume already holds it: the lock is re-entrant)
+  const lock = lockRunDir(plan.paths.runDir, 'sflow run', 'cannot run in');
+  const warnings = [
+    ...(opts.warnings ?? []),
+    ...(lock.unavailable
+      ? [`this run folder is not locked against a second driver: ${lock.unavailable}`]
+      : []),
+  ];
   const layout = runDirLayout(plan.paths.runDir);
   const commandLogs = planSinks(opts.cwd);
   return runSession({
@@ -97,12 +106,12 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
     graceMs: opts.graceMs,
     handleSignals: opts.handleSignals,
     signal: opts.signal,
-    warnings: opts.warnings,
+    warnings,
     pollTimeoutMs: opts.pollTimeoutMs,
     lostAfter: opts.lostAfter,
     uploads: opts.uploads,
     resume: opts.resume,
-  });
+  }).finally(() => lock.release());
 }
 
 /** `sflow run` after the trial plan: the session re-plans on what the backends allocate. */

@@ -41,11 +41,13 @@ import {
   variablesOf,
 } from './run-record.js';
 import { unrecordedSecrets } from '../config/secret-variables.js';
+import { lockRunDir, type RunLock } from './run-lock.js';
 
 const refuse = (message: string, hint?: string) =>
   new SflowError('run.resume_refused', message, { phase: 'preflight', hint });
 
 export async function resumeCommand(positional: string[], opts: Record<string, unknown>): Promise<number> {
+  let lock: RunLock | undefined;
   try {
     if (opts.dryRun) throw usage('--resume cannot be combined with --dry-run');
     if (opts.outputDir !== undefined)
@@ -53,6 +55,8 @@ export async function resumeCommand(positional: string[], opts: Record<string, u
     const runDir = resolve(String(opts.resume));
     if (!existsSync(join(runDir, 'events.jsonl')) || !statSync(runDir).isDirectory())
       throw usage(`${runDir} is not an sflow run directory (no events.jsonl)`);
+    // one driver per run folder: a second resume (or a recover) of it is refused from here on
+    lock = lockRunDir(runDir, 'sflow run --resume', 'cannot resume');
     const events = readLedger(runDir);
     const earlier = foldEarlierRun(events);
     if (earlier.sessions === 0) throw usage(`${runDir}/events.jsonl records no run`);
@@ -160,6 +164,8 @@ export async function resumeCommand(positional: string[], opts: Record<string, u
     });
   } catch (e) {
     return reportError(e);
+  } finally {
+    lock?.release();
   }
 }
 
