@@ -127,7 +127,12 @@ export function buildProgram(): Command {
       '--resume <run-dir>',
       'run again only what did not complete in that run (and what depends on it), in the same folder',
     )
-    .option('--force', 'with --resume: go on although the recipe or its variables changed');
+    .option('--force', 'with --resume: go on although the recipe or its variables changed')
+    .option(
+      '--secret-file <NAME=PATH>',
+      'a secret variable from a file, kept off command lines (repeatable; or SFLOW_SECRET_<NAME>)',
+      collect,
+    );
   kubeFlags(run)
     .addHelpText('after', `\n${DOCS}`)
     .action(async (files: string[], opts: Record<string, unknown>) => {
@@ -168,6 +173,11 @@ export function buildProgram(): Command {
       collect,
     )
     .option('-r, --resolve', 'composed recipes have their variables inlined')
+    .option(
+      '--secret-file <NAME=PATH>',
+      'a secret variable from a file the job reads, kept off command lines (repeatable)',
+      collect,
+    )
     .option('--workspace-dir <dir>', 'forwarded to sflow run; the job starts there (default: cwd)')
     .option('--output-dir <dir>', 'forwarded to sflow run (default: <workspace>/sflow_output)')
     .addOption(

@@ -29,7 +29,8 @@ import {
   unrunnableBackends,
 } from '../backends/registry.js';
 import { errorMessage } from '../util/errors.js';
-import { inputFiles, loadOptions, printWarnings } from './common.js';
+import { inputFiles, printWarnings } from './common.js';
+import { loadWithSecrets, runLoadOptions, warnSecretsOnCommandLine } from './secrets.js';
 import { reportError } from './errors.js';
 import { runPreflight } from './run-preflight.js';
 import {
@@ -40,7 +41,6 @@ import {
   secretsOf,
   variablesOf,
 } from './run-record.js';
-import { unrecordedSecrets } from '../config/secret-variables.js';
 import { lockRunDir, type RunLock } from './run-lock.js';
 
 const refuse = (message: string, hint?: string) =>
@@ -69,20 +69,19 @@ export async function resumeCommand(positional: string[], opts: Record<string, u
         'give its recipe again with -f and add --force (it cannot be compared with the original)',
       );
     const files = given ? inputFiles(positional, opts) : [recorded!.recipePath];
-    const loaded = loadRecipe(loadOptions(files, opts));
+    // secret values are not recorded: the resume is given them again (environment, files, a prompt)
+    const loaded = await loadWithSecrets(
+      () => loadRecipe(runLoadOptions(files, opts)),
+      opts,
+      `cannot resume ${runDir}`,
+    );
+    warnSecretsOnCommandLine(loaded, (w) => loaded.warnings.push({ message: w }));
     // the recorded recipe has the original overrides and monitor flags in it; flags given now only fill gaps
     const inputs = runInputs(files, opts);
     applyMonitorFlags(loaded.recipe, {
       workflow: inputs.enableWorkflowMonitor,
       tasks: inputs.enableTaskMonitor,
     });
-    // secret values are not recorded: the resume is given them again (checked before planning)
-    const missing = unrecordedSecrets(loaded.doc);
-    if (missing.length)
-      throw refuse(
-        `cannot resume ${runDir}: the secret variable(s) ${missing.join(', ')} were not recorded (sflow never writes a secret value to the run directory)`,
-        `give them again: sflow run --resume ${runDir} ${missing.map((n) => `-s ${n}=…`).join(' ')}`,
-      );
     printWarnings(loaded.warnings);
     const workspaceDir = resolve(
       (opts.workspaceDir as string | undefined) ?? recorded?.record.workspace_dir ?? process.cwd(),

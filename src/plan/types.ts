@@ -221,7 +221,7 @@ export interface PlannedTask {
   replicaIndex: number;
   replicaCount: number;
   policy: 'parallel' | 'sequential';
-  /** sweep values of this replica, rendered (Python str) */
+  /** sweep values of this replica, rendered (Python str); a secret's is `secret<k>` (its domain index) */
   sweep: Record<string, string>;
   backend: string;
   backendType: BackendType;
@@ -332,6 +332,8 @@ export interface PlannedVariable {
   domain: string[] | null;
   scope: 'global' | 'workflow';
   description?: string;
+  /** a secret variable (config/secret-variables.ts): its value is masked wherever sflow shows it */
+  secret?: true;
 }
 
 export interface PlanPaths {

@@ -90,7 +90,13 @@ describe('losing the console never loses the run', () => {
     const cwd = scratchDir('sflow-console-pipe-');
     writeFileSync(join(cwd, 'dag.yaml'), RECIPE);
     const r = await run(
-      ['bash', '-c', `"$0" "$1" run -f dag.yaml | head -1; echo "sflow exit: \${PIPESTATUS[0]}"`, process.execPath, BIN],
+      [
+        'bash',
+        '-c',
+        `"$0" "$1" run -f dag.yaml | head -1; echo "sflow exit: \${PIPESTATUS[0]}"`,
+        process.execPath,
+        BIN,
+      ],
       cwd,
     );
     expect(r.out).toContain("▶ Workflow 'console-loss'");
@@ -98,22 +104,33 @@ describe('losing the console never loses the run', () => {
     expectNormalEnd(cwd, /console went away \(stdout: its reader went away \(EPIPE\)\)/);
   }, 120_000);
 
-  it.skipIf(!python)('a closed terminal (pty): the run ends normally, no abort', async () => {
-    const cwd = scratchDir('sflow-console-pty-');
-    writeFileSync(join(cwd, 'dag.yaml'), RECIPE);
-    writeFileSync(join(cwd, 'ptydrive.py'), PTY_DRIVER);
-    const r = await run(['python3', 'ptydrive.py', process.execPath, BIN, 'run', '-f', 'dag.yaml'], cwd);
-    // exit -6 was Node aborting while restoring the hung-up terminal
-    expect(r.out.trim()).toBe('exit 1');
-    expectNormalEnd(cwd, /console went away \((stdout: |stderr: )?the terminal hung up/);
-  }, 120_000);
+  it.skipIf(!python)(
+    'a closed terminal (pty): the run ends normally, no abort',
+    async () => {
+      const cwd = scratchDir('sflow-console-pty-');
+      writeFileSync(join(cwd, 'dag.yaml'), RECIPE);
+      writeFileSync(join(cwd, 'ptydrive.py'), PTY_DRIVER);
+      const r = await run(['python3', 'ptydrive.py', process.execPath, BIN, 'run', '-f', 'dag.yaml'], cwd);
+      // exit -6 was Node aborting while restoring the hung-up terminal
+      expect(r.out.trim()).toBe('exit 1');
+      expectNormalEnd(cwd, /console went away \((stdout: |stderr: )?the terminal hung up/);
+    },
+    120_000,
+  );
 
-  it.skipIf(!python)('a closed terminal under --tui: the view leaves at the end, the run ends normally', async () => {
-    const cwd = scratchDir('sflow-console-tui-');
-    writeFileSync(join(cwd, 'dag.yaml'), RECIPE);
-    writeFileSync(join(cwd, 'ptydrive.py'), PTY_DRIVER);
-    const r = await run(['python3', 'ptydrive.py', process.execPath, BIN, 'run', '--tui', '-f', 'dag.yaml'], cwd);
-    expect(r.out.trim()).toBe('exit 1');
-    expectNormalEnd(cwd, /console went away \((stdout: |stderr: )?the terminal hung up/);
-  }, 120_000);
+  it.skipIf(!python)(
+    'a closed terminal under --tui: the view leaves at the end, the run ends normally',
+    async () => {
+      const cwd = scratchDir('sflow-console-tui-');
+      writeFileSync(join(cwd, 'dag.yaml'), RECIPE);
+      writeFileSync(join(cwd, 'ptydrive.py'), PTY_DRIVER);
+      const r = await run(
+        ['python3', 'ptydrive.py', process.execPath, BIN, 'run', '--tui', '-f', 'dag.yaml'],
+        cwd,
+      );
+      expect(r.out.trim()).toBe('exit 1');
+      expectNormalEnd(cwd, /console went away \((stdout: |stderr: )?the terminal hung up/);
+    },
+    120_000,
+  );
 });

@@ -143,7 +143,13 @@ describe('one driver per run folder', () => {
     // a live holder of another host is never taken over: refused with what to do
     writeFileSync(
       join(c.runDir, LOCK),
-      JSON.stringify({ v: 1, driver: 'elsewhere.example:4242:7', command: 'sflow run', since: 'x', nonce: 'n' }),
+      JSON.stringify({
+        v: 1,
+        driver: 'elsewhere.example:4242:7',
+        command: 'sflow run',
+        since: 'x',
+        nonce: 'n',
+      }),
     );
     const other = sflow(['recover', c.runDir], { cwd: c.dir, env: c.env });
     expect(other.code).toBe(1);
