@@ -76,6 +76,8 @@ export type RunEvent = Base &
         detail: string;
         /** which probe (`tcp_port 127.0.0.1:8000`), to tell several probes of one kind apart */
         target?: string;
+        /** the probe stopped for good: its pattern hit the regex time limit (this says why) */
+        limit?: string;
       }
     | {
         type: 'result_parsed';

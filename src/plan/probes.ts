@@ -87,6 +87,7 @@ function draftOne(
     intervalS: num('interval', 5, 0),
     successThreshold: num('success_threshold', 1, 1, false),
     failureThreshold: num('failure_threshold', 3, 1, false),
+    ...(role === 'failure' ? { onError: p.on_error === 'warn' ? ('warn' as const) : ('fail' as const) } : {}),
   };
   if (kind === 'tcp_port') {
     draft.port = resolveInt(

@@ -176,6 +176,8 @@ export interface PlannedProbe {
   intervalS: number;
   successThreshold: number;
   failureThreshold: number;
+  /** failure probes: a probe that cannot run any more (regex time limit) fails the task, or only warns */
+  onError?: 'fail' | 'warn';
 }
 
 export interface PlannedRetries {

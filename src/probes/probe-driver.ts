@@ -18,6 +18,8 @@ export interface ProbeLoopEvents {
   onTrigger(r: ProbeCheck): void;
   /** readiness only: the overall deadline passed without success; the loop has ended */
   onDeadline(waitedMs: number, last: ProbeCheck | undefined): void;
+  /** the probe cannot run any more (its pattern hit the regex time limit); the loop has ended */
+  onLimit?(reason: string): void;
 }
 
 export interface ProbeLoop {

@@ -244,6 +244,9 @@ export class ConsoleReporter implements RunEventSink {
       case 'backend_allocation':
         if (e.phase === 'waiting') this.err(`⏳ ${e.backend}: ${e.message}\n`);
         break;
+      case 'probe_result':
+        if (e.limit) this.err(`⚠ ${e.task}: ${e.role} probe ${e.target ?? e.kind} stopped: ${e.limit}\n`);
+        break;
       case 'result_parsed':
         if (!e.ok) this.err(`⚠ ${e.task}: result incomplete: ${e.errors.join('; ')}\n`);
         break;

@@ -38,6 +38,8 @@ export interface ProbeTrace {
   t: number;
   checks: number;
   since: number;
+  /** the probe stopped for good: its pattern hit the regex time limit */
+  limit?: string;
 }
 
 export interface ExternalRow {
@@ -223,7 +225,15 @@ export class SummaryModel {
           t: e.t,
           checks: (prev?.checks ?? 0) + 1,
           since: prev?.since ?? e.t,
+          ...(e.limit ? { limit: e.limit } : {}),
         });
+        if (e.limit)
+          this.timeline.push({
+            t: e.t,
+            task: e.task,
+            event: 'PROBE_LIMIT',
+            summary: `${e.role} ${e.target ?? e.kind}: ${e.limit}`,
+          });
         break;
       }
       case 'external_call':

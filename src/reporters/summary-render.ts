@@ -142,7 +142,7 @@ export function renderSummary(
       const seen = m.probes.get(t.name);
       for (const p of t.probes) {
         const tr = seen?.get(`${p.role}/${p.target}`) ?? seen?.get(`${p.role}/${p.kind}`);
-        const state = tr ? (tr.ok ? '[OK]' : '[FAIL]') : '[-]';
+        const state = tr ? (tr.limit ? '[LIMIT]' : tr.ok ? '[OK]' : '[FAIL]') : '[-]';
         const runtime = tr
           ? `${seconds(tr.t - tr.since)} (${tr.checks} check${tr.checks === 1 ? '' : 's'})`
           : '-';
