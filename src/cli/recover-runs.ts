@@ -25,6 +25,7 @@ import { runtimeInfo } from '../runtime/runtime-info.js';
 import { DEFAULT_GRACE_MS } from '../util/process-group.js';
 import { errorMessage } from '../util/errors.js';
 import { lockRunDir, type RunLock } from './run-lock.js';
+import { escapeControls } from '../util/ansi.js';
 
 export interface RecoveredAttempt {
   handle: TaskHandle;
@@ -274,8 +275,15 @@ export async function recoverLostRuns(o: Omit<RecoverOptions, 'driver'> = {}): P
   return out;
 }
 
-/** One line per recovered run, for the console. */
+/**
+ * One line per recovered run, for the console. Names come from the run's own files (a ledger a
+ * task may have edited): control characters are shown escaped, never sent to the terminal.
+ */
 export function describeRecovery(r: RecoveryReport): string[] {
+  return describeRecoveryLines(r).map(escapeControls);
+}
+
+function describeRecoveryLines(r: RecoveryReport): string[] {
   if (r.liveDriver) return [`run ${r.runDir}: not recovered, a driver of it still runs (${r.liveDriver})`];
   const stopped = r.attempts.filter((a) => a.outcome?.found);
   const counts = `${stopped.length} leftover attempt(s) stopped, ${r.attempts.length - stopped.length} already gone`;

@@ -42,6 +42,7 @@ import {
   variablesOf,
 } from './run-record.js';
 import { lockRunDir, type RunLock } from './run-lock.js';
+import { escapeControls } from '../util/ansi.js';
 
 const refuse = (message: string, hint?: string) =>
   new SflowError('run.resume_refused', message, { phase: 'preflight', hint });
@@ -97,7 +98,7 @@ export async function resumeCommand(positional: string[], opts: Record<string, u
     const secret = secretsOf(loaded);
     if (trial.workflow !== earlier.workflow)
       throw refuse(
-        `cannot resume ${runDir}: it ran workflow '${earlier.workflow}', the recipe is '${trial.workflow}'`,
+        `cannot resume ${runDir}: it ran workflow '${escapeControls(earlier.workflow)}', the recipe is '${trial.workflow}'`,
       );
 
     // what changed since: refused with the diff unless --force
@@ -196,7 +197,7 @@ async function refuseWhileRunning(
       );
     if (d === 'unknown' && earlier.driver && !force)
       throw refuse(
-        `cannot resume ${runDir}: its last session has not ended and its driver ran on ${earlier.driver.host}, where this sflow cannot check it`,
+        `cannot resume ${runDir}: its last session has not ended and its driver ran on ${escapeControls(earlier.driver.host)}, where this sflow cannot check it`,
         'make sure it is gone, then add --force',
       );
   }

@@ -301,6 +301,8 @@ export interface PlannedUpload {
   /** remote key below the prefix; undefined = the file's basename; trailing '/' = a directory */
   to?: string;
   onError: 'warn' | 'fail';
+  /** files reached through a link out of the folder `from` names are uploaded too (`follow_symlinks`) */
+  followSymlinks?: true;
   /** replicas insert `_<task name>` before the extension unless `to` mentions task.name */
   renameForReplica: boolean;
   /** as written in the recipe (dry-run listing) */
