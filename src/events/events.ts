@@ -97,7 +97,12 @@ export type RunEvent = Base &
         exitCode: number | null;
         durationMs: number;
         timedOut: boolean;
+        /** it answered as the caller needed (an expected answer such as a 404 after removal counts) */
         ok: boolean;
+        /** it failed with an answer the caller expected: not a failure of the tool */
+        expected?: true;
+        /** a failed call: the end of what it said */
+        error?: string;
       }
     | { type: 'log'; level: 'debug' | 'info' | 'warning' | 'error'; message: string }
     | { type: 'fail_fast'; message: string }

@@ -47,6 +47,10 @@ export interface ExternalRow {
   ok: boolean;
   timedOut: boolean;
   durationMs: number;
+  /** a failed call: what it was and what it said (the summary names it) */
+  failure?: string;
+  /** an expected answer (not a failure) */
+  expected?: boolean;
 }
 
 export interface UploadRow {
@@ -237,7 +241,18 @@ export class SummaryModel {
         break;
       }
       case 'external_call':
-        this.external.push({ tool: e.tool, ok: e.ok, timedOut: e.timedOut, durationMs: e.durationMs });
+        this.external.push({
+          tool: e.tool,
+          ok: e.ok,
+          timedOut: e.timedOut,
+          durationMs: e.durationMs,
+          ...(e.expected ? { expected: true } : {}),
+          ...(!e.ok
+            ? {
+                failure: `${e.tool} ${e.args.slice(0, 6).join(' ')}${e.args.length > 6 ? ' …' : ''} → ${e.timedOut ? 'timed out' : `exit ${e.exitCode ?? '-'}`}${e.error ? `: ${e.error}` : ''}`,
+              }
+            : {}),
+        });
         break;
       case 'fail_fast':
         this.failFast = e.message;

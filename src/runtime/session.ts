@@ -338,6 +338,8 @@ function traceExternalCalls(bus: EventBus, traceFile: string): Array<() => void>
         durationMs: c.durationMs,
         timedOut: c.timedOut,
         ok: c.ok,
+        ...(c.expected ? { expected: true as const } : {}),
+        ...(!c.ok ? { error: failureText(c.stderrTail ?? c.errorCode ?? '') } : {}),
       });
       if (isNotableCall(c)) appendFileSync(traceFile, JSON.stringify(c) + '\n');
     }),
@@ -349,4 +351,22 @@ function traceExternalCalls(bus: EventBus, traceFile: string): Array<() => void>
       });
     }),
   ];
+}
+
+/**
+ * One line that says why a call failed: an API error's JSON `message` where there is one (the
+ * Kubernetes client puts the status body in its error), else the last line that is not a warning.
+ */
+function failureText(tail: string): string {
+  // the body may be JSON inside JSON (the client stringifies the raw text): its quotes escaped
+  const message = /"message":"((?:[^"\\]|\\.)*)"/.exec(tail.replace(/\\"/g, '"'))?.[1];
+  const line =
+    message ??
+    tail
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !/^WARNING:/i.test(l))
+      .at(-1) ??
+    '';
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }
