@@ -184,7 +184,7 @@ export async function boundedExec(
   const shownArgs = redactArgs(args);
   let delay = opts.retryDelayMs ?? 500;
   let outcome!: ExecOutcome;
-  let expected = false;
+  let expected!: boolean;
   let warned = false;
   let current = 1;
   const slowTimer = setTimeout(() => {
