@@ -110,7 +110,7 @@ describe('untrusted text on the terminal', () => {
     const dir = scratchDir('sflow-untrusted-tail-');
     writeFileSync(
       join(dir, 'r.yaml'),
-      `version: "0.1"\nworkflow:\n  name: tail\n  tasks:\n    - name: t\n      script:\n        - printf 'before\\033]0;pwned\\007\\033[2J\\r✓ Workflow completed\\nafter\\n'\n        - exit 3\n`,
+      `version: "0.1"\nworkflow:\n  name: tail\n  tasks:\n    - name: t\n      script:\n        - printf 'before\\r\\033]0;pwned\\007\\033[2J✓ Workflow completed\\nafter\\n'\n        - exit 3\n`,
     );
     const r = sflow(['run', '-f', 'r.yaml'], { cwd: dir, env: { SFLOW_TASK_OUTPUT: 'never' } });
     expect(r.code).toBe(1);
