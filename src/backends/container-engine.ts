@@ -59,11 +59,12 @@ export class DockerEngine {
     host: Endpoint,
     args: string[],
     signal: AbortSignal,
-    o: { timeoutMs?: number; retries?: number } = {},
+    o: { timeoutMs?: number; retries?: number; expected?: (r: ExecOutcome) => boolean } = {},
   ): Promise<ExecOutcome> {
     return boundedExec(this.program, [...this.prefix(host), ...args], {
       timeoutMs: o.timeoutMs ?? 30_000,
       retries: o.retries ?? 0,
+      ...(o.expected ? { expected: o.expected } : {}),
       signal,
       env: this.env,
       cwd: '/', // independent of the driver's folder (a deleted cwd would fail every call)
@@ -85,10 +86,8 @@ export class DockerEngine {
       host,
       ['inspect', '--type', 'container', '--format', format, ...names],
       signal,
-      {
-        timeoutMs: 20_000,
-        retries: 1,
-      },
+      // an inspect after removal: the gone names print nothing, the rest their lines
+      { timeoutMs: 20_000, retries: 1, expected: gone },
     );
     if (!r.ok && !r.stdout.trim() && !/no such (object|container)/i.test(r.stderr))
       throw new Error(`${this.program} inspect${host ? ` on ${host}` : ''} failed: ${describe(r)}`);
@@ -139,15 +138,18 @@ export class DockerEngine {
   /** `docker stop -t <s>`: TERM, then KILL after the grace (whole seconds, rounded up) */
   stop(host: Endpoint, names: string[], graceMs: number, signal: AbortSignal): Promise<ExecOutcome> {
     const secs = Math.max(0, Math.ceil(graceMs / 1000));
-    return this.exec(host, ['stop', '-t', String(secs), ...names], signal, { timeoutMs: graceMs + 60_000 });
+    return this.exec(host, ['stop', '-t', String(secs), ...names], signal, {
+      timeoutMs: graceMs + 60_000,
+      expected: goneOrStopped,
+    });
   }
 
   kill(host: Endpoint, names: string[], signal: AbortSignal): Promise<ExecOutcome> {
-    return this.exec(host, ['kill', ...names], signal, { timeoutMs: 60_000 });
+    return this.exec(host, ['kill', ...names], signal, { timeoutMs: 60_000, expected: goneOrStopped });
   }
 
   rm(host: Endpoint, names: string[], signal: AbortSignal): Promise<ExecOutcome> {
-    return this.exec(host, ['rm', '-f', ...names], signal, { timeoutMs: 60_000, retries: 1 });
+    return this.exec(host, ['rm', '-f', ...names], signal, { timeoutMs: 60_000, retries: 1, expected: gone });
   }
 
   /** names of every container (running or not) whose name starts with `prefix` */
@@ -171,6 +173,29 @@ export class DockerEngine {
   version(host: Endpoint, signal: AbortSignal, timeoutMs = 20_000): Promise<ExecOutcome> {
     return this.exec(host, ['version', '--format', '{{.Server.Version}}'], signal, { timeoutMs });
   }
+}
+
+/**
+ * Every error line of a call says that a container is gone (`No such container`/`object`): an
+ * expected answer about containers sflow removed itself, not a failure of the engine.
+ */
+function gone(r: ExecOutcome): boolean {
+  return errorLines(r).every((l) => /no such (object|container)/i.test(l));
+}
+
+/** gone, or not running any more (a stop or kill of a container that already ended) */
+function goneOrStopped(r: ExecOutcome): boolean {
+  return errorLines(r).every((l) => /no such (object|container)|is not running/i.test(l));
+}
+
+/** stderr's error lines (docker's harmless warnings left out); none: not an expected answer */
+function errorLines(r: ExecOutcome): string[] {
+  if (r.timedOut || r.exitCode === null) return ['(no answer)'];
+  const lines = r.stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !/^WARNING:/i.test(l));
+  return lines.length ? lines : ['(no error text)'];
 }
 
 /** one line about a failed call */

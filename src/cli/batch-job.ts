@@ -18,6 +18,8 @@ import { composeText } from './compose.js';
 import { resolveComposed } from '../config/compose-resolve.js';
 import { runPreflight } from './run-preflight.js';
 import { errorMessage } from '../util/errors.js';
+import { missingSecrets, redactSecretVariables, type SecretSources } from '../config/secret-variables.js';
+import { secretsMissing } from './secrets.js';
 
 export interface BatchCommon {
   workspaceDir: string;
@@ -25,6 +27,8 @@ export interface BatchCommon {
   skipArtifactCheck: boolean;
   workflowMonitor: boolean;
   taskMonitors: string[];
+  /** secret values from the environment, files or a prompt (cli/secrets.ts) */
+  secrets?: SecretSources;
 }
 
 export interface JobSpec {
@@ -92,7 +96,11 @@ export function validateJob(j: JobSpec, c: BatchCommon): ValidJob {
     artifacts: j.artifacts,
     missable: j.missable,
     allowMissableWithOneFile: j.bulk,
+    secrets: c.secrets,
   });
+  // nobody can be asked inside a job: a secret without a value is an error now
+  const missing = missingSecrets(loaded.doc);
+  if (missing.length) throw secretsMissing(`${j.files.join(', ')}`, missing);
   warnings.push(...loaded.warnings.map((w) => w.message));
   applyMonitorFlags(loaded.recipe, { workflow: c.workflowMonitor, tasks: c.taskMonitors });
   applyCounts(loaded.recipe, j, warnings);
@@ -163,8 +171,9 @@ export function writeJob(path: string, script: string, job: ValidJob, resolveVar
   mkdirSync(dirname(path), { recursive: true });
   const composed = composedPathFor(path);
   try {
-    const doc = resolveVars ? resolveComposed(job.loaded.doc) : job.loaded.doc;
-    writeFileSync(composed, composeText(doc));
+    // a record of what the job runs, beside a script anyone may read: secret values are left out
+    const doc = redactSecretVariables(job.loaded.doc);
+    writeFileSync(composed, composeText(resolveVars ? resolveComposed(doc) : doc));
   } catch (e) {
     process.stderr.write(`⚠ composed recipe not written to ${composed}: ${errorMessage(e)}\n`);
   }

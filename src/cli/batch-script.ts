@@ -32,6 +32,8 @@ export interface BatchScriptInput {
   artifacts: string[];
   missable: string[];
   logLevel?: string;
+  /** `--secret-file NAME=PATH` (absolute paths the compute nodes read) */
+  secretFiles?: string[];
   skipArtifactCheck?: boolean;
   workflowMonitor?: boolean;
   taskMonitors?: string[];
@@ -53,6 +55,8 @@ export function forwardedRunArgs(i: BatchScriptInput): string[] {
   for (const s of i.sets) a.push('--set', s);
   for (const s of i.artifacts) a.push('--artifact', s);
   for (const m of i.missable) a.push('--missable-tasks', m);
+  // a file's path, never its value (SFLOW_SECRET_<NAME> reaches the job with sbatch's environment)
+  for (const f of i.secretFiles ?? []) a.push('--secret-file', f);
   if (i.logLevel && i.logLevel !== 'info') a.push('--log-level', i.logLevel);
   a.push('--workspace-dir', i.workspaceDir, '--output-dir', i.outputDir);
   if (i.skipArtifactCheck) a.push('--skip-artifact-check');

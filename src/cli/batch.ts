@@ -22,6 +22,10 @@ import {
 import { inputFiles } from './common.js';
 import { reportError } from './errors.js';
 import { VERSION } from './version.js';
+import { loadRecipe } from '../config/load.js';
+import { SECRET_ENV_PREFIX } from '../config/secret-variables.js';
+import { slurmExec } from '../backends/slurm/slurm-exec.js';
+import { howToGiveSecrets, loadWithSecrets, promptedSecrets, secretSources } from './secrets.js';
 
 const usage = (code: string, message: string, hint?: string, exitCode = 1) =>
   new SflowError(code, message, { phase: 'usage', exitCode, ...(hint ? { hint } : {}) });
@@ -33,6 +37,14 @@ function count(v: unknown, flag: string): number | undefined {
   if (!Number.isInteger(n) || n < 1)
     throw usage('batch.count', `${flag} ${String(v)}: expected a positive integer`, undefined, 2);
   return n;
+}
+
+/** `--secret-file NAME=PATH` with PATH absolute (the job starts in the workspace folder) */
+function absoluteSecretFiles(opts: Record<string, unknown>): string[] {
+  return ((opts.secretFile as string[] | undefined) ?? []).map((a) => {
+    const i = a.indexOf('=');
+    return i > 0 ? `${a.slice(0, i)}=${resolve(a.slice(i + 1))}` : a;
+  });
 }
 
 async function setup(opts: Record<string, unknown>): Promise<BatchSetup> {
@@ -62,6 +74,7 @@ async function setup(opts: Record<string, unknown>): Promise<BatchSetup> {
     skipArtifactCheck: Boolean(opts.skipArtifactCheck),
     workflowMonitor: Boolean(opts.enableWorkflowMonitor),
     taskMonitors: parseTaskMonitorFlag((opts.enableTaskMonitor as string[] | undefined) ?? []),
+    secrets: secretSources(opts),
   };
   const logs = resolve(cwd, 'sflow_output');
   return {
@@ -86,6 +99,7 @@ async function setup(opts: Record<string, unknown>): Promise<BatchSetup> {
       workspaceDir,
       outputDir,
       ...(typeof opts.logLevel === 'string' ? { logLevel: opts.logLevel } : {}),
+      secretFiles: absoluteSecretFiles(opts),
       skipArtifactCheck: common.skipArtifactCheck,
       workflowMonitor: common.workflowMonitor,
       taskMonitors: common.taskMonitors,
@@ -102,6 +116,27 @@ async function single(positional: string[], opts: Record<string, unknown>, s: Ba
   const files = inputFiles(positional, opts, 'sflow.yaml').map((f) => resolve(f));
   let job: ValidJob;
   try {
+    // secrets without a value are asked for on a terminal; the answers reach the job only through
+    // sbatch's environment (never the script), so they need --submit
+    await loadWithSecrets(
+      () =>
+        loadRecipe({
+          files,
+          set: s.cliSets,
+          artifacts: s.cliArtifacts,
+          missable: s.cliMissable,
+          secrets: s.common.secrets,
+        }),
+      opts,
+      'cannot write the job',
+    );
+    const prompted = Object.keys(promptedSecrets(opts));
+    if (prompted.length && !(opts.submit && !opts.dryRun))
+      throw new SflowError(
+        'batch.prompted_secret',
+        `a secret typed at the prompt (${prompted.join(', ')}) reaches the job only when sflow submits it (--submit): it is never written into the script`,
+        { phase: 'usage', hint: howToGiveSecrets(prompted) },
+      );
     job = validateJob(
       {
         files,
@@ -155,7 +190,10 @@ async function single(positional: string[], opts: Record<string, unknown>, s: Ba
   process.stdout.write(`✓ sbatch script: ${path}\n  composed recipe: ${composed}\n`);
   if (!opts.submit) return 0;
   ensureLogDirs(input);
-  const r = await submitBatch(path);
+  // values typed at the prompt go to the job in sbatch's environment (sbatch exports it)
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const [k, v] of Object.entries(promptedSecrets(opts))) env[`${SECRET_ENV_PREFIX}${k}`] = v;
+  const r = await submitBatch(path, slurmExec(env));
   if ('error' in r) {
     process.stderr.write(`✗ sbatch failed: ${r.error}\n`);
     return 1;

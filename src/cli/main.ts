@@ -9,6 +9,7 @@ import { VERSION, versionText } from './version.js';
 import { kubeFlags } from './kube-flags.js';
 import { registerSetupCommands } from './setup-commands.js';
 import { PACKAGE_NAME } from '../util/package-name.js';
+import { installConsoleGuards } from '../util/console-loss.js';
 
 const DOCS = `Docs: README.md and docs/recipes.md in the ${PACKAGE_NAME} package folder (sflow --version names it)`;
 
@@ -127,7 +128,12 @@ export function buildProgram(): Command {
       '--resume <run-dir>',
       'run again only what did not complete in that run (and what depends on it), in the same folder',
     )
-    .option('--force', 'with --resume: go on although the recipe or its variables changed');
+    .option('--force', 'with --resume: go on although the recipe or its variables changed')
+    .option(
+      '--secret-file <NAME=PATH>',
+      'a secret variable from a file, kept off command lines (repeatable; or SFLOW_SECRET_<NAME>)',
+      collect,
+    );
   kubeFlags(run)
     .addHelpText('after', `\n${DOCS}`)
     .action(async (files: string[], opts: Record<string, unknown>) => {
@@ -169,6 +175,11 @@ export function buildProgram(): Command {
       collect,
     )
     .option('-r, --resolve', 'composed recipes have their variables inlined')
+    .option(
+      '--secret-file <NAME=PATH>',
+      'a secret variable from a file the job reads, kept off command lines (repeatable)',
+      collect,
+    )
     .option('--workspace-dir <dir>', 'forwarded to sflow run; the job starts there (default: cwd)')
     .option('--output-dir <dir>', 'forwarded to sflow run (default: <workspace>/sflow_output)')
     .addOption(
@@ -319,22 +330,10 @@ export function buildProgram(): Command {
   return program;
 }
 
-let epipeHandled = false;
-
 export async function main(argv: string[]): Promise<void> {
-  // `sflow schema | head`: a reader that goes away is not an error (installed once per process)
-  if (!epipeHandled) {
-    epipeHandled = true;
-    process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-      if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-      // the terminal went away (SIGHUP): a run still tears down and writes its files
-      if (e.code === 'EIO') return;
-      throw e;
-    });
-    process.stderr.on('error', (e: NodeJS.ErrnoException) => {
-      if (e.code !== 'EIO' && e.code !== 'EPIPE') throw e;
-    });
-  }
+  // `sflow schema | head`: a reader that goes away is not an error; during a run it only silences
+  // the console (util/console-loss.ts)
+  installConsoleGuards();
   // the remote end of --ssh (the same sflow version on both ends): an internal protocol, not a command
   if (argv[2] === 'remote-agent') {
     const { remoteAgent } = await import('../remote/agent/cli.js');

@@ -24,6 +24,8 @@ import { forgetLiveRun, lostRuns, type LiveRunEntry } from '../runtime/live-runs
 import { runtimeInfo } from '../runtime/runtime-info.js';
 import { DEFAULT_GRACE_MS } from '../util/process-group.js';
 import { errorMessage } from '../util/errors.js';
+import { lockRunDir, type RunLock } from './run-lock.js';
+import { escapeControls } from '../util/ansi.js';
 
 export interface RecoveredAttempt {
   handle: TaskHandle;
@@ -119,8 +121,31 @@ export async function recoverRun(runDir: string, o: RecoverOptions = {}): Promis
     problems: [],
     failed: false,
   };
-  report.liveDriver = liveDriverOf(runDir, kinds);
-  if (report.liveDriver) return report;
+  let lock: RunLock;
+  try {
+    lock = lockRunDir(runDir, 'sflow recover', 'cannot recover');
+  } catch (e) {
+    // a resume or another recovery drives it now
+    report.liveDriver = errorMessage(e);
+    return report;
+  }
+  try {
+    report.liveDriver = liveDriverOf(runDir, kinds);
+    if (report.liveDriver) return report;
+    await recoverHandles(runDir, kinds, o, report);
+  } finally {
+    lock.release();
+  }
+  return report;
+}
+
+/** Stops what is left of the run's attempts, the run-level leftovers, and marks the run. */
+async function recoverHandles(
+  runDir: string,
+  kinds: readonly BackendKind[],
+  o: RecoverOptions,
+  report: RecoveryReport,
+): Promise<void> {
   const ledgerFile = ledgerPath(runDir);
   const { open, skipped } = readHandleLedger(ledgerFile);
   if (skipped) report.problems.push(`${skipped} unreadable line(s) in ${ledgerFile}`);
@@ -156,7 +181,6 @@ export async function recoverRun(runDir: string, o: RecoverOptions = {}): Promis
     await markLost(runDir, events, lastStart, report);
     report.marked = true;
   }
-  return report;
 }
 
 /** Every kind's run-level leftovers (allocations, pods, …) after the handles. */
@@ -251,8 +275,15 @@ export async function recoverLostRuns(o: Omit<RecoverOptions, 'driver'> = {}): P
   return out;
 }
 
-/** One line per recovered run, for the console. */
+/**
+ * One line per recovered run, for the console. Names come from the run's own files (a ledger a
+ * task may have edited): control characters are shown escaped, never sent to the terminal.
+ */
 export function describeRecovery(r: RecoveryReport): string[] {
+  return describeRecoveryLines(r).map(escapeControls);
+}
+
+function describeRecoveryLines(r: RecoveryReport): string[] {
   if (r.liveDriver) return [`run ${r.runDir}: not recovered, a driver of it still runs (${r.liveDriver})`];
   const stopped = r.attempts.filter((a) => a.outcome?.found);
   const counts = `${stopped.length} leftover attempt(s) stopped, ${r.attempts.length - stopped.length} already gone`;

@@ -13,6 +13,7 @@ import { BACKEND_KINDS, loadBackendKinds } from '../backends/registry.js';
 import { SflowError } from '../config/errors.js';
 import { driverLost, forgetLiveRun, listLiveRuns } from '../runtime/live-runs.js';
 import { reportError } from './errors.js';
+import { lockRunDir, type RunLock } from './run-lock.js';
 import {
   describeRecovery,
   liveDriverOf,
@@ -26,6 +27,7 @@ function usage(code: string, message: string, hint: string): SflowError {
 }
 
 export async function recoverCommand(dirs: string[], opts: Record<string, unknown>): Promise<number> {
+  const locks: RunLock[] = [];
   try {
     const graceMs = opts.graceSeconds !== undefined ? Number(opts.graceSeconds) * 1000 : undefined;
     const kinds = Object.values(BACKEND_KINDS);
@@ -48,6 +50,8 @@ export async function recoverCommand(dirs: string[], opts: Record<string, unknow
             `${d}: not an sflow run directory (no events.jsonl)`,
             'pass a folder under sflow_output/, e.g. sflow_output/<workflow>-<date>-<id>',
           );
+        // a run, a resume or another recover that drives it now is refused by name
+        locks.push(lockRunDir(runDir, 'sflow recover', 'cannot recover'));
         const hit = index.find((r) => resolve(r.entry.runDir) === runDir);
         if (hit && !driverLost(hit.entry))
           throw usage(
@@ -75,5 +79,7 @@ export async function recoverCommand(dirs: string[], opts: Record<string, unknow
     return reports.some((r) => r.failed || r.liveDriver) ? 1 : 0;
   } catch (e) {
     return reportError(e);
+  } finally {
+    for (const l of locks) l.release();
   }
 }

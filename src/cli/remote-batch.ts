@@ -22,6 +22,8 @@ import { resolveComposed } from '../config/compose-resolve.js';
 import { SflowError } from '../config/errors.js';
 import { parseTaskMonitorFlag } from '../config/monitor-flags.js';
 import { stageInputs } from './remote-inputs.js';
+import { loadWithSecrets, secretSources } from './secrets.js';
+import { loadRecipe } from '../config/load.js';
 import { redactSecretVariables } from '../config/secret-variables.js';
 import { writeReceipt } from '../remote/receipt.js';
 import { prepareRemote, removeUnstarted } from '../remote/remote-host.js';
@@ -99,6 +101,7 @@ export async function batchSshCommand(positional: string[], opts: Record<string,
     skipArtifactCheck: Boolean(opts.skipArtifactCheck),
     workflowMonitor: Boolean(opts.enableWorkflowMonitor),
     taskMonitors: parseTaskMonitorFlag((opts.enableTaskMonitor as string[] | undefined) ?? []),
+    secrets: secretSources(opts),
   };
   let nodes: number | undefined;
   let gpn: number | undefined;
@@ -112,6 +115,19 @@ export async function batchSshCommand(positional: string[], opts: Record<string,
   }
   const files = inputFiles(positional, opts, 'sflow.yaml').map((f) => resolve(f));
   try {
+    // secrets without a value are asked for here: they go up inside the recipe (from memory, 0600)
+    await loadWithSecrets(
+      () =>
+        loadRecipe({
+          files,
+          set: (opts.set as string[] | undefined) ?? [],
+          artifacts: (opts.artifact as string[] | undefined) ?? [],
+          missable: (opts.missableTasks as string[] | undefined) ?? [],
+          secrets: common.secrets,
+        }),
+      opts,
+      'cannot write the job',
+    );
     job = validateJob(
       {
         files,

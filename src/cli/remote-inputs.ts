@@ -11,6 +11,7 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { backendCatalog } from '../backends/registry.js';
 import { SflowError } from '../config/errors.js';
 import { redactSecretVariables } from '../config/secret-variables.js';
+import { runLoadOptions } from './secrets.js';
 import { loadRecipe } from '../config/load.js';
 import { applyMonitorFlags } from '../config/monitor-flags.js';
 import { uriPathText } from '../plan/artifacts.js';
@@ -55,7 +56,8 @@ export function stageInputs(
   const files = inputFiles(positional, opts, command === 'run' ? 'sflow.yaml' : undefined);
   if (files.length === 0)
     throw new SflowError('cli.no_input', 'no input files provided', { phase: 'usage', exitCode: 1 });
-  const loaded = loadRecipe(loadOptions(files, opts));
+  // a run's recipe goes up with its secret values (from memory, 0600); composing takes none
+  const loaded = loadRecipe(command === 'run' ? runLoadOptions(files, opts) : loadOptions(files, opts));
   if (!o.quiet) printWarnings(loaded.warnings);
   const recipeText = composeText(loaded.doc);
   const localCopyText = composeText(redactSecretVariables(loaded.doc));

@@ -13,6 +13,9 @@ import { reportError } from './errors.js';
 import { SflowError } from '../config/errors.js';
 import { VERSION } from './version.js';
 import { stageInputs } from './remote-inputs.js';
+import { loadWithSecrets, runLoadOptions } from './secrets.js';
+import { loadRecipe } from '../config/load.js';
+import { inputFiles } from './common.js';
 import { parseSshTarget, type SshTarget } from '../remote/ssh-target.js';
 import { killAllSsh, sshCall } from '../remote/ssh-call.js';
 import { prepareRemote, removeUnstarted } from '../remote/remote-host.js';
@@ -91,6 +94,13 @@ export async function sshCommand(
   try {
     refuseUnforwarded(kind, opts);
     target = parseSshTarget(String(opts.ssh));
+    // secrets without a value are asked for here, before anything is sent
+    if (kind === 'run')
+      await loadWithSecrets(
+        () => loadRecipe(runLoadOptions(inputFiles(positional, opts, 'sflow.yaml'), opts)),
+        opts,
+        'cannot run',
+      );
     staged = stageInputs(kind, positional, opts);
   } catch (e) {
     return reportError(e);

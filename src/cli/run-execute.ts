@@ -28,6 +28,8 @@ import { RunMonitor } from './run-monitor.js';
 import { RUN_RECORD, writeRunRecord, type RunRecord } from '../outputs/run-record.js';
 import { isSflowError } from '../config/errors.js';
 import { planSinks, runSinks } from './run-sinks.js';
+import { holdConsole } from '../util/console-loss.js';
+import { lockRunDir } from './run-lock.js';
 
 export interface ExecuteOptions {
   /** task working directory: where sflow was started */
@@ -80,6 +82,14 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
     phase: 'run',
     hint: 'choose another --output-dir (or --workspace-dir)',
   });
+  // one driver per run folder (a resume already holds it: the lock is re-entrant)
+  const lock = lockRunDir(plan.paths.runDir, 'sflow run', 'cannot run in');
+  const warnings = [
+    ...(opts.warnings ?? []),
+    ...(lock.unavailable
+      ? [`this run folder is not locked against a second driver: ${lock.unavailable}`]
+      : []),
+  ];
   const layout = runDirLayout(plan.paths.runDir);
   const commandLogs = planSinks(opts.cwd);
   return runSession({
@@ -98,13 +108,13 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
     graceMs: opts.graceMs,
     handleSignals: opts.handleSignals,
     signal: opts.signal,
-    warnings: opts.warnings,
+    warnings,
     pollTimeoutMs: opts.pollTimeoutMs,
     lostAfter: opts.lostAfter,
     uploads: opts.uploads,
     resume: opts.resume,
     lifeline: opts.lifeline,
-  });
+  }).finally(() => lock.release());
 }
 
 /** `sflow run` after the trial plan: the session re-plans on what the backends allocate. */
@@ -127,6 +137,9 @@ export async function executeRecipe(
     warnings?: string[];
   },
 ): Promise<number> {
+  // from here a closed stdout or a hung-up terminal only silences the console: the run goes on to
+  // its end, its files and its exit code (held until the process ends)
+  holdConsole();
   // runs of this user whose driver was killed: stop their leftovers first, say so, mark them
   const lost = await recoverLostRunsBeforeRun(o.opts);
   // http(s) artifacts downloaded (or found in the cache) before anything is allocated; the S3

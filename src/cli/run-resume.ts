@@ -29,7 +29,8 @@ import {
   unrunnableBackends,
 } from '../backends/registry.js';
 import { errorMessage } from '../util/errors.js';
-import { inputFiles, loadOptions, printWarnings } from './common.js';
+import { inputFiles, printWarnings } from './common.js';
+import { loadWithSecrets, runLoadOptions, warnSecretsOnCommandLine } from './secrets.js';
 import { reportError } from './errors.js';
 import { runPreflight } from './run-preflight.js';
 import {
@@ -40,12 +41,14 @@ import {
   secretsOf,
   variablesOf,
 } from './run-record.js';
-import { unrecordedSecrets } from '../config/secret-variables.js';
+import { lockRunDir, type RunLock } from './run-lock.js';
+import { escapeControls } from '../util/ansi.js';
 
 const refuse = (message: string, hint?: string) =>
   new SflowError('run.resume_refused', message, { phase: 'preflight', hint });
 
 export async function resumeCommand(positional: string[], opts: Record<string, unknown>): Promise<number> {
+  let lock: RunLock | undefined;
   try {
     if (opts.dryRun) throw usage('--resume cannot be combined with --dry-run');
     if (opts.outputDir !== undefined)
@@ -53,6 +56,8 @@ export async function resumeCommand(positional: string[], opts: Record<string, u
     const runDir = resolve(String(opts.resume));
     if (!existsSync(join(runDir, 'events.jsonl')) || !statSync(runDir).isDirectory())
       throw usage(`${runDir} is not an sflow run directory (no events.jsonl)`);
+    // one driver per run folder: a second resume (or a recover) of it is refused from here on
+    lock = lockRunDir(runDir, 'sflow run --resume', 'cannot resume');
     const events = readLedger(runDir);
     const earlier = foldEarlierRun(events);
     if (earlier.sessions === 0) throw usage(`${runDir}/events.jsonl records no run`);
@@ -65,20 +70,19 @@ export async function resumeCommand(positional: string[], opts: Record<string, u
         'give its recipe again with -f and add --force (it cannot be compared with the original)',
       );
     const files = given ? inputFiles(positional, opts) : [recorded!.recipePath];
-    const loaded = loadRecipe(loadOptions(files, opts));
+    // secret values are not recorded: the resume is given them again (environment, files, a prompt)
+    const loaded = await loadWithSecrets(
+      () => loadRecipe(runLoadOptions(files, opts)),
+      opts,
+      `cannot resume ${runDir}`,
+    );
+    warnSecretsOnCommandLine(loaded, (w) => loaded.warnings.push({ message: w }));
     // the recorded recipe has the original overrides and monitor flags in it; flags given now only fill gaps
     const inputs = runInputs(files, opts);
     applyMonitorFlags(loaded.recipe, {
       workflow: inputs.enableWorkflowMonitor,
       tasks: inputs.enableTaskMonitor,
     });
-    // secret values are not recorded: the resume is given them again (checked before planning)
-    const missing = unrecordedSecrets(loaded.doc);
-    if (missing.length)
-      throw refuse(
-        `cannot resume ${runDir}: the secret variable(s) ${missing.join(', ')} were not recorded (sflow never writes a secret value to the run directory)`,
-        `give them again: sflow run --resume ${runDir} ${missing.map((n) => `-s ${n}=…`).join(' ')}`,
-      );
     printWarnings(loaded.warnings);
     const workspaceDir = resolve(
       (opts.workspaceDir as string | undefined) ?? recorded?.record.workspace_dir ?? process.cwd(),
@@ -94,7 +98,7 @@ export async function resumeCommand(positional: string[], opts: Record<string, u
     const secret = secretsOf(loaded);
     if (trial.workflow !== earlier.workflow)
       throw refuse(
-        `cannot resume ${runDir}: it ran workflow '${earlier.workflow}', the recipe is '${trial.workflow}'`,
+        `cannot resume ${runDir}: it ran workflow '${escapeControls(earlier.workflow)}', the recipe is '${trial.workflow}'`,
       );
 
     // what changed since: refused with the diff unless --force
@@ -160,6 +164,8 @@ export async function resumeCommand(positional: string[], opts: Record<string, u
     });
   } catch (e) {
     return reportError(e);
+  } finally {
+    lock?.release();
   }
 }
 
@@ -191,7 +197,7 @@ async function refuseWhileRunning(
       );
     if (d === 'unknown' && earlier.driver && !force)
       throw refuse(
-        `cannot resume ${runDir}: its last session has not ended and its driver ran on ${earlier.driver.host}, where this sflow cannot check it`,
+        `cannot resume ${runDir}: its last session has not ended and its driver ran on ${escapeControls(earlier.driver.host)}, where this sflow cannot check it`,
         'make sure it is gone, then add --force',
       );
   }

@@ -5,6 +5,7 @@
  */
 import { LoopStallWatchdog } from '../reporters/loop-stalls.js';
 import type { RunEvent } from '../events/events.js';
+import { onConsoleLost } from '../util/console-loss.js';
 
 export interface RunView {
   /** the plain console reporter should run */
@@ -38,6 +39,8 @@ export async function openRunView(opts: Record<string, unknown>): Promise<RunVie
   const { startTui } = await withoutCiMarkers(() => import('../reporters/tui/index.js'));
   const fps = Number(opts.tuiRefresh ?? 4);
   const tui = startTui({ requestStop: stopLikeCtrlC, fps: Number.isFinite(fps) ? fps : 4 });
+  // a terminal that hung up cannot answer `q`: the view leaves on its own when the run ends
+  onConsoleLost(() => tui.consoleGone());
   const warnings: string[] = [];
   const watchdog = new LoopStallWatchdog({
     warn: (m) => {

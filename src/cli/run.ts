@@ -6,7 +6,8 @@ import { buildPlan } from '../plan/build.js';
 import { makeRunId } from '../plan/run-id.js';
 import { checkArtifactPaths } from '../preflight/artifacts.js';
 import { parseWaitForGpus } from '../gpu/settings.js';
-import { inputFiles, loadOptions, printWarnings } from './common.js';
+import { inputFiles, printWarnings } from './common.js';
+import { loadWithSecrets, runLoadOptions, warnSecretsOnCommandLine } from './secrets.js';
 import { reportError } from './errors.js';
 import { applySlurmExtraArgs, applySlurmGpusPerNode } from '../backends/slurm/extra-args.js';
 import { applyDockerExtraArgs } from '../backends/docker/extra-args.js';
@@ -30,7 +31,10 @@ export async function runCommand(positional: string[], opts: Record<string, unkn
         hint: 'sflow run --resume <run dir> --force',
       });
     const files = inputFiles(positional, opts, 'sflow.yaml');
-    const loaded = loadRecipe(loadOptions(files, opts));
+    const load = () => loadRecipe(runLoadOptions(files, opts));
+    // a dry-run asks for nothing: a secret without a value is shown masked like the others
+    const loaded = opts.dryRun ? load() : await loadWithSecrets(load, opts, 'cannot run');
+    warnSecretsOnCommandLine(loaded, (w) => loaded.warnings.push({ message: w }));
     for (const w of [
       ...applySlurmExtraArgs(loaded.recipe, (opts.extraArgs as string[] | undefined) ?? []),
       ...applySlurmGpusPerNode(loaded.recipe),

@@ -10,7 +10,7 @@ import { readReceipt, updateReceipt } from '../remote/receipt.js';
 import { parseSshTarget } from '../remote/ssh-target.js';
 import { killAllSsh, sshCall, sshFailure } from '../remote/ssh-call.js';
 import { agentCommand } from '../remote/transfer.js';
-import { followRemote } from '../remote/follow-local.js';
+import { followRemote, terminalLine } from '../remote/follow-local.js';
 import { parseEndLine } from '../remote/session-layout.js';
 
 export async function watchCommand(receiptPath: string, opts: Record<string, unknown>): Promise<number> {
@@ -35,7 +35,7 @@ export async function watchCommand(receiptPath: string, opts: Record<string, unk
       for (const line of r.stdout.split('\n')) {
         const e = parseEndLine(line);
         if (e) end = e;
-        else if (line) process.stdout.write(line + '\n');
+        else if (line) process.stdout.write(terminalLine(line + '\n'));
       }
       process.stdout.write(end ? `remote run ${end.state} (exit ${end.code})\n` : 'remote run: running\n');
       if (end && receipt.state !== end.state) updateReceipt(receiptPath, receipt, end.state, end.code);

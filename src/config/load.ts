@@ -14,6 +14,7 @@ import { entryOrigin, formatPath, locate, locateInText, type PathSeg } from './s
 import { compileCached } from './templates.js';
 import { ExprSyntaxError, hasExpression } from './expr/index.js';
 import { validateRecipe, type Recipe } from './schema/index.js';
+import { applySecretSources, type SecretSources } from './secret-variables.js';
 
 type Obj = Record<string, unknown>;
 
@@ -24,6 +25,8 @@ export interface LoadOptions {
   missable?: string[];
   /** bulk/batch modes allow --missable-tasks with a single file */
   allowMissableWithOneFile?: boolean;
+  /** secret values from the environment, files or a prompt (commands that run the recipe) */
+  secrets?: SecretSources;
 }
 
 export interface LoadWarning {
@@ -79,6 +82,7 @@ export function loadRecipe(opts: LoadOptions): LoadedRecipe {
     warnings.push(...m.warnings.map((w) => ({ message: `merge: ${w.message}`, location: w.location })));
   }
   const setOverrides = applySetOverrides(doc, opts.set ?? []);
+  applySecretSources(doc, opts.secrets, new Set(setOverrides.map((o) => o.key)));
   const artifactOverrides = applyArtifactOverrides(doc, opts.artifacts ?? []);
   let missableRemovals: string[] = [];
   if (opts.missable?.length) {

@@ -94,6 +94,8 @@ export type RunEvent = Base &
         detail: string;
         /** which probe (`tcp_port 127.0.0.1:8000`), to tell several probes of one kind apart */
         target?: string;
+        /** the probe stopped for good: its pattern hit the regex time limit (this says why) */
+        limit?: string;
       }
     | {
         type: 'result_parsed';
@@ -113,7 +115,12 @@ export type RunEvent = Base &
         exitCode: number | null;
         durationMs: number;
         timedOut: boolean;
+        /** it answered as the caller needed (an expected answer such as a 404 after removal counts) */
         ok: boolean;
+        /** it failed with an answer the caller expected: not a failure of the tool */
+        expected?: true;
+        /** a failed call: the end of what it said */
+        error?: string;
       }
     | { type: 'log'; level: 'debug' | 'info' | 'warning' | 'error'; message: string }
     | { type: 'fail_fast'; message: string }

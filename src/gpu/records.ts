@@ -21,6 +21,7 @@ import path from 'node:path';
 import { SflowError } from '../config/errors.js';
 import { errorCode } from '../util/errors.js';
 import { isKeeper, type Keeper } from './keeper.js';
+import { escapeControls } from '../util/ansi.js';
 
 /**
  * claiming: written before the claim is decided (see registry.ts); held: owned outright;
@@ -124,6 +125,21 @@ function isRecord(v: unknown): v is ReservationRecord {
   );
 }
 
+/**
+ * A record's strings as text a terminal shows as such: another user may write any bytes into a
+ * shared registry, and run and task names end up in messages (`reserved by run '…' task '…'`).
+ */
+function asText(r: ReservationRecord): ReservationRecord {
+  return {
+    ...r,
+    runId: escapeControls(r.runId),
+    task: escapeControls(r.task),
+    host: escapeControls(r.host),
+    createdAt: escapeControls(r.createdAt),
+    uuids: r.uuids.map(escapeControls),
+  };
+}
+
 /** a regular file's text, or null (not regular, too large, vanished); never follows a link or blocks */
 function readRegular(file: string): { text: string; uid: number } | null {
   let fd: number;
@@ -181,7 +197,7 @@ export function listRecords(dir: string): {
     } catch {
       record = undefined;
     }
-    if (isRecord(record)) stored.push({ file, record, fileUid: got.uid });
+    if (isRecord(record)) stored.push({ file, record: asText(record), fileUid: got.uid });
     else corrupt.push({ file, fileUid: got.uid });
   }
   return { stored, corrupt };
@@ -193,7 +209,7 @@ export function readRecord(file: string): StoredRecord | null {
   if (got === null) return null;
   try {
     const record: unknown = JSON.parse(got.text);
-    return isRecord(record) ? { file, record, fileUid: got.uid } : null;
+    return isRecord(record) ? { file, record: asText(record), fileUid: got.uid } : null;
   } catch {
     return null;
   }

@@ -5,6 +5,7 @@
  * and takes other free cards when those are held elsewhere; an `indices` request claims exactly
  * those cards. The task then sees the claimed indices in CUDA_VISIBLE_DEVICES.
  */
+import { escapeControls } from '../util/ansi.js';
 import type { PlannedTask } from '../plan/types.js';
 import { keeperOf } from './keeper.js';
 import { claim, lend, release, releaseRun, type Claim } from './registry.js';
@@ -56,7 +57,9 @@ export class TaskGpuClaims {
     for (const i of c.ignored) {
       if (this.ignoredSeen.has(i.file)) continue;
       this.ignoredSeen.add(i.file);
-      this.log(`${task.name}: ignored GPU reservation record ${i.file}: ${i.why}`);
+      this.log(
+        `${task.name}: ignored GPU reservation record ${escapeControls(i.file)}: ${escapeControls(i.why)}`,
+      );
     }
     return { indices: c.indices, uuids: c.uuids };
   }

@@ -138,6 +138,8 @@ export function finishTasks(f: FinishInput): PlannedTask[] {
           : undefined;
       const sweep: Record<string, string> = {};
       for (const k in inst.sweep) sweep[k] = renderValue(inst.sweep[k]);
+      // what the plan shows and records: a secret's value stands as `secret<k>`
+      const shown = inst.masked ? { ...sweep, ...inst.masked } : sweep;
       // stores into a fresh object, not a `{ ...baseEnv, … }` literal: a spread copy gets a hidden
       // class of its own (with its own descriptors), ~0.7 KB more per replica kept by the plan; the
       // stores follow the first replica's transitions. Same keys in the same order as the spread.
@@ -187,7 +189,7 @@ export function finishTasks(f: FinishInput): PlannedTask[] {
         replicaIndex: inst.replicaIndex,
         replicaCount: d.expansion.instances.length,
         policy: d.expansion.policy,
-        sweep,
+        sweep: shown,
         backend: d.backend.name,
         backendType: d.backend.type,
         operator: d.operator,

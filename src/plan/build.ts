@@ -21,6 +21,7 @@ import { checkSweepOverrides } from './sweep-overrides.js';
 import { draftTask } from './task-draft.js';
 import type { Plan } from './types.js';
 import { planStorage, planUploadAll } from './uploads.js';
+import { secretVariableNames } from '../config/secret-variables.js';
 
 export type { BuildOptions } from './build-scope.js';
 
@@ -35,6 +36,7 @@ function buildPlanUnmetered(loaded: LoadedRecipe, opts: BuildOptions): Plan {
   const s = planScope(loaded, opts);
   // task instances (replicas, sweep combinations) are capped per plan, checked before they are built
   const budget = new InstanceBudget();
+  const secret = secretVariableNames(doc);
   const drafts = wf.tasks.map((item, i) =>
     draftTask(
       item as Record<string, unknown>,
@@ -44,6 +46,7 @@ function buildPlanUnmetered(loaded: LoadedRecipe, opts: BuildOptions): Plan {
       s.vars,
       s.scope,
       budget,
+      secret,
     ),
   );
   const asserts = new Map(drafts.map((d) => [d, draftAssertions(d.item, d.where, s.scope)]));
@@ -80,6 +83,7 @@ function buildPlanUnmetered(loaded: LoadedRecipe, opts: BuildOptions): Plan {
       domain: v.domain ? v.domain.map((x) => renderValue(x)) : null,
       scope: s.globals.get(v.name) === v ? 'global' : 'workflow',
       ...(v.description ? { description: v.description } : {}),
+      ...(secret.has(v.name) ? { secret: true as const } : {}),
     })),
     backends: s.backends,
     artifacts: s.artifacts,

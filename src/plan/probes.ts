@@ -104,6 +104,7 @@ function draftOne(
     intervalS: num('interval', 5, 0),
     successThreshold: num('success_threshold', 1, 1, false),
     failureThreshold: num('failure_threshold', 3, 1, false),
+    ...(role === 'failure' ? { onError: p.on_error === 'warn' ? ('warn' as const) : ('fail' as const) } : {}),
   };
   const kw: Where = { doc: where.doc, path: [...where.path, kind] };
   const fields = probeKind(kind).plan(p[kind], planKit(taskName, role, scope, kw, backend));

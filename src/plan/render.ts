@@ -11,7 +11,7 @@ import { planToDagView } from './dag-view.js';
 import { renderMonitorPlan } from './monitor-plan.js';
 import { formatDuration } from './duration.js';
 import { basename } from 'node:path';
-import { redactUrl } from '../util/redact.js';
+import { REDACTED, redactUrl } from '../util/redact.js';
 import type {
   Plan,
   PlannedArtifact,
@@ -141,6 +141,30 @@ export function* dryRunChunks(
   loaded: LoadedRecipe,
   opts: { quiet?: boolean } = {},
 ): Generator<string, void, undefined> {
+  const mask = secretMask(plan);
+  for (const piece of planChunks(plan, loaded, opts)) yield mask(piece);
+}
+
+/**
+ * Hides the values of secret variables wherever they appear in the text (a command that inlines
+ * one, an environment line); values shorter than 4 characters are masked only where the plan shows
+ * the variable itself (masking every `1` would garble the plan).
+ */
+function secretMask(plan: Plan): (text: string) => string {
+  const values = new Set<string>();
+  for (const v of plan.variables)
+    if (v.secret) for (const x of [v.rendered, ...(v.domain ?? [])]) if (x.length >= 4) values.add(x);
+  if (values.size === 0) return (text) => text;
+  const longestFirst = [...values].sort((a, b) => b.length - a.length);
+  return (text) => longestFirst.reduce((t, x) => t.split(x).join(REDACTED), text);
+}
+
+function* planChunks(
+  plan: Plan,
+  loaded: LoadedRecipe,
+  opts: { quiet?: boolean },
+): Generator<string, void, undefined> {
+  const secret = new Set(plan.variables.filter((v) => v.secret).map((v) => v.name));
   const out: string[] = [];
   out.push(`Dry-run: ${plan.workflow}`, '');
   if (loaded.files.length > 1) {
@@ -167,15 +191,19 @@ export function* dryRunChunks(
   if (loaded.setOverrides.length || loaded.artifactOverrides.length) {
     out.push('Overrides:');
     for (const s of loaded.setOverrides)
-      out.push(`  --set ${s.key}=${s.raw}${s.isDomain ? '  (domain sweep)' : ''}`);
+      out.push(
+        `  --set ${s.key}=${secret.has(s.key) ? REDACTED : s.raw}${s.isDomain ? '  (domain sweep)' : ''}`,
+      );
     for (const a of loaded.artifactOverrides) out.push(`  --artifact ${a.name}=${a.uri}`);
     out.push('');
   }
   if (plan.variables.length) {
     out.push('Variables:');
     for (const v of plan.variables.slice(0, 200)) {
+      const value = v.secret ? `${REDACTED} (secret)` : v.rendered;
+      const domain = v.domain && (v.secret ? v.domain.map((_, k) => `secret${k}`) : v.domain);
       out.push(
-        `  ${v.name} = ${v.rendered}${v.type !== 'string' ? ` (${v.type})` : ''}${v.domain ? `  domain: [${v.domain.join(', ')}]` : ''}${v.scope === 'workflow' ? '  [workflow]' : ''}`,
+        `  ${v.name} = ${value}${v.type !== 'string' ? ` (${v.type})` : ''}${domain ? `  domain: [${domain.join(', ')}]` : ''}${v.scope === 'workflow' ? '  [workflow]' : ''}`,
       );
     }
     if (plan.variables.length > 200) out.push(`  … (+${plan.variables.length - 200} more)`);

@@ -2,7 +2,9 @@
  * Replica expansion (spec config.md §5.7): `count` → `<base>_0…`; `variables` → one replica per
  * element of the Cartesian product of the domains (first variable outermost), named from the
  * rendered values with `.`, `-` and spaces turned into `_` — and, so that replica names obey the
- * rules of declared task names, `/`, `\`, any other whitespace and control characters too.
+ * rules of declared task names, `/`, `\`, any other whitespace and control characters too. A
+ * secret variable's value never becomes a name: its part is `secret<k>`, k the value's place in
+ * the domain (the same k stands for it in the plan's sweep values and every record).
  */
 import { renderValue, toNative, type Scope, type Value } from '../config/expr/index.js';
 import type { ResolvedVariable } from '../config/variables.js';
@@ -14,6 +16,8 @@ export interface ReplicaInstance {
   replicaIndex: number;
   /** swept variable → this replica's value (raw domain value, not cast) */
   sweep: Record<string, Value>;
+  /** swept secret variable → what stands for its value in names and records: `secret<k>` */
+  masked?: Record<string, string>;
 }
 
 export interface Expansion {
@@ -33,6 +37,7 @@ export function expandReplicas(
   scope: Scope,
   where: Where,
   budget: InstanceBudget = new InstanceBudget(),
+  secret: ReadonlySet<string> = new Set(),
 ): Expansion {
   if (!replicas) {
     budget.take(1, base, where);
@@ -100,12 +105,15 @@ export function expandReplicas(
     base,
     at('variables'),
   );
-  const combos: Value[][] = [[]];
+  // each combination as the domain indices of its values
+  const combos: number[][] = [[]];
   for (const d of domains) {
-    const next: Value[][] = [];
-    for (const c of combos) for (const v of d.values) next.push([...c, v]);
+    const next: number[][] = [];
+    for (const c of combos) for (let k = 0; k < d.values.length; k++) next.push([...c, k]);
     combos.splice(0, combos.length, ...next);
   }
+  const part = (j: number, k: number): string =>
+    secret.has(domains[j].name) ? `secret${k}` : sanitiseReplicaPart(domains[j].values[k]);
   if (count !== undefined && count !== combos.length) {
     throw planError(
       at('count'),
@@ -116,7 +124,7 @@ export function expandReplicas(
   }
   const seen = new Map<string, number>();
   const instances = combos.map((combo, i) => {
-    const name = [base, ...combo.map(sanitiseReplicaPart)].join('_');
+    const name = [base, ...combo.map((k, j) => part(j, k))].join('_');
     const prev = seen.get(name);
     if (prev !== undefined) {
       throw planError(
@@ -128,8 +136,12 @@ export function expandReplicas(
     }
     seen.set(name, i);
     const sweep: Record<string, Value> = {};
-    domains.forEach((d, j) => (sweep[d.name] = combo[j]));
-    return { name, replicaIndex: i, sweep };
+    let masked: Record<string, string> | undefined;
+    domains.forEach((d, j) => {
+      sweep[d.name] = d.values[combo[j]];
+      if (secret.has(d.name)) (masked ??= {})[d.name] = part(j, combo[j]);
+    });
+    return masked ? { name, replicaIndex: i, sweep, masked } : { name, replicaIndex: i, sweep };
   });
   return { policy, replicated: true, instances };
 }

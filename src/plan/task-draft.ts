@@ -50,6 +50,8 @@ export function draftTask(
   vars: Map<string, ResolvedVariable>,
   scope: Scope,
   budget?: InstanceBudget,
+  /** secret variables: a swept one's values never become names */
+  secret?: ReadonlySet<string>,
 ): Draft {
   const base = String(item.name);
   const at = (...p: (string | number)[]): Where => ({ doc: where.doc, path: [...where.path, ...p] });
@@ -77,7 +79,7 @@ export function draftTask(
     backend = b;
   } else backend = backends.find((b) => b.isDefault) ?? backends[0];
   const operator = selectOperator(base, item.operator, backend, operators, scope, where);
-  const expansion = expandReplicas(base, item.replicas as Obj, vars, scope, at('replicas'), budget);
+  const expansion = expandReplicas(base, item.replicas as Obj, vars, scope, at('replicas'), budget, secret);
   // resources
   const res = (item.resources ?? {}) as Obj;
   const resources: Draft['resources'] = {};

@@ -193,7 +193,7 @@ export interface PlannedTask {
   replicaIndex: number;
   replicaCount: number;
   policy: 'parallel' | 'sequential';
-  /** sweep values of this replica, rendered (Python str) */
+  /** sweep values of this replica, rendered (Python str); a secret's is `secret<k>` (its domain index) */
   sweep: Record<string, string>;
   backend: string;
   backendType: BackendType;
@@ -276,6 +276,8 @@ export interface PlannedUpload {
   /** remote key below the prefix; undefined = the file's basename; trailing '/' = a directory */
   to?: string;
   onError: 'warn' | 'fail';
+  /** files reached through a link out of the folder `from` names are uploaded too (`follow_symlinks`) */
+  followSymlinks?: true;
   /** replicas insert `_<task name>` before the extension unless `to` mentions task.name */
   renameForReplica: boolean;
   /** as written in the recipe (dry-run listing) */
@@ -309,6 +311,8 @@ export interface PlannedVariable {
   domain: string[] | null;
   scope: 'global' | 'workflow';
   description?: string;
+  /** a secret variable (config/secret-variables.ts): its value is masked wherever sflow shows it */
+  secret?: true;
 }
 
 export interface PlanPaths {

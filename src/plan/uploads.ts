@@ -125,6 +125,7 @@ export function planTaskUploads(
       from,
       ...(to !== undefined ? { to } : {}),
       onError: u.on_error === 'fail' ? 'fail' : 'warn',
+      ...(u.follow_symlinks === true ? { followSymlinks: true as const } : {}),
       renameForReplica: t.replicated && !(toTemplate !== undefined && MENTIONS_TASK_NAME.test(toTemplate)),
       fromTemplate,
       ...(toTemplate !== undefined ? { toTemplate } : {}),

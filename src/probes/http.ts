@@ -109,7 +109,7 @@ export function httpCheck(opts: HttpCheckOptions): ProbeCheck {
     } catch (e) {
       if (!(e instanceof RegexTimeoutError)) throw e;
       patternFailure = `body pattern ${JSON.stringify(opts.bodyMatch)}: ${e.message}`;
-      return { ok: false, detail: patternFailure };
+      return { ok: false, detail: patternFailure, limit: patternFailure };
     }
     return {
       ok: found,
@@ -120,7 +120,7 @@ export function httpCheck(opts: HttpCheckOptions): ProbeCheck {
     kind,
     describe: () => `${kind} ${opts.url}`,
     async check(signal, eachCheckTimeoutMs) {
-      if (patternFailure) return { ok: false, detail: patternFailure };
+      if (patternFailure) return { ok: false, detail: patternFailure, limit: patternFailure };
       if (opts.transport) {
         const r = await opts.transport.http(
           {

@@ -81,6 +81,8 @@ export interface ProbeCommon {
   failureThreshold: number;
   /** the concrete task whose log the probe reads, when not its own (log_watch `logger`) */
   logTask?: string;
+  /** failure probes: a probe that cannot run any more (regex time limit) fails the task, or only warns */
+  onError?: 'fail' | 'warn';
 }
 
 /** The task a check belongs to (a PlannedTask is one). */

@@ -189,9 +189,14 @@ export class LogWatchCheck implements ProbeCheck {
     return run;
   }
 
+  /** the pattern ran out of time: this check can never run again */
+  private limited(): CheckResult {
+    const detail = `pattern ${this.o.pattern}: ${this.matcher.failure}`;
+    return { ok: false, detail, limit: detail };
+  }
+
   private async checkNow(signal: AbortSignal): Promise<CheckResult> {
-    if (this.matcher.failure)
-      return { ok: false, detail: `pattern ${this.o.pattern}: ${this.matcher.failure}` };
+    if (this.matcher.failure) return this.limited();
     if (this.compiled.kind === 'literal' && this.compiled.text === '')
       return { ok: true, detail: 'empty pattern' };
     let fh;
@@ -222,8 +227,7 @@ export class LogWatchCheck implements ProbeCheck {
     } finally {
       await fh.close().catch(() => undefined);
     }
-    if (this.matcher.failure)
-      return { ok: false, detail: `pattern ${this.o.pattern}: ${this.matcher.failure}` };
+    if (this.matcher.failure) return this.limited();
     const { count, lastMatchLine } = this.matcher.current();
     const seen = `${count}/${this.required} matches`;
     return {

@@ -106,6 +106,18 @@ export async function runProbeLoop(o: ProbeLoopOptions): Promise<ProbeLoopOutcom
     last = { ok: r.ok, detail: r.detail };
     consecutive = r.ok ? consecutive + 1 : 0;
     o.onResult?.({ ...last, n, consecutive, at, tookMs: Date.now() - at });
+    // a check that can never run again ends the loop: the caller reports the limit
+    if (r.limit)
+      return {
+        passed: false,
+        reason: r.limit,
+        timedOut: false,
+        aborted: false,
+        checks: n,
+        elapsedMs: Date.now() - start,
+        last,
+        limit: r.limit,
+      };
     if (consecutive >= threshold) return { passed: true, checks: n, elapsedMs: Date.now() - start, last };
     next = at + interval;
   }

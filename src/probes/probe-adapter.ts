@@ -53,6 +53,7 @@ export class ProbeAdapter implements ProbeDriver {
     }).then((out) => {
       if (ac.signal.aborted) return;
       if (out.passed) ev.onTrigger(out.last);
+      else if (out.limit) ev.onLimit?.(out.limit);
       else if (out.timedOut) ev.onDeadline(out.elapsedMs, out.last);
     });
     return { stop: () => ac.abort() };

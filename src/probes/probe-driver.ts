@@ -16,6 +16,8 @@ export interface ProbeLoopEvents {
   onTrigger(r: CheckResult): void;
   /** readiness only: the overall deadline passed without success; the loop has ended */
   onDeadline(waitedMs: number, last: CheckResult | undefined): void;
+  /** the probe cannot run any more (its pattern hit the regex time limit); the loop has ended */
+  onLimit?(reason: string): void;
 }
 
 export interface ProbeLoop {

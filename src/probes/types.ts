@@ -9,6 +9,11 @@ export interface CheckResult {
   ok: boolean;
   /** what the check saw, one line: `127.0.0.1:8000 open`, `HTTP 503`, `1/2 matches` */
   detail: string;
+  /**
+   * set when the check can never run again: its pattern hit the regex time limit
+   * (util/guarded-regex.ts); the loop ends and reports it
+   */
+  limit?: string;
 }
 
 export interface ProbeCheck {
@@ -66,6 +71,8 @@ export type ProbeLoopOutcome =
       checks: number;
       elapsedMs: number;
       last?: CheckResult;
+      /** the check hit a limit it cannot get past (CheckResult.limit) */
+      limit?: string;
     };
 
 /**

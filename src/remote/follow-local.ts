@@ -9,6 +9,7 @@ import type { SshTarget } from './ssh-target.js';
 import { sshCall, type SshResult } from './ssh-call.js';
 import { agentCommand } from './transfer.js';
 import { END_MARK, parseEndLine, type RemoteState } from './session-layout.js';
+import { escapeControls } from '../util/ansi.js';
 
 export type FollowMode = 'stream' | 'logs' | 'status';
 
@@ -47,6 +48,11 @@ class EndLineFilter extends Writable {
   }
 }
 
+/** a line (or a piece of one) with its control characters escaped, its final newline kept */
+export function terminalLine(s: string): string {
+  return s.endsWith('\n') ? `${escapeControls(s.slice(0, -1).replace(/\r$/, ''))}\n` : escapeControls(s);
+}
+
 export function pollSeconds(): string {
   const s = Number(process.env.SFLOW_SSH_POLL_SECONDS);
   return String(Number.isFinite(s) && s > 0 ? s : 5);
@@ -60,7 +66,10 @@ export async function followRemote(
   tty: boolean,
   write: (s: string) => void = (s) => process.stdout.write(s),
 ): Promise<FollowResult> {
-  const filter = new EndLineFilter((s) => write(tty ? s.replace(/\r\n/g, '\n') : s));
+  // snapshots carry the tails of task logs: their control characters are shown, not obeyed (the
+  // streamed remote console is sflow's own, already cleaned of task escapes)
+  const shown = (s: string) => (mode === 'stream' ? s : terminalLine(s));
+  const filter = new EndLineFilter((s) => write(shown(tty ? s.replace(/\r\n/g, '\n') : s)));
   const ssh = await sshCall(
     t,
     agentCommand(sflow, 'follow', session, ['--mode', mode, '--interval', pollSeconds()]),

@@ -14,8 +14,9 @@ import {
   rmSync,
   writeFileSync,
   renameSync,
+  realpathSync,
 } from 'node:fs';
-import { basename, isAbsolute, join, resolve } from 'node:path';
+import { basename, isAbsolute, join, resolve, sep } from 'node:path';
 import type { RunEvent } from '../events/events.js';
 import { stripAnsi } from '../util/ansi.js';
 import { buildModel, type ReportModel } from './model.js';
@@ -83,6 +84,21 @@ export function tailLines(path: string, lines = TAIL_LINES): string[] {
   }
 }
 
+/**
+ * `path` when it is a file inside the run folder once links are followed, else undefined: the
+ * report reads only the run's own files — a ledger a task edited may name any path (`../..`, a
+ * link to /etc), and a task may leave a link in its own folder.
+ */
+export function insideRun(runDir: string, path: string): string | undefined {
+  try {
+    const root = realpathSync(runDir);
+    const real = realpathSync(path);
+    return real.startsWith(root + sep) ? real : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A path recorded by the run, or the same file under `runDir` when the run directory moved. */
 function located(
   recorded: string | undefined,
@@ -125,9 +141,13 @@ function unitsByBase(m: ReportModel, runDir: string): Map<string, Record<string,
   for (const t of m.tasks) {
     const base = t.info?.base ?? t.name;
     if (!t.result || out.has(base)) continue;
-    const path = located(t.result.resultPath, runDir, m.runDir, join(t.name, 'result.json'));
+    const path = insideRun(
+      runDir,
+      located(t.result.resultPath, runDir, m.runDir, join(t.name, 'result.json')),
+    );
     const units: Record<string, string> = {};
     try {
+      if (!path) throw new Error('not a file of the run');
       const md =
         (JSON.parse(readFileSync(path, 'utf8')) as { metadata?: Record<string, { unit?: string | null }> })
           .metadata ?? {};
@@ -148,7 +168,16 @@ export function loadRun(runDir: string): ReportInput {
   for (const t of model.tasks.filter((x) => x.status === 'FAILED').slice(0, MAX_TAILS)) {
     const log = t.info?.logPath;
     const path = located(log, dir, model.runDir, join(t.name, log ? basename(log) : `${t.name}.log`));
-    tails.set(t.name, tailLines(isAbsolute(path) ? path : resolve(dir, path)));
+    const asked = isAbsolute(path) ? path : resolve(dir, path);
+    const own = insideRun(dir, asked);
+    tails.set(
+      t.name,
+      own
+        ? tailLines(own)
+        : existsSync(asked)
+          ? [`(not shown: ${asked} is not a file of this run folder)`]
+          : [],
+    );
   }
   return { model, tails, units: unitsByBase(model, dir), monitor: monitorCharts(dir) };
 }

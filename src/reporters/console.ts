@@ -11,6 +11,7 @@ import { eventTime, type RunEvent, type RunEventSink } from '../events/events.js
 import { TaskOutputFollower } from './task-output.js';
 import { shortDuration } from './format.js';
 import { failureLines } from './failure-lines.js';
+import { consoleLost } from '../util/console-loss.js';
 
 export interface ConsoleOptions {
   /** echo task output lines (default true) */
@@ -43,8 +44,17 @@ export class ConsoleReporter implements RunEventSink {
   private chain: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly opts: ConsoleOptions = {}) {
-    const rawOut = opts.out ?? ((s: string) => void process.stdout.write(s));
-    const rawErr = opts.err ?? ((s: string) => void process.stderr.write(s));
+    // a console that went away (a closed pipe, a hung-up terminal) is written to no more
+    const rawOut =
+      opts.out ??
+      ((s: string) => {
+        if (consoleLost() === undefined) process.stdout.write(s);
+      });
+    const rawErr =
+      opts.err ??
+      ((s: string) => {
+        if (consoleLost() === undefined) process.stderr.write(s);
+      });
     // A terminal's (or pipe's) writes block until it has read them. Writing may take a quarter of
     // the wall time, with a 50 ms allowance for bursts and scheduling hiccups; beyond that the echo
     // of task lines pauses until the share is back (skipped lines are counted).
@@ -76,7 +86,9 @@ export class ConsoleReporter implements RunEventSink {
       // task lines are skipped instead of buffered without bound; the task logs keep every byte
       const backlog = opts.out ? () => 0 : () => process.stdout.writableLength + this.batch.pending;
       const behind = () =>
-        backlog() > CONSOLE_BACKLOG_LIMIT || (pauseUntil > 0 && performance.now() < pauseUntil);
+        backlog() > CONSOLE_BACKLOG_LIMIT ||
+        (pauseUntil > 0 && performance.now() < pauseUntil) ||
+        (!opts.out && consoleLost() !== undefined);
       this.output = new TaskOutputFollower(
         (l) => {
           if (behind()) {
@@ -232,6 +244,9 @@ export class ConsoleReporter implements RunEventSink {
         break;
       case 'backend_allocation':
         if (e.phase === 'waiting') this.err(`⏳ ${e.backend}: ${e.message}\n`);
+        break;
+      case 'probe_result':
+        if (e.limit) this.err(`⚠ ${e.task}: ${e.role} probe ${e.target ?? e.kind} stopped: ${e.limit}\n`);
         break;
       case 'result_parsed':
         if (!e.ok) this.err(`⚠ ${e.task}: result incomplete: ${e.errors.join('; ')}\n`);

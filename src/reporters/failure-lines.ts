@@ -5,6 +5,7 @@
  * files.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { stripAnsi } from '../util/ansi.js';
 
 export const TAIL_LINES = 10;
 const TAIL_BYTES = 16 * 1024;
@@ -23,7 +24,8 @@ export function logTail(path: string, n = TAIL_LINES): string[] {
     if (len < size) lines.shift(); // partial first line
     while (lines.length && lines[lines.length - 1].trim() === '') lines.pop();
     return lines.slice(-n).map((l) => {
-      const shown = l.slice(l.lastIndexOf('\r') + 1);
+      // task output is shown as text (escape sequences removed, as the live echo does)
+      const shown = stripAnsi(l.slice(l.lastIndexOf('\r') + 1));
       return shown.length > LINE_CHARS ? `${shown.slice(0, LINE_CHARS)}…` : shown;
     });
   } catch {

@@ -59,6 +59,10 @@ export function logLinesFor(e: RunEvent, started: number | undefined): Array<[Lo
         ],
       ];
     case 'probe_result':
+      if (e.limit)
+        return [
+          ['warning', `Probe ${e.role}/${e.kind} of '${e.task}' stopped (regex time limit): ${e.limit}`],
+        ];
       return [['debug', `Probe ${e.role}/${e.kind} of '${e.task}': ${e.ok ? 'ok' : 'not ok'} - ${e.detail}`]];
     case 'result_parsed':
       return e.ok

@@ -45,6 +45,8 @@ export interface ProbeTrace {
   t: number;
   checks: number;
   since: number;
+  /** the probe stopped for good: its pattern hit the regex time limit */
+  limit?: string;
 }
 
 export interface ExternalRow {
@@ -52,6 +54,10 @@ export interface ExternalRow {
   ok: boolean;
   timedOut: boolean;
   durationMs: number;
+  /** a failed call: what it was and what it said (the summary names it) */
+  failure?: string;
+  /** an expected answer (not a failure) */
+  expected?: boolean;
 }
 
 export interface UploadRow {
@@ -233,11 +239,30 @@ export class SummaryModel {
           t: e.t,
           checks: (prev?.checks ?? 0) + 1,
           since: prev?.since ?? e.t,
+          ...(e.limit ? { limit: e.limit } : {}),
         });
+        if (e.limit)
+          this.timeline.push({
+            t: e.t,
+            task: e.task,
+            event: 'PROBE_LIMIT',
+            summary: `${e.role} ${e.target ?? e.kind}: ${e.limit}`,
+          });
         break;
       }
       case 'external_call':
-        this.external.push({ tool: e.tool, ok: e.ok, timedOut: e.timedOut, durationMs: e.durationMs });
+        this.external.push({
+          tool: e.tool,
+          ok: e.ok,
+          timedOut: e.timedOut,
+          durationMs: e.durationMs,
+          ...(e.expected ? { expected: true } : {}),
+          ...(!e.ok
+            ? {
+                failure: `${e.tool} ${e.args.slice(0, 6).join(' ')}${e.args.length > 6 ? ' …' : ''} → ${e.timedOut ? 'timed out' : `exit ${e.exitCode ?? '-'}`}${e.error ? `: ${e.error}` : ''}`,
+              }
+            : {}),
+        });
         break;
       case 'fail_fast':
         this.failFast = e.message;

@@ -150,7 +150,7 @@ export function renderSummary(
       const seen = m.probes.get(t.name);
       for (const p of t.probes) {
         const tr = seen?.get(`${p.role}/${p.target}`) ?? seen?.get(`${p.role}/${p.kind}`);
-        const state = tr ? (tr.ok ? '[OK]' : '[FAIL]') : '[-]';
+        const state = tr ? (tr.limit ? '[LIMIT]' : tr.ok ? '[OK]' : '[FAIL]') : '[-]';
         const runtime = tr
           ? `${seconds(tr.t - tr.since)} (${tr.checks} check${tr.checks === 1 ? '' : 's'})`
           : '-';
@@ -256,8 +256,13 @@ export function renderSummary(
   return out.join('\n') + '\n';
 }
 
+/**
+ * One row per tool, then the verdict: OK, or DEGRADED naming each failed call (up to 10). Only
+ * failures that changed or risked the run count; expected answers (a container already removed, a
+ * 404 after a delete) are ok and only counted here.
+ */
 function renderExternal(m: SummaryModel): string[] {
-  if (m.external.length === 0) return ['n/a (no external commands)'];
+  if (m.external.length === 0) return ['Verdict: OK (no external commands)'];
   const by = new Map<string, typeof m.external>();
   for (const r of m.external) by.set(r.tool, [...(by.get(r.tool) ?? []), r]);
   const rows: string[][] = [['TOOL', 'CALLS', 'FAILED', 'TIMEOUTS', 'MEAN', 'MAX', 'VERDICT']];
@@ -276,7 +281,21 @@ function renderExternal(m: SummaryModel): string[] {
       failed || timeouts ? 'DEGRADED' : 'healthy',
     ]);
   }
-  return table(rows);
+  const failed = m.external.filter((r) => !r.ok || r.timedOut);
+  const expected = m.external.filter((r) => r.expected).length;
+  const answers = expected
+    ? `; ${expected} expected answer(s) (e.g. already removed) not counted as failures`
+    : '';
+  const verdict = failed.length
+    ? [
+        `Verdict: DEGRADED: ${failed.length} of ${m.external.length} call(s) failed${answers}`,
+        ...failed.slice(0, 10).map((r) => `  ${r.failure ?? `${r.tool} timed out`}`),
+        ...(failed.length > 10
+          ? [`  … and ${failed.length - 10} more (command_trace.jsonl has them all)`]
+          : []),
+      ]
+    : [`Verdict: OK: ${m.external.length} call(s), none failed${answers}`];
+  return [...table(rows), ...verdict];
 }
 
 function renderUploads(m: SummaryModel): string[] {

@@ -4,6 +4,7 @@ import { errorMessage } from '../util/errors.js';
 
 const KIND_TEXT: Record<FailKind, string> = {
   failure_probe: 'failure probe terminated',
+  probe_limit: 'probe cannot run (regex time limit)',
   exit: 'process exited with error',
   launch: 'process could not start',
   not_ready_exit: 'service exited before readiness',
@@ -15,6 +16,7 @@ const KIND_TEXT: Record<FailKind, string> = {
 
 const ORDER: FailKind[] = [
   'failure_probe',
+  'probe_limit',
   'exit',
   'launch',
   'not_ready_exit',

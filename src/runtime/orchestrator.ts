@@ -379,7 +379,7 @@ export class Orchestrator {
     t.failKind = kind;
     t.reason = reason;
     t.endedAt = Date.now();
-    const stillRunning = kind === 'failure_probe' || kind === 'readiness_timeout';
+    const stillRunning = kind === 'failure_probe' || kind === 'readiness_timeout' || kind === 'probe_limit';
     this.o.emit(finishedEvent(t, 'FAILED', reason, !stillRunning));
     this.failFast(t);
   }

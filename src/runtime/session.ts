@@ -22,6 +22,7 @@ import { prepareRunDir } from '../outputs/run-dir.js';
 import type { Plan, PlannedBackend, PlannedNode } from '../plan/types.js';
 import type { ProbeDriver } from '../probes/probe-driver.js';
 import { isNotableCall, onExternalCall, onSlowExternalCall } from '../util/bounded-exec.js';
+import { onConsoleLost } from '../util/console-loss.js';
 import { errorMessage, errorStack } from '../util/errors.js';
 import { allocateAll, preflightAll, releaseAll } from './session-backends.js';
 import { makeFinalizer, type RunUploads, type RunUploadsFactory } from './finalize.js';
@@ -134,6 +135,14 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
   for (const w of o.warnings ?? []) bus.emit({ type: 'log', level: 'warning', message: w });
   const unregister = registerRun(trial, bus);
   const disarm = await armLifeline(o, runDir, bus);
+  // a closed pipe or a hung-up terminal silences the console; the run goes on (sflow.log says so)
+  const unwatchConsole = onConsoleLost((why) =>
+    bus.emit({
+      type: 'log',
+      level: 'warning',
+      message: `the console went away (${why}): nothing more is printed there; the run goes on and its files say how it ends`,
+    }),
+  );
   const unsubscribe = traceExternalCalls(bus, resolve(runDir, 'command_trace.jsonl'));
 
   // storage, upload_all and the run paths do not depend on the allocation: the uploader exists
@@ -287,6 +296,7 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
     exitCode: verdict.exitCode,
     message: verdict.message,
   });
+  unwatchConsole();
   await bus.close();
   unregister();
   disarm();
@@ -350,6 +360,8 @@ function traceExternalCalls(bus: EventBus, traceFile: string): Array<() => void>
         durationMs: c.durationMs,
         timedOut: c.timedOut,
         ok: c.ok,
+        ...(c.expected ? { expected: true as const } : {}),
+        ...(!c.ok ? { error: failureText(c.stderrTail ?? c.errorCode ?? '') } : {}),
       });
       if (isNotableCall(c)) appendFileSync(traceFile, JSON.stringify(c) + '\n');
     }),
@@ -361,4 +373,22 @@ function traceExternalCalls(bus: EventBus, traceFile: string): Array<() => void>
       });
     }),
   ];
+}
+
+/**
+ * One line that says why a call failed: an API error's JSON `message` where there is one (the
+ * Kubernetes client puts the status body in its error), else the last line that is not a warning.
+ */
+function failureText(tail: string): string {
+  // the body may be JSON inside JSON (the client stringifies the raw text): its quotes escaped
+  const message = /"message":"((?:[^"\\]|\\.)*)"/.exec(tail.replace(/\\"/g, '"'))?.[1];
+  const line =
+    message ??
+    tail
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !/^WARNING:/i.test(l))
+      .at(-1) ??
+    '';
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }

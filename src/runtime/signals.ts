@@ -1,16 +1,26 @@
 /**
  * Signal handling for the duration of one run (runtime.md 6.7): each signal is handed to the
- * orchestrator (first: cancel everything; second: kill at once). SIGHUP (the terminal closed) and
- * SIGQUIT are handled like SIGTERM, so no way of ending the driver short of SIGKILL skips the
- * teardown (and SIGKILL is covered by the launcher's lifeline). The handlers are removed when the
- * run ends, restoring Node's default behaviour.
+ * orchestrator (first: cancel everything; second: kill at once). SIGHUP and SIGQUIT are handled
+ * like SIGTERM, so no way of ending the driver short of SIGKILL skips the teardown (and SIGKILL is
+ * covered by the launcher's lifeline) — except a SIGHUP that comes with the terminal hanging up (a
+ * closed window, a dropped ssh session): losing the console never loses the run, so that one only
+ * silences the console (util/console-loss.ts) and the run goes on to its normal end. The handlers
+ * are removed when the run ends, restoring Node's default behaviour.
  */
+import { markConsoleLost, terminalHungUp } from '../util/console-loss.js';
+
 export type StopSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP' | 'SIGQUIT';
 
 export const STOP_SIGNALS: readonly StopSignal[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'];
 
 export function installSignalHandlers(onSignal: (signal: StopSignal) => void): () => void {
-  const handlers: Array<[StopSignal, () => void]> = STOP_SIGNALS.map((s) => [s, () => onSignal(s)]);
+  const handlers: Array<[StopSignal, () => void]> = STOP_SIGNALS.map((s) => [
+    s,
+    () => {
+      if (s === 'SIGHUP' && terminalHungUp()) return markConsoleLost('the terminal hung up (SIGHUP)');
+      onSignal(s);
+    },
+  ]);
   for (const [s, h] of handlers) process.on(s, h);
   const stopWatch = watchWrapperParent(() => {
     process.stderr.write(

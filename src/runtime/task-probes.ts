@@ -17,8 +17,8 @@ export interface ProbeHooks {
   ctx(p: PlannedProbe): ProbeContext;
   /** every readiness probe has passed */
   ready(probes: string): void;
-  /** the task must fail: readiness deadline or failure probe */
-  fail(kind: 'readiness_timeout' | 'failure_probe', reason: string): void;
+  /** the task must fail: readiness deadline, failure probe, or a probe that cannot run */
+  fail(kind: 'readiness_timeout' | 'failure_probe' | 'probe_limit', reason: string): void;
 }
 
 export function startTaskProbes(t: TaskRt, driver: ProbeDriver, h: ProbeHooks): void {
@@ -34,6 +34,17 @@ export function startTaskProbes(t: TaskRt, driver: ProbeDriver, h: ProbeHooks): 
       detail: r.detail,
       target: describeProbe(p, t.plan.name),
     });
+  const reportLimit = (p: PlannedProbe, why: string) =>
+    h.emit({
+      type: 'probe_result',
+      task: t.plan.name,
+      role: p.role,
+      kind: p.kind,
+      ok: false,
+      detail: why,
+      target: describeProbe(p, t.plan.name),
+      limit: why,
+    });
   const readiness = t.plan.probes.readiness;
   readiness.forEach((p, i) => {
     const loop = driver.start(p, h.ctx(p), {
@@ -44,6 +55,12 @@ export function startTaskProbes(t: TaskRt, driver: ProbeDriver, h: ProbeHooks): 
         t.readyPassed.add(i);
         if (t.readyPassed.size === readiness.length)
           h.ready(readiness.map((p) => describeProbe(p, t.plan.name)).join(' + '));
+      },
+      // it can never pass now: the task fails at once rather than at its deadline
+      onLimit: (why) => {
+        if (!h.live() || t.status !== 'RUNNING') return;
+        reportLimit(p, why);
+        h.fail('probe_limit', `readiness probe ${describeProbe(p, t.plan.name)} cannot run: ${why}`);
       },
       onDeadline: (waitedMs, last) => {
         if (!h.live() || t.status !== 'RUNNING') return;
@@ -68,6 +85,19 @@ export function startTaskProbes(t: TaskRt, driver: ProbeDriver, h: ProbeHooks): 
         );
       },
       onDeadline: () => undefined, // failure probes have no deadline
+      // nothing watches for the failure any more: the task fails unless the recipe says `on_error: warn`
+      onLimit: (why) => {
+        if (!h.live()) return;
+        reportLimit(p, why);
+        const what = `failure probe ${describeProbe(p, t.plan.name)} cannot run: ${why}`;
+        if (p.onError === 'warn')
+          h.emit({
+            type: 'log',
+            level: 'warning',
+            message: `${t.plan.name}: ${what}; on_error: warn, the task goes on unwatched`,
+          });
+        else h.fail('probe_limit', `${what} (on_error: warn lets the task go on unwatched)`);
+      },
     });
     t.loops.push(loop);
   }

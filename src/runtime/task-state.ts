@@ -8,7 +8,14 @@ import type { RunEvent, TaskStatus } from '../events/events.js';
 import type { ProbeLoop } from '../probes/probe-driver.js';
 
 export type FailKind =
-  'exit' | 'failure_probe' | 'not_ready_exit' | 'readiness_timeout' | 'launch' | 'lost' | FinalizeFailKind;
+  | 'exit'
+  | 'failure_probe'
+  | 'probe_limit'
+  | 'not_ready_exit'
+  | 'readiness_timeout'
+  | 'launch'
+  | 'lost'
+  | FinalizeFailKind;
 
 /** Exit 0, but finalisation fails the task: a result assertion, or an upload with `on_error: fail`. */
 export type FinalizeFailKind = 'assertion' | 'upload';

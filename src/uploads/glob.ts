@@ -3,8 +3,8 @@
  * `[…]` inside a path segment and `**` for any number of directories. Matches are sorted; the
  * walk is bounded (MAX_ENTRIES) so a glob over a huge tree cannot stall the run.
  */
-import { readdirSync, statSync } from 'node:fs';
-import { isAbsolute, join, resolve, sep } from 'node:path';
+import { readdirSync, realpathSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { isGlob } from '../plan/uploads.js';
 
 const MAX_ENTRIES = 200_000;
@@ -37,9 +37,55 @@ function isFile(p: string): boolean {
   }
 }
 
+export interface ExpandOptions {
+  /**
+   * false: a file whose real path (links followed) is outside the folder the pattern names — the
+   * part before its first glob segment, or a plain path's own folder — is left out and listed in
+   * `outside` (a task may leave a link to /etc in its folder). Default true.
+   */
+  followSymlinks?: boolean;
+  outside?: string[];
+}
+
+/** the folder `abs` names: the part before its first glob segment, or a plain path's folder */
+export function fromRoot(abs: string): string {
+  if (!isGlob(abs)) return dirname(abs);
+  const segs = abs.split(sep);
+  return (
+    segs
+      .slice(
+        0,
+        segs.findIndex((s) => isGlob(s)),
+      )
+      .join(sep) || sep
+  );
+}
+
 /** Absolute paths of the regular files `pattern` names (relative patterns resolve against `base`). */
-export function expandFrom(pattern: string, base: string): string[] {
+export function expandFrom(pattern: string, base: string, o: ExpandOptions = {}): string[] {
   const abs = isAbsolute(pattern) ? pattern : resolve(base, pattern);
+  const found = expandAll(abs, pattern);
+  if (o.followSymlinks !== false) return found;
+  let root: string;
+  try {
+    root = realpathSync(fromRoot(abs));
+  } catch {
+    return [];
+  }
+  return found.filter((f) => {
+    let real: string;
+    try {
+      real = realpathSync(f);
+    } catch {
+      return false;
+    }
+    const inside = real === root || real.startsWith(root === sep ? root : root + sep);
+    if (!inside) o.outside?.push(f);
+    return inside;
+  });
+}
+
+function expandAll(abs: string, pattern: string): string[] {
   if (!isGlob(abs)) return isFile(abs) ? [abs] : [];
   const segs = abs.split(sep);
   const first = segs.findIndex((s) => isGlob(s));

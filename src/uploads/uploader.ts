@@ -10,11 +10,11 @@
 import { errorMessage } from '../util/errors.js';
 import { mkdirSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { basename, join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import type { Plan, PlannedStorage, PlannedTask } from '../plan/types.js';
 import { joinKey, uploadKey } from '../plan/uploads.js';
 import type { RunEventInput } from '../events/events.js';
-import { expandFrom } from './glob.js';
+import { expandFrom, fromRoot } from './glob.js';
 import { describeError, putFile } from './put-object.js';
 import { openTarget, type S3Target } from './s3-client.js';
 import { uploadSettings, type UploadSettings } from './settings.js';
@@ -186,10 +186,20 @@ export class Uploader {
       let files: string[] = [];
       let error: string | undefined;
       try {
-        files = expandFrom(u.from, task.outputDir);
-        if (files.length === 0) error = `nothing to upload: no file matches ${u.from}`;
+        const outside: string[] = [];
+        files = expandFrom(u.from, task.outputDir, { followSymlinks: u.followSymlinks === true, outside });
+        const skipped = outside.length
+          ? ` (${outside.length} file(s) reached through a link out of ${fromRoot(resolve(task.outputDir, u.from))} skipped: ${outside.slice(0, 3).join(', ')}${outside.length > 3 ? ', …' : ''}; follow_symlinks: true uploads them)`
+          : '';
+        if (files.length === 0) error = `nothing to upload: no file matches ${u.from}${skipped}`;
         else if (files.length > 1 && u.to !== undefined && !u.to.endsWith('/'))
           error = `${files.length} files match ${u.from} but 'to' (${u.to}) names one object; end 'to' with '/'`;
+        if (skipped && !error)
+          this.emit({
+            type: 'log',
+            level: 'warning',
+            message: `${task.name}: upload from ${u.from}:${skipped}`,
+          });
       } catch (e) {
         error = errorMessage(e);
       }

@@ -106,3 +106,23 @@ export class AnsiStripper {
 export function stripAnsi(text: string): string {
   return new AnsiStripper().push(text);
 }
+
+// eslint-disable-next-line no-control-regex -- control characters are what this escapes
+const CONTROL = /[\x00-\x1f\x7f-\x9f]/g;
+
+/**
+ * Text from someone else (another user's registry record, a run folder's ledger, a task's output)
+ * made safe to print on a terminal: every control character — escape sequences, `\r`, `\n`, BEL,
+ * C1 — becomes a visible `\xNN` (`\n`, `\r`, `\t` as such), so it can neither move the cursor,
+ * set the title, clear the screen, nor start a line of its own. Plain text is returned as it is.
+ */
+export function escapeControls(text: string): string {
+  CONTROL.lastIndex = 0;
+  if (!CONTROL.test(text)) return text;
+  return text.replace(CONTROL, (c) => {
+    if (c === '\n') return '\\n';
+    if (c === '\r') return '\\r';
+    if (c === '\t') return '\\t';
+    return `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
+  });
+}

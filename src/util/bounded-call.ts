@@ -100,9 +100,17 @@ export async function boundedCall<T>(
     ok,
     slow: warned || durationMs > slowMs,
     startedAt: new Date(t0).toISOString(),
-    ...(!ok ? { stderrTail: errorMessage(lastError).slice(-500) } : {}),
+    ...(!ok ? { stderrTail: headAndTail(errorMessage(lastError)) } : {}),
   };
   reportExternalCall(trace);
   if (result) return result.value;
   throw lastError;
+}
+
+/**
+ * A client library's error for the trace, within 500 characters: its start (an API error's status
+ * and message come first) and its end.
+ */
+function headAndTail(text: string): string {
+  return text.length <= 500 ? text : `${text.slice(0, 300)} … ${text.slice(-197)}`;
 }

@@ -38,6 +38,12 @@ export interface BoundedExecOptions {
   slowMs?: number;
   /** sees stderr as it arrives (a long call that reports progress, e.g. `salloc` while queued) */
   onStderr?: (text: string) => void;
+  /**
+   * a failure that is an expected answer (`No such container` from an inspect after removal, a
+   * cancel of a job that already ended): not retried, and traced as ok (`expected: true`) so the
+   * run's health counts only failures that changed or risked the run
+   */
+  expected?: (outcome: ExecOutcome) => boolean;
 }
 
 export interface ExecOutcome {
@@ -76,6 +82,8 @@ export interface ExternalCallTrace {
   errorCode?: string;
   /** last 500 characters of stderr, for failed calls */
   stderrTail?: string;
+  /** it failed with an answer the caller expected (see BoundedExecOptions.expected): ok is true */
+  expected?: true;
 }
 
 export interface SlowCallWarning {
@@ -176,6 +184,7 @@ export async function boundedExec(
   const shownArgs = redactArgs(args);
   let delay = opts.retryDelayMs ?? 500;
   let outcome!: ExecOutcome;
+  let expected!: boolean;
   let warned = false;
   let current = 1;
   const slowTimer = setTimeout(() => {
@@ -199,7 +208,8 @@ export async function boundedExec(
         ...(r.errorCode ? { errorCode: r.errorCode } : {}),
         ...(r.errorMessage ? { errorMessage: r.errorMessage } : {}),
       };
-      if (outcome.ok || n > retries || opts.signal?.aborted || !retryOn(outcome)) break;
+      expected = !outcome.ok && opts.expected?.(outcome) === true;
+      if (outcome.ok || expected || n > retries || opts.signal?.aborted || !retryOn(outcome)) break;
       await sleep(delay, opts.signal);
       if (opts.signal?.aborted) break;
       delay *= 2;
@@ -216,11 +226,12 @@ export async function boundedExec(
     durationMs: outcome.durationMs,
     timedOut: outcome.timedOut,
     attempts: outcome.attempts,
-    ok: outcome.ok,
+    ok: outcome.ok || expected,
     slow: warned || outcome.durationMs > slowMs,
     startedAt: new Date(t0).toISOString(),
     ...(outcome.errorCode ? { errorCode: outcome.errorCode } : {}),
     ...(!outcome.ok && outcome.stderr ? { stderrTail: outcome.stderr.slice(-500) } : {}),
+    ...(expected ? { expected: true as const } : {}),
   };
   notify(traceListeners, trace);
   return outcome;

@@ -14,7 +14,11 @@ import { buildProgram } from '../../src/cli/main.js';
 import { describeWithShared, sharedPath } from '../helpers/shared.js';
 
 const COMPAT = sharedPath('compat');
-const OUT = mkdtempSync(join(tmpdir(), 'sflow-compat-facts-'));
+/**
+ * made when a test of this file runs (beforeAll), never at import: without ../shared every test
+ * here is skipped, and then no afterAll runs to remove it
+ */
+let OUT = '';
 
 interface Case {
   id: string;
@@ -92,14 +96,18 @@ const dependsOn = (block: string | undefined) => {
 
 let cwd = '';
 beforeAll(() => {
+  OUT = mkdtempSync(join(tmpdir(), 'sflow-compat-facts-'));
   cwd = process.cwd();
   if (existsSync(COMPAT)) process.chdir(COMPAT);
 });
 afterAll(() => {
   process.chdir(cwd);
-  // a dry-run creates nothing
-  expect(readdirSync(OUT)).toEqual([]);
-  rmSync(OUT, { recursive: true, force: true });
+  try {
+    // a dry-run creates nothing
+    expect(readdirSync(OUT)).toEqual([]);
+  } finally {
+    rmSync(OUT, { recursive: true, force: true });
+  }
 });
 
 describeWithShared('compat', 'backend-agnostic compositions BA1–BA20', () => {

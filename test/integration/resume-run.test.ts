@@ -239,7 +239,10 @@ workflow:
       const runDir = f.runDir();
       const alive = f.run(['--resume', runDir]);
       expect(alive.code).toBe(1);
-      expect(alive.stderr).toContain(`the run is still going (its driver, pid ${driver.pid}, is alive)`);
+      // its driver holds the run folder's lock (one driver per run folder)
+      expect(alive.stderr).toContain(
+        `cannot resume ${runDir}: another sflow drives this run folder: pid ${driver.pid} on `,
+      );
 
       // the killed driver's launcher stops its attempts (TERM, 5 s grace, KILL): this one ignores
       // TERM, so it outlives the driver for the grace

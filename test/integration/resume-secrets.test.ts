@@ -1,8 +1,8 @@
 /**
  * Secret variables (`secret: true`, or a credential-like name such as API_TOKEN) are never written
  * to the run directory, so what `--resume` keeps (sflow_run.json, sflow_recipe.yaml) holds a
- * placeholder; a resume without the value again is refused naming the `-s` flags, and one given
- * them runs the rest with the values.
+ * placeholder; a resume without the values again (and no terminal to ask on) is refused naming the
+ * ways that keep them off command lines, and one given them (environment, file) runs the rest.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -77,11 +77,21 @@ describe('secret variables and --resume', () => {
     const refused = run(['--resume', runDir]);
     expect(refused.code).not.toBe(0);
     expect(hasStackTrace(refused.stderr)).toBe(false);
-    expect(refused.stderr).toContain('API_TOKEN, DB_URL were not recorded');
-    expect(refused.stderr).toContain('-s API_TOKEN=… -s DB_URL=…');
+    expect(refused.stderr).toContain('the secret variable(s) API_TOKEN, DB_URL have no value here');
+    // the ways that keep the values off command lines (a terminal would be asked)
+    expect(refused.stderr).toContain('export SFLOW_SECRET_API_TOKEN=… SFLOW_SECRET_DB_URL=…');
+    expect(refused.stderr).toContain('--secret-file API_TOKEN=PATH --secret-file DB_URL=PATH');
 
-    const resumed = run(['--resume', runDir, '-s', `API_TOKEN=${TOKEN}`, '-s', `DB_URL=${DSN}`]);
+    // one from the environment, one from a file outside the run folder
+    const dsnFile = join(dir, 'dsn.txt');
+    writeFileSync(dsnFile, `${DSN}\n`, { mode: 0o600 });
+    const resumed = sflow(['run', '--resume', runDir, '--secret-file', `DB_URL=${dsnFile}`], {
+      cwd: dir,
+      env: { ...env, SFLOW_SECRET_API_TOKEN: TOKEN },
+      timeoutMs: 120_000,
+    });
     expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).not.toContain('-s API_TOKEN');
     expect(readFileSync(join(runDir, 'second', 'second.log'), 'utf8')).toContain('second ok');
     for (const secret of [TOKEN, DSN]) expect(filesContaining(runDir, secret)).toEqual([]);
   });

@@ -421,3 +421,63 @@ describe('dry-run', () => {
     expect(r.stdout).not.toContain(':pw@');
   });
 });
+
+describe('uploads.from and symbolic links a task made (issue 24 item 6)', () => {
+  async function keys(prefix: string): Promise<string[]> {
+    const r = await client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix }));
+    return (r.Contents ?? []).map((c) => c.Key ?? '').sort();
+  }
+
+  function recipe(tag: string, follow: boolean): string {
+    return `version: "0.1"
+storage:
+  - name: results
+    type: s3
+    bucket: ${BUCKET}
+    endpoint_url: ${s3.endpoint}
+    region: us-east-1
+    prefix: "links/${tag}/"
+workflow:
+  name: links
+  tasks:
+    - name: t
+      script:
+        - mkdir -p "$SFLOW_TASK_OUTPUT_DIR/out"
+        - echo mine > "$SFLOW_TASK_OUTPUT_DIR/out/mine.txt"
+        - ln -s /etc "$SFLOW_TASK_OUTPUT_DIR/out/sys"
+        - ln -s /etc/hostname "$SFLOW_TASK_OUTPUT_DIR/out/hostname"
+      uploads:
+        - target: results
+          from: "out/*"
+          to: "flat/"${follow ? '\n          follow_symlinks: true' : ''}
+        - target: results
+          from: "out/*/host*"
+          to: "deep/"${follow ? '\n          follow_symlinks: true' : ''}
+`;
+  }
+
+  it('links out of the folder `from` names are skipped and reported; follow_symlinks: true uploads them', async () => {
+    const plain = write(recipe('plain', false));
+    const r = await sflowAsync(['run', '-f', plain.file, '--output-dir', plain.out], {
+      env: awsEnv(),
+      timeoutMs: 120_000,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    // only the task's own file: neither /etc/hostname (a link) nor /etc/host* (through a linked folder)
+    expect(await keys('links/plain/')).toEqual(['links/plain/flat/mine.txt']);
+    expect(r.stderr).toContain('reached through a link out of');
+    expect(r.stderr).toContain('follow_symlinks: true uploads them');
+    expect(r.stderr).toMatch(/nothing to upload: no file matches out\/\*\/host\*/);
+
+    const follow = write(recipe('follow', true));
+    const f = await sflowAsync(['run', '-f', follow.file, '--output-dir', follow.out], {
+      env: awsEnv(),
+      timeoutMs: 120_000,
+    });
+    expect(f.code, f.stderr).toBe(0);
+    const got = await keys('links/follow/');
+    expect(got).toContain('links/follow/flat/mine.txt');
+    expect(got).toContain('links/follow/flat/hostname');
+    expect(got).toContain('links/follow/deep/hostname');
+  }, 300_000);
+});

@@ -12,8 +12,14 @@ import { callFailure, type SlurmExec } from './slurm-exec.js';
 
 const names = (v: unknown): string[] => (Array.isArray(v) ? v.map(String).filter(Boolean) : []);
 
+/** the two fields of a backend's settings these rules read */
+export interface NodeFilterFields {
+  include_nodes?: unknown;
+  exclude_nodes?: unknown;
+}
+
 /** plan-time rule: a node may not be both included and excluded (returns the clashing names) */
-export function filterClash(config: Record<string, unknown>): string[] {
+export function filterClash(config: NodeFilterFields): string[] {
   const ex = new Set(names(config.exclude_nodes));
   return names(config.include_nodes).filter((n) => ex.has(n));
 }
@@ -41,7 +47,7 @@ export async function filterJobNodes(
   backend: string,
   jobId: string,
   nodes: PlannedNode[],
-  config: Record<string, unknown>,
+  config: NodeFilterFields,
   signal: AbortSignal,
 ): Promise<PlannedNode[] | undefined> {
   const inc = names(config.include_nodes);

@@ -56,6 +56,11 @@ export const ProbeSchema = strictObject('probe', {
   interval: timing(),
   success_threshold: threshold(),
   failure_threshold: threshold(),
+  /**
+   * sflow extension, failure probes: when the probe cannot run any more (its pattern hit the regex
+   * time limit), `fail` (default) fails the task, `warn` only reports it and goes on
+   */
+  on_error: oneOf(['fail', 'warn']).optional(),
 }).superRefine((p, ctx) => {
   const set = PROBE_TYPES.filter((t) => p[t] !== undefined);
   if (set.length !== 1)
@@ -94,6 +99,17 @@ export function probeSourcePath(probes: readonly unknown[], k: number): (string 
 export const ProbesSchema = strictObject('probes', {
   readiness: oneOrMany('readiness').optional(),
   failure: oneOrMany('failure').optional(),
+}).superRefine((p, ctx) => {
+  // a readiness probe that cannot run can never pass: it always fails its task
+  (p.readiness ?? []).forEach((r, k) => {
+    if (r.on_error !== undefined)
+      fail(
+        ctx,
+        ['readiness', ...probeSourcePath(p.readiness ?? [], k), 'on_error'],
+        'on_error applies to failure probes only',
+        'a readiness probe that cannot run can never pass, so its task fails; remove on_error here',
+      );
+  });
 });
 
 export type Probe = z.output<typeof ProbeSchema>;

@@ -32,6 +32,11 @@ export const UploadSchema = strictObject('upload', {
   /** remote key relative to the target prefix; trailing '/' = directory */
   to: str({ nonEmpty: true }).optional(),
   on_error: oneOf(ON_ERROR).optional(),
+  /**
+   * sflow extension: also upload files reached through a symbolic link that leads out of the
+   * folder `from` names (default false: such files are skipped and reported)
+   */
+  follow_symlinks: z.boolean().optional(),
 }).superRefine((u, ctx) => {
   if (u.to === undefined) return;
   if (hasDotDot(u.to)) fail(ctx, ['to'], `upload 'to' must not contain '..' segments, got '${u.to}'`);

@@ -26,6 +26,8 @@ export interface TuiOptions {
 export interface TuiHandle extends RunEventSink {
   readonly model: TuiModel;
   notice(message: string): void;
+  /** the terminal went away (it hung up): nobody can press `q`, so leave once the run has ended */
+  consoleGone(): void;
   /** resolves when the user leaves after the run ended (at once when there is no keyboard) */
   waitForQuit(): Promise<void>;
   /** unmount and restore the terminal (idempotent) */
@@ -65,6 +67,8 @@ export function startTui(o: TuiOptions): TuiHandle {
     maxFps: 60,
   });
   let closed = false;
+  // the terminal hung up: ink's last frame never drains, so its exit is not waited for
+  let gone = false;
   return {
     model,
     emit: (e: RunEvent) => {
@@ -73,12 +77,17 @@ export function startTui(o: TuiOptions): TuiHandle {
       if (e.type === 'run_finished' && leaveAtEnd) quit();
     },
     notice: (m: string) => model.notice(m),
+    consoleGone: () => {
+      gone = true;
+      if (model.verdict) quit();
+      else leaveAtEnd = true;
+    },
     waitForQuit: () => (keyboard ? quitted : Promise.resolve()),
     async close() {
       if (closed) return;
       closed = true;
       instance.unmount();
-      await instance.waitUntilExit().catch(() => undefined);
+      if (!gone) await instance.waitUntilExit().catch(() => undefined);
       process.removeListener('exit', restore);
       restore();
     },

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { dockerLiveDriver, dockerRecoverRun } from '../../../src/backends/docker/recover-run.js';
 import { readHandleLedger } from '../../../src/events/handle-ledger.js';
 import { REPO } from '../../helpers/cli.js';
+import { sflowAsync } from '../../helpers/cli-async.js';
 import { scratchDir } from '../../helpers/scratch.js';
 import { processesWith, until, untilAsync } from '../../conformance/procs.js';
 import { describeWithEngines, engine } from '../helpers/engines.js';
@@ -36,6 +37,12 @@ describeWithEngines('sflow run on the Docker backend', [docker], () => {
   const runs = dockerRuns(docker, () => dir, env);
   const run = (args: string[]) => runs.sflow(['run', ...args]);
   const runDirs = () => readdirSync(join(dir, 'sflow_output')).map((d) => join(dir, 'sflow_output', d));
+  /** the External Command Health section of a run's summary */
+  const health = (runDir: string): string => {
+    const summary = readFileSync(join(runDir, 'sflow_summary.log'), 'utf8');
+    const start = summary.indexOf('External Command Health');
+    return summary.slice(start, summary.indexOf('Command Logs', start));
+  };
   /** containers a run's ledger names that still exist on the engine */
   const leftOf = async (runDir: string): Promise<string[]> => {
     const names = readHandleLedger(join(runDir, 'handles.jsonl')).all.flatMap((h) => h.remoteIds);
@@ -71,6 +78,10 @@ describeWithEngines('sflow run on the Docker backend', [docker], () => {
     );
     expect(readdirSync(sweep).filter((d) => d.startsWith('train')).length).toBeGreaterThan(1);
     for (const d of [dag, service, sweep]) expect(await leftOf(d)).toEqual([]);
+    // healthy runs are reported healthy: inspects and removals of containers sflow itself removed
+    // ("No such container") are expected answers, not failures
+    for (const d of [dag, service, sweep])
+      expect(health(d)).toMatch(/^Verdict: OK: \d+ call\(s\), none failed/m);
     // the containers really were Docker's: the ledger names sflow-p<driver pid>-<task>-<node>
     const ids = readHandleLedger(join(service, 'handles.jsonl')).all.flatMap((h) => h.remoteIds);
     expect(ids.some((n) => /^sflow-p\d+-server-localhost$/.test(n))).toBe(true);
@@ -88,6 +99,49 @@ describeWithEngines('sflow run on the Docker backend', [docker], () => {
     const d = runDirs().find((x) => x.includes('dkfail'))!;
     expect(readFileSync(join(d, 'bad', 'bad.log'), 'utf8')).toBe('bye\n');
     expect(await leftOf(d)).toEqual([]);
+    // a failing task is not a failing engine
+    expect(health(d)).toMatch(/^Verdict: OK/m);
+  });
+
+  it('one real engine failure (injected into docker rm) makes the command health DEGRADED, naming it', async () => {
+    // a wrapper around the real CLI that answers the run's first `rm` (both of its attempts) with
+    // an engine error; the end-of-run sweep removes the container all the same
+    const wrapper = join(dir, 'docker-flaky');
+    const count = join(dir, 'rm-failures');
+    writeFileSync(
+      wrapper,
+      [
+        '#!/bin/sh',
+        'for a in "$@"; do',
+        `  if [ "$a" = rm ] && [ "$(wc -c < '${count}' 2>/dev/null || echo 0)" -lt 2 ]; then`,
+        `    printf x >> '${count}'`,
+        "    echo 'Error response from daemon: injected: driver failed removing container' >&2",
+        '    exit 1',
+        '  fi',
+        'done',
+        'exec docker "$@"',
+        '',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+    const recipe = join(dir, 'flaky.yaml');
+    writeFileSync(
+      recipe,
+      'version: "0.1"\nworkflow:\n  name: dkflaky\n  tasks:\n    - name: t\n      script: ["echo hi"]\n',
+    );
+    const r = await sflowAsync(['run', '-f', recipe, '-f', fragment], {
+      cwd: dir,
+      env: { ...env(), SFLOW_DOCKER_CLI: wrapper },
+      timeoutMs: 120_000,
+    });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const d = runDirs().find((x) => x.includes('dkflaky'))!;
+    const h = health(d);
+    expect(h).toMatch(/^Verdict: DEGRADED: 1 of \d+ call\(s\) failed/m);
+    expect(h).toMatch(
+      /^ {2}\S*docker-flaky .*rm -f .*→ exit 1: Error response from daemon: injected: driver failed removing container$/m,
+    );
+    expect(await leftOf(d)).toEqual([]); // the retry removed it
   });
 
   it('--extra-docker-args reaches the container: a repeatable option adds, a single-use one replaces', async () => {

@@ -49,6 +49,14 @@ describe.skipIf(missing !== undefined && !required)(
 
     const both = (['local', 'k8s'] as const).map((b) => [b] as const);
 
+    /** the External Command Health section of a run's summary */
+    const health = (runDir: string): string => {
+      const summary = readFileSync(join(runDir, 'sflow_summary.log'), 'utf8');
+      const start = summary.indexOf('External Command Health');
+      expect(start).toBeGreaterThan(-1);
+      return summary.slice(start, summary.indexOf('Command Logs', start));
+    };
+
     it.each(both)('DAG passing files (%s)', async (b) => {
       const r = await run(b, 'dag.yaml', ['-s', `DAG_ID=dag-${b}-${Date.now()}`]);
       expect(r.code, r.stderr + r.stdout).toBe(0);
@@ -66,6 +74,8 @@ describe.skipIf(missing !== undefined && !required)(
       );
       // the report task's own output file came back to the driver (output collect on Kubernetes)
       expect(readFileSync(join(r.runDir, 'report', 'report.txt'), 'utf8')).toBe('words=9 lines=3\n');
+      // a healthy run is reported healthy: sflow's own deletes, 404s and closed streams are not failures
+      expect(health(r.runDir)).toMatch(/^Verdict: OK/m);
       if (b === 'k8s') expect(leftovers(k.emu)).toEqual([]);
     });
 
@@ -90,15 +100,15 @@ describe.skipIf(missing !== undefined && !required)(
       const api = trace.filter((t) => t.tool === 'kube-api');
       expect(api.map((t) => [t.args.slice(0, 2).join(' '), t.ok])).toContainEqual(['list secrets', false]);
       expect(JSON.stringify(api)).toMatch(/forbidden/);
-      const summary = readFileSync(join(r.runDir, 'sflow_summary.log'), 'utf8');
-      const start = summary.indexOf('External Command Health');
-      expect(start).toBeGreaterThan(-1);
-      const health = summary.slice(start, summary.indexOf('Command Logs', start));
+      const section = health(r.runDir);
       // TOOL CALLS FAILED TIMEOUTS MEAN MAX VERDICT: every request of the run, one of them failed
-      const row = /^kube-api\s+(\d+)\s+(\d+)\s+(\d+)\s.*\s(\S+)\s*$/m.exec(health);
-      expect(row, health).not.toBeNull();
+      const row = /^kube-api\s+(\d+)\s+(\d+)\s+(\d+)\s.*\s(\S+)\s*$/m.exec(section);
+      expect(row, section).not.toBeNull();
       expect(Number(row![1])).toBeGreaterThan(10); // creates, watches, logs, deletes of 4 tasks
       expect(row!.slice(2)).toEqual(['1', '0', 'DEGRADED']);
+      // the verdict names the one real failure
+      expect(section).toMatch(/^Verdict: DEGRADED: 1 of \d+ call\(s\) failed/m);
+      expect(section).toMatch(/^ {2}kube-api list secrets.*forbidden/m);
       expect(leftovers(k.emu)).toEqual([]);
     });
 
@@ -108,6 +118,7 @@ describe.skipIf(missing !== undefined && !required)(
       expect(r.code, r.stderr + r.stdout).toBe(0);
       expect(r.statuses).toEqual({ server: 'READY', client: 'COMPLETED' });
       expect(taskLog(r.runDir, 'client')).toBe('client got: hello from the server\n');
+      expect(health(r.runDir)).toMatch(/^Verdict: OK/m);
       if (b === 'k8s') {
         const events = readFileSync(join(r.runDir, 'events.jsonl'), 'utf8');
         expect(events).toMatch(/"detail":"HTTP 200 \(via probe pod sf-probe-[0-9a-f]+\)"/);

@@ -155,6 +155,10 @@ describeWithEngines('sflow run on Slurm', [slurm], () => {
     );
     const r = await runSflow(['run', '-f', frag, '-f', wf], { cwd });
     expect(r.code, r.stderr + r.stdout).toBe(0);
+    // a healthy run: every salloc, scontrol and scancel answered (External Command Health)
+    expect(readFileSync(join(r.runDir(), 'sflow_summary.log'), 'utf8')).toMatch(
+      /^Verdict: OK: \d+ call\(s\), none failed/m,
+    );
     const lines = taskLog(r.runDir(), 'span').trim().split('\n').sort();
     // srun --label prefixes each rank's lines
     expect(lines).toEqual([

@@ -1,8 +1,9 @@
 /**
- * `sflow run --ssh … -s HF_TOKEN=<value>` keeps the secret where it must be and nowhere else: it
- * reaches the remote task (its environment), crosses the connection on ssh's stdin (the uploaded
- * recipe, 0600 remotely), and is in no command line on the host while the run goes on, not in the
- * receipt, not in the local recipe copy (0600, the value replaced), not in the fetched output.
+ * `SFLOW_SECRET_HF_TOKEN=<value> sflow run --ssh …` keeps the secret where it must be and nowhere
+ * else: it reaches the remote task (its environment), crosses the connection on ssh's stdin (the
+ * uploaded recipe, 0600 remotely), and is in no command line on the host while the run goes on —
+ * not even the local sflow's (issue 24 item 7) — not in the receipt, not in the local recipe copy
+ * (0600, the value replaced), not in the fetched output.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
@@ -67,8 +68,6 @@ workflow:
         'run',
         '-f',
         f,
-        '-s',
-        `HF_TOKEN=${token}`,
         '--ssh',
         `${dest()} -F ${cfg()}`,
         '--ssh-remote-root',
@@ -76,11 +75,11 @@ workflow:
         '--ssh-fetch',
         'all',
       ],
-      { cwd: local, timeoutMs: 180_000 },
+      { cwd: local, env: { SFLOW_SECRET_HF_TOKEN: token }, timeoutMs: 180_000 },
     );
-    // while the task runs: the only command line on this machine (= the test host) holding the
-    // value is the local sflow's own (-s as typed); not ssh's, the remote agent's, the controller's
-    // or the task's. ps as the remote account sees every process.
+    // while the task runs: no command line on this machine (= the test host) holds the value —
+    // not the local sflow's, ssh's, the remote agent's, the controller's or the task's. ps as the
+    // remote account sees every process.
     await until('the remote task', () => processesWith(marker).length > 0 || undefined, 120_000);
     const ps = remote('ps -eww -o pid=,user=,args=');
     expect(ps.status, ps.stderr).toBe(0);
@@ -89,8 +88,8 @@ workflow:
       .split('\n')
       .filter((l) => l.includes(token))
       .map((l) => Number(/^\s*(\d+)/.exec(l)?.[1]));
-    expect(holding).toEqual([run.child.pid]);
-    expect(processesWith(token).map(Number)).toEqual([run.child.pid]);
+    expect(holding).toEqual([]);
+    expect(processesWith(token).map(Number)).toEqual([]);
 
     const r = await run.done;
     expect(r.code, r.stderr).toBe(0);

@@ -137,6 +137,7 @@ const IMPLEMENTED = new Set([
   '--ssh-tty',
   '--once',
   '--resume', // sflow run --resume (with --force)
+  '--secret-file', // run, --resume, batch, --ssh: test/integration/secrets-no-ps.test.ts
   '--all',
   // backend types whose kind creates instances (the registry is where a type starts to run)
   ...RUNNABLE_BACKENDS,

@@ -149,3 +149,16 @@ describe('LogWatchCheck', () => {
     expect(b.detail).toBe('1000/1001 matches; last: hit');
   });
 });
+
+describe('LogWatchCheck at the regex time limit', () => {
+  it('reports the limit on every check from then on (the pattern never runs again)', async () => {
+    const path = join(dir, `limit-${++seq}.log`);
+    writeFileSync(path, `${'a'.repeat(3000)}!\n`);
+    const c = new LogWatchCheck({ path, pattern: 're:^(a+)+$' });
+    const first = await c.check(signal());
+    expect(first.ok).toBe(false);
+    expect(first.limit).toMatch(/catastrophic backtracking/);
+    appendFileSync(path, 'aaa\n'); // would match: the stopped pattern is not run again
+    expect((await c.check(signal())).limit).toBe(first.limit);
+  }, 30_000);
+});

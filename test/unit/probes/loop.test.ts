@@ -158,6 +158,29 @@ describe('runProbeLoop', () => {
     ]);
   });
 
+  it('ends at a check that can never run again (regex time limit), reporting it', async () => {
+    let n = 0;
+    const check: ProbeCheck = {
+      kind: 'log_watch',
+      describe: () => 'log_watch "re:^(a+)+$"',
+      check: () =>
+        Promise.resolve(
+          ++n < 2 ? { ok: false, detail: '0/1 matches' } : { ok: false, detail: 'stopped', limit: 'stopped' },
+        ),
+    };
+    const p = runProbeLoop({ check, delayMs: 0, intervalMs: 1000, threshold: 1, deadlineMs: 600_000 });
+    await vi.advanceTimersByTimeAsync(5_000);
+    const out = await p;
+    expect(out).toMatchObject({
+      passed: false,
+      timedOut: false,
+      aborted: false,
+      limit: 'stopped',
+      checks: 2,
+    });
+    expect(n).toBe(2); // not called again
+  });
+
   it('stops when aborted, also during the initial delay', async () => {
     const { check, calls } = scripted([false]);
     const ac = new AbortController();

@@ -447,3 +447,45 @@ describe('output batching', () => {
     expect(got).toEqual(['abcdefghijk', 'x']);
   });
 });
+
+describe('External Command Health verdict', () => {
+  const call = (
+    ok: boolean,
+    extra: Partial<Extract<RunEvent, { type: 'external_call' }>> = {},
+  ): RunEvent => ({
+    t: at(1),
+    type: 'external_call',
+    tool: 'docker',
+    args: ['inspect', 'sflow-p1-a-localhost'],
+    exitCode: ok ? 0 : 1,
+    durationMs: 20,
+    timedOut: false,
+    ok,
+    ...extra,
+  });
+  const health = (evs: RunEvent[]): string => {
+    const m = new SummaryModel();
+    for (const e of [events[0], ...evs]) m.apply(e);
+    const text = renderSummary(m, { summaryPath: '/out/fp-1/sflow_summary.log' });
+    const start = text.indexOf('External Command Health');
+    return text.slice(start, text.indexOf('Command Logs', start));
+  };
+
+  it('OK with no call, and with expected answers (they are counted, not failures)', () => {
+    expect(health([])).toContain('Verdict: OK (no external commands)');
+    const h = health([call(true), call(true, { expected: true, exitCode: 1, error: 'No such container' })]);
+    expect(h).toMatch(/^docker +2 +0 +0 .* healthy$/m);
+    expect(h).toContain('Verdict: OK: 2 call(s), none failed; 1 expected answer(s)');
+  });
+
+  it('DEGRADED names each failed call with what it said', () => {
+    const h = health([
+      call(true),
+      call(false, { args: ['rm', '-f', 'c1'], error: 'Error response from daemon: disk I/O error' }),
+      call(false, { tool: 'scontrol', args: ['show', 'job', '7'], exitCode: null, timedOut: true }),
+    ]);
+    expect(h).toContain('Verdict: DEGRADED: 2 of 3 call(s) failed');
+    expect(h).toContain('  docker rm -f c1 → exit 1: Error response from daemon: disk I/O error');
+    expect(h).toContain('  scontrol show job 7 → timed out');
+  });
+});

@@ -63,6 +63,22 @@ const CASES: Case[] = [
     },
   ],
   [
+    'on_error on a readiness probe (it applies to failure probes only)',
+    one({ probes: { readiness: { tcp_port: { port: 80 }, on_error: 'warn' } } }),
+    {
+      path: [...T, 'probes', 'readiness', 'on_error'],
+      message: 'on_error applies to failure probes only',
+    },
+  ],
+  [
+    'on_error of a failure probe that is neither fail nor warn',
+    one({ probes: { failure: { log_watch: { regex_pattern: 'x' }, on_error: 'ignore' } } }),
+    {
+      path: [...T, 'probes', 'failure', 'on_error'],
+      message: "expected one of 'fail', 'warn', got string 'ignore'",
+    },
+  ],
+  [
     'log_watch with both patterns',
     lw({ match_pattern: 'a', regex_pattern: 'b' }),
     {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AnsiStripper, stripAnsi } from '../../../src/util/ansi.js';
+import { AnsiStripper, escapeControls, stripAnsi } from '../../../src/util/ansi.js';
 
 describe('stripAnsi', () => {
   it('returns plain text unchanged (same string)', () => {
@@ -34,5 +34,14 @@ describe('stripAnsi', () => {
     expect(a.push('1my\x1b]0;ti')).toBe('y');
     expect(a.push('tle\x1b')).toBe('');
     expect(a.push('\\z')).toBe('z');
+  });
+});
+
+describe('escapeControls', () => {
+  it('shows every control character as text, leaves plain text as it is', () => {
+    expect(escapeControls('run-1 task_a ✓ ü')).toBe('run-1 task_a ✓ ü');
+    expect(escapeControls('a\x1b]0;t\x07\x1b[2J\r\n\tb\x00\x7f\x9b')).toBe(
+      'a\\x1b]0;t\\x07\\x1b[2J\\r\\n\\tb\\x00\\x7f\\x9b',
+    );
   });
 });

@@ -108,6 +108,29 @@ describe('boundedExec', () => {
     expect(seen).toEqual([7]);
   });
 
+  it('an expected answer is not retried and is traced as ok (expected), the outcome still says it failed', async () => {
+    const r = await boundedExec('bash', ['-c', 'echo "Error: No such container: c1" >&2; exit 1'], {
+      timeoutMs: 5000,
+      retries: 3,
+      retryDelayMs: 1,
+      expected: (o) => /no such container/i.test(o.stderr),
+    });
+    expect(r).toMatchObject({ ok: false, exitCode: 1, attempts: 1 });
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ ok: true, expected: true, exitCode: 1 });
+    expect(isNotableCall(rows[0])).toBe(false);
+    // anything else still fails, and is retried as before
+    const other = await boundedExec('bash', ['-c', 'echo "Error: disk I/O" >&2; exit 1'], {
+      timeoutMs: 5000,
+      retries: 1,
+      retryDelayMs: 1,
+      expected: (o) => /no such container/i.test(o.stderr),
+    });
+    expect(other.attempts).toBe(2);
+    expect(rows[1]).toMatchObject({ ok: false });
+    expect(rows[1].expected).toBeUndefined();
+  });
+
   it('reports a missing program without retrying it', async () => {
     const r = await boundedExec('no-such-tool-xyz', ['a'], { timeoutMs: 5000, retries: 3, retryDelayMs: 1 });
     expect(r).toMatchObject({ ok: false, exitCode: null, errorCode: 'ENOENT', attempts: 1 });
