@@ -23,14 +23,16 @@ export function usesGpuPrelude(input: Pick<OperatorInput, 'gpus' | 'config'>): b
 }
 
 /**
- * The step's payload: the GPU prelude (sourced; it also sets SFLOW_TASK_NODE_INDEX) on GPU tasks,
- * the node index from Slurm on other multi-node steps, then the task's own script.
+ * The step's payload: the GPU prelude (sourced; it also sets SFLOW_TASK_NODE_INDEX and
+ * SFLOW_TASK_NODE_NAME) on GPU tasks, the node index and name from Slurm on other multi-node
+ * steps, then the task's own script. (A single-node step keeps the plan's values: the same.)
  */
 export function stepScript(input: OperatorInput): string {
   const runDir = input.env.SFLOW_WORKFLOW_OUTPUT_DIR;
   if (usesGpuPrelude(input) && runDir)
     return `. ${shellQuote(`${runDir}/${GPU_PRELUDE_FILE}`)} || exit 97\n${input.script}`;
-  if (input.nodes.length > 1) return `export SFLOW_TASK_NODE_INDEX="\${SLURM_NODEID:-0}"\n${input.script}`;
+  if (input.nodes.length > 1)
+    return `export SFLOW_TASK_NODE_INDEX="\${SLURM_NODEID:-0}" SFLOW_TASK_NODE_NAME="\${SLURMD_NODENAME:-$SFLOW_TASK_NODE_NAME}"\n${input.script}`;
   return input.script;
 }
 

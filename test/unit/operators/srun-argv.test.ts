@@ -62,8 +62,10 @@ describe('Slurm command lines (backends.md §7)', () => {
     expect(argv.slice(0, -1).join(' ')).toBe(
       'srun --jobid 424242 --nodes 2 --nodelist gpu-a01,gpu-a02 --job-name hello --unbuffered --export ALL --label --overlap bash -c',
     );
-    // a 2-node step learns its node index from Slurm
-    expect(argv.at(-1)).toBe('export SFLOW_TASK_NODE_INDEX="${SLURM_NODEID:-0}"\necho hello');
+    // a 2-node step learns its node index and name from Slurm
+    expect(argv.at(-1)).toBe(
+      'export SFLOW_TASK_NODE_INDEX="${SLURM_NODEID:-0}" SFLOW_TASK_NODE_NAME="${SLURMD_NODENAME:-$SFLOW_TASK_NODE_NAME}"\necho hello',
+    );
   });
 
   it('§7.3 named container operator + inline override + GPUs: flags, merged mounts, extra_args last, prelude', () => {
