@@ -21,8 +21,15 @@ import {
 import { SflowError } from '../config/errors.js';
 import { loadRecipe } from '../config/load.js';
 import { submitBatch } from '../backends/slurm/batch-env.js';
-import { batchScript } from './batch-script.js';
-import { ensureLogDirs, validateJob, validationFailure, writeJob, type BatchSetup } from './batch-job.js';
+import { batchScript, composedPathFor } from './batch-script.js';
+import {
+  ensureLogDirs,
+  recipeField,
+  validateJob,
+  validationFailure,
+  writeJob,
+  type BatchSetup,
+} from './batch-job.js';
 import { rowOverrides } from './compose-bulk.js';
 
 export const NODE_COLUMNS = ['SLURM_NODES', 'NUM_SLURM_NODES', 'NUM_NODES'];
@@ -155,8 +162,32 @@ export async function batchBulk(
       continue;
     }
     for (const w of job.warnings) warn(`row ${r.index}: ${w}`);
-    const input = { ...s.base, files, sets, artifacts, missable, nodes: job.nodes, jobName: name };
     const path = join(dir, `${name}.sh`);
+    let alloc;
+    try {
+      alloc = await s.alloc.forJob(job.backend, name);
+    } catch (e) {
+      failures.push(`[${r.index}] SKIPPED: ${validationFailure(e).split('\n')[0]}`);
+      record('FAILED', '');
+      continue;
+    }
+    const input = {
+      ...s.base,
+      files,
+      // the job runs the composed copy written beside its script, the row's overrides applied in it
+      composed: composedPathFor(path),
+      sets,
+      artifacts,
+      missable,
+      nodes: job.nodes,
+      nodesFrom:
+        s.nodes !== undefined
+          ? '-N/--nodes'
+          : rowNodeCell(r)
+            ? `CSV column ${rowNodeCell(r)!.column}, row ${r.index}`
+            : recipeField(job, 'nodes'),
+      alloc,
+    };
     generated++;
     if (opts.dryRun) {
       process.stdout.write(`# ---- row ${r.index}: ${name}.sh ----\n${batchScript(input)}`);

@@ -144,19 +144,35 @@ export function buildProgram(): Command {
       .command('batch')
       .description('write (and --submit) an sbatch script that runs the workflow as a Slurm job'),
   )
-    .option('-p, --partition <name>', 'sbatch partition (default: the default partition sinfo lists)')
-    .option('-A, --account <name>', 'sbatch account (default: your association in sacctmgr)')
-    .option('--time <HH:MM:SS>', '#SBATCH --time')
+    .option(
+      '-p, --partition <name>',
+      "sbatch partition (default: the recipe's slurm backend, else the default partition sinfo lists)",
+    )
+    .option(
+      '-A, --account <name>',
+      "sbatch account (default: the recipe's slurm backend, else your association in sacctmgr)",
+    )
+    .option('--time <HH:MM:SS>', "#SBATCH --time (default: the recipe's slurm backend time)")
     .option(
       '-N, --nodes <n>',
       "#SBATCH --nodes and the job's plan (default: the recipe's slurm backend nodes)",
     )
     .option('-G, --gpus-per-node <n>', 'GPUs per node the job plans with (never an #SBATCH GPU line: use -e)')
-    .option('-J, --job-name <name>', '#SBATCH --job-name (default: sflow)')
-    .option('-e, --sbatch-extra-args <arg>', 'one verbatim #SBATCH line each, in order (repeatable)', collect)
+    .option(
+      '-J, --job-name <name>',
+      "#SBATCH --job-name (default: the recipe's slurm backend job_name, else sflow)",
+    )
+    .option(
+      '-e, --sbatch-extra-args <arg>',
+      "one verbatim #SBATCH line each, after the recipe backend's extra_args (repeatable)",
+      collect,
+    )
     .option('-O, --sbatch-output <pattern>', '#SBATCH --output (default: ./sflow_output/%j-sflow-submit.out)')
     .option('-E, --sbatch-error <pattern>', '#SBATCH --error (default: ./sflow_output/%j-sflow-submit.err)')
-    .option('-o, --sbatch-path <file>', 'write the script here (mode 755) and the composed recipe beside it')
+    .option(
+      '-o, --sbatch-path <file>',
+      'write the script here (mode 755) and the composed recipe beside it, which the job runs',
+    )
     .option('--submit', 'submit the written script(s) with sbatch')
     .option('--dry-run', 'validate and print the script(s); write and submit nothing')
     .option('-b, --bulk-input <csv>', 'one job per CSV row (into <output>/bulk_input_<time>/)')
