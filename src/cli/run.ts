@@ -14,6 +14,7 @@ import { runPreflight } from './run-preflight.js';
 import {
   backendCatalog,
   discoverTopology,
+  dryRunDetails,
   notRunnableError,
   unrunnableBackends,
 } from '../backends/registry.js';
@@ -59,8 +60,10 @@ export async function runCommand(positional: string[], opts: Record<string, unkn
       plan.warnings.push(...runPreflight(plan, loaded, opts));
       const { dryRunChunks } = await import('../plan/render.js');
       const { writePieces } = await import('../util/write-pieces.js');
+      // what the backends add under each task (Kubernetes: the pod manifests, as sent)
+      const taskDetail = await dryRunDetails(plan, opts);
       // in pieces as rendered: 10,000 replicas are never one string
-      await writePieces(process.stdout, dryRunChunks(plan, { ...loaded, warnings: [] }));
+      await writePieces(process.stdout, dryRunChunks(plan, { ...loaded, warnings: [] }, { taskDetail }));
       process.stdout.write('✓ Configuration is valid\n');
       return 0;
     }

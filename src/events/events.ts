@@ -183,6 +183,8 @@ export interface PlanTaskInfo {
   retries: { count: number; intervalS: number; backoff: number } | null;
   nodes: string[];
   gpus: number[] | null;
+  /** GPUs each of its nodes (pods) gets where the engine picks the devices (Kubernetes) */
+  enginePicksGpus?: number;
   logPath: string;
   outputDir: string;
   /** replica position and sweep values (Python str) of a replicated task */
