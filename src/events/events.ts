@@ -157,6 +157,8 @@ export type RunEvent = Base &
         delayS?: number;
         durationMs?: number;
         error?: string;
+        /** failed: the task was cancelled while it uploaded (the file was not uploaded because of that) */
+        cancelled?: boolean;
         onError: 'warn' | 'fail';
       }
     /** teardown of every live process group: start and end */

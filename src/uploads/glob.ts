@@ -1,10 +1,11 @@
 /**
- * `from` of an upload → the regular files it names: a plain path, or a glob with `*`, `?`,
- * `[…]` inside a path segment and `**` for any number of directories. Matches are sorted; the
- * walk is bounded (MAX_ENTRIES) so a glob over a huge tree cannot stall the run.
+ * `from` of an upload → the regular files it names: a plain path, a folder (every regular file
+ * below it, named by its path relative to the folder; symbolic links are not followed), or a glob
+ * with `*`, `?`, `[…]` inside a path segment and `**` for any number of directories. Matches are
+ * sorted; the walks are bounded (MAX_ENTRIES) so a huge tree cannot stall the run.
  */
-import { readdirSync, statSync } from 'node:fs';
-import { isAbsolute, join, resolve, sep } from 'node:path';
+import { lstatSync, readdirSync, statSync } from 'node:fs';
+import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { isGlob } from '../plan/uploads.js';
 
 const MAX_ENTRIES = 200_000;
@@ -74,4 +75,50 @@ export function expandFrom(pattern: string, base: string): string[] {
   };
   walk(root, 0);
   return [...out].sort();
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** One file an upload sends: where it is, and its name below `to` (a folder's files: their relative path). */
+export interface UploadSource {
+  path: string;
+  name: string;
+}
+
+/**
+ * The files an upload's `from` names, and whether it named a folder (whose files keep their paths
+ * relative to it, with `/` separators).
+ */
+export function uploadSources(pattern: string, base: string): { files: UploadSource[]; folder: boolean } {
+  const abs = isAbsolute(pattern) ? pattern : resolve(base, pattern);
+  if (isGlob(abs) || !isDirectory(abs))
+    return { files: expandFrom(pattern, base).map((p) => ({ path: p, name: basename(p) })), folder: false };
+  const out: UploadSource[] = [];
+  let seen = 0;
+  const walk = (dir: string): void => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    seen += entries.length;
+    if (seen > MAX_ENTRIES) throw new Error(`the folder ${pattern} holds more than ${MAX_ENTRIES} entries`);
+    for (const e of entries) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      // a regular file only: no links (a link to a folder could loop), devices or sockets
+      else if (e.isFile() && lstatSync(p).isFile())
+        out.push({ path: p, name: relative(abs, p).split(sep).join('/') });
+    }
+  };
+  walk(abs);
+  out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return { files: out, folder: true };
 }
