@@ -100,7 +100,6 @@ export async function batchBulkSubmit(
   if (!files.length)
     throw new SflowError('batch.bulk_submit_empty', `--bulk-submit ${given.join(' ')}: no recipe found`, {
       phase: 'usage',
-      exitCode: 1,
       hint: 'a recipe is a YAML mapping with a top-level version: key (folders are scanned for *.yaml / *.yml)',
     });
   const dir = join(s.common.outputDir, `bulk_submit_${stamp()}`);

@@ -52,8 +52,12 @@ function rowNodeCell(r: BulkRow): { column: string; nodes: number } | undefined 
 }
 const rowNodes = (r: BulkRow) => rowNodeCell(r)?.nodes;
 
+/** a command-line mistake (flags that contradict the CSV): exit 2 */
 const usage = (code: string, message: string, hint?: string) =>
-  new SflowError(code, message, { phase: 'usage', exitCode: 1, ...(hint ? { hint } : {}) });
+  new SflowError(code, message, { phase: 'usage', ...(hint ? { hint } : {}) });
+/** a mistake in the CSV, located like one in a recipe: a configuration error, exit 1 */
+const invalid = (code: string, message: string, hint?: string) =>
+  new SflowError(code, message, { phase: 'load', ...(hint ? { hint } : {}) });
 
 export async function batchBulk(
   positional: string[],
@@ -71,7 +75,7 @@ export async function batchBulk(
 
   const nodeColumns = NODE_COLUMNS.filter((c) => csv.columns.includes(c));
   if (s.nodes === undefined && !nodeColumns.length)
-    throw usage(
+    throw invalid(
       'bulk.csv_no_nodes',
       `${csv.path}:1:1: the CSV has no node-count column and no --nodes was given`,
       `add a column ${NODE_COLUMNS.join(', ')} (nodes per row), or pass --nodes/-N`,
@@ -107,7 +111,7 @@ export async function batchBulk(
   const known = (c: string) => [...declared.values()].some((d) => d.vars.has(c) || d.artifacts.has(c));
   const unknown = csv.columns.filter((c) => !NODE_COLUMNS.includes(c) && !known(c));
   if (unknown.length && declared.size)
-    throw usage(
+    throw invalid(
       'bulk.csv_unknown_column',
       `${csv.path}:1:1: column(s) ${unknown.map((c) => `'${c}'`).join(', ')} name no variable or artifact of the rows' recipes`,
       `a column other than ${CONFIG_COLUMN}, job_name, missable_tasks and the node columns overrides a declared variable or artifact`,

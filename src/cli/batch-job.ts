@@ -20,6 +20,7 @@ import { composedPathFor, type BatchScriptInput, type JobAllocationKey } from '.
 import { composeText } from './compose.js';
 import { resolveComposed } from '../config/compose-resolve.js';
 import { secretVariableNames } from '../config/secret-variables.js';
+import { reportError } from './errors.js';
 import { runPreflight } from './run-preflight.js';
 import { errorMessage } from '../util/errors.js';
 
@@ -170,6 +171,17 @@ export interface BatchSetup {
   cliMissable: string[];
   nodes?: number;
   gpusPerNode?: number;
+}
+
+/**
+ * A single job that does not validate: the error in the usual shape (its kind, its exit code: a
+ * usage error exits 2), then, for a recipe that does not dry-run, that no script was made.
+ */
+export function invalidJob(e: unknown): number {
+  const code = reportError(e);
+  if (isSflowError(e) && e.phase !== 'usage')
+    process.stderr.write('✗ Aborting sbatch generation: the workflow does not pass its dry-run validation\n');
+  return code;
 }
 
 /** The failure of a job's validation, in full (0.3.1: multi-line detail kept). */

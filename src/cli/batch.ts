@@ -15,8 +15,8 @@ import { AllocationResolver } from './batch-allocation.js';
 import { batchScript, composedPathFor, sflowInvocation, type BatchScriptInput } from './batch-script.js';
 import {
   ensureLogDirs,
+  invalidJob,
   validateJob,
-  validationFailure,
   recipeField,
   writeJob,
   type BatchCommon,
@@ -131,9 +131,7 @@ async function single(positional: string[], opts: Record<string, unknown>, s: Ba
       s.common,
     );
   } catch (e) {
-    process.stderr.write(`✗ Configuration error: ${validationFailure(e)}\n`);
-    process.stderr.write('✗ Aborting sbatch generation: the workflow does not pass its dry-run validation\n');
-    return 1;
+    return invalidJob(e);
   }
   for (const w of job.warnings) warn(w);
   if (job.nodes === undefined)

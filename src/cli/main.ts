@@ -61,6 +61,11 @@ function sshOptions(cmd: Command, tty = true): Command {
   return cmd;
 }
 
+/** `error: unknown option '--x'` → `✗ Usage error: unknown option '--x'` */
+export function usageShape(text: string): string {
+  return text.replace(/^error: /, '✗ Usage error: ');
+}
+
 export function buildProgram(): Command {
   const program = new Command('sflow');
   program
@@ -68,7 +73,9 @@ export function buildProgram(): Command {
     .addHelpText('after', `\n${DOCS}`)
     .option('-V, --version', 'print the version and runtime details')
     .exitOverride()
-    .configureOutput({ outputError: (str, write) => write(str) });
+    // commander's own errors (unknown option, bad choice, missing argument) in the one shape every
+    // command uses: `✗ Usage error: …` (README, Errors); the subcommands inherit this
+    .configureOutput({ outputError: (str, write) => write(usageShape(str)) });
   program.action((opts: { version?: boolean }) => {
     if (opts.version) {
       process.stdout.write(versionText() + '\n');
@@ -217,7 +224,7 @@ export function buildProgram(): Command {
     });
 
   fileOptions(program.command('compose').description('merge several recipe files into one'), false)
-    .option('-o, --output <path>', 'write the composed YAML here (default: stdout)')
+    .option('-o, --output <path>', 'write the composed YAML here (default, or -: stdout)')
     .option('-r, --resolve', 'inline resolvable variables')
     .option('-b, --bulk-input <csv>', 'one composed recipe per CSV row (into <output>/compose_<time>/)')
     .option('--row <selector>', 'with --bulk-input: rows to compose (1-based: 3, 1,4, 2:5, 1:10:2)', collect)
@@ -247,7 +254,10 @@ export function buildProgram(): Command {
         'png',
       ]),
     )
-    .option('-o, --output <path>', 'output file (default: ./<workflow>.<ext> in the workspace dir)')
+    .option(
+      '-o, --output <path>',
+      'output file; - for stdout (default: mermaid to stdout, else ./<workflow>.<ext> in the workspace dir)',
+    )
     .option('--show-variables', 'include resolved variables')
     .option('--workspace-dir <dir>', 'workspace dir')
     .option('--output-dir <dir>', 'output root')
@@ -263,7 +273,7 @@ export function buildProgram(): Command {
     .argument('<run-dirs...>', 'run directories (sflow_output/<run id>)')
     .option(
       '-o, --output <path>',
-      'output file (one run: <run dir>/report.html; several: sflow_report_compare.html)',
+      'output file, - for stdout (one run: <run dir>/report.html; several: sflow_report_compare.html)',
     )
     .addHelpText('after', `\n${DOCS}`)
     .action(async (dirs: string[], opts: Record<string, unknown>) => {
@@ -314,7 +324,7 @@ export function buildProgram(): Command {
   program
     .command('schema')
     .description('print the JSON Schema of recipes (for editor completion)')
-    .option('-o, --output <path>', 'write to a file instead of stdout')
+    .option('-o, --output <path>', 'write to a file instead of stdout (-: stdout)')
     .addHelpText('after', `\n${DOCS}`)
     .action(async (opts: Record<string, unknown>) => {
       const { schemaCommand } = await import('./schema.js');

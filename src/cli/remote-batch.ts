@@ -15,7 +15,7 @@ import { detectAccount, detectPartition } from '../backends/slurm/batch-env.js';
 import type { SlurmExec } from '../backends/slurm/slurm-exec.js';
 import { reportError } from './errors.js';
 import { batchScript, type BatchScriptInput } from './batch-script.js';
-import { recipeField, validateJob, validationFailure, type BatchCommon, type ValidJob } from './batch-job.js';
+import { invalidJob, recipeField, validateJob, type BatchCommon, type ValidJob } from './batch-job.js';
 import { AllocationResolver, type AllocationFlags, type JobAllocation } from './batch-allocation.js';
 import { inputFiles } from './common.js';
 import { composeText } from './compose.js';
@@ -129,9 +129,7 @@ export async function batchSshCommand(positional: string[], opts: Record<string,
     // the local inputs to upload (relative file:// and fs:// artifacts), as run --ssh finds them
     staged = stageInputs('run', positional, opts, { quiet: true }); // its warnings are job.warnings
   } catch (e) {
-    process.stderr.write(`✗ Configuration error: ${validationFailure(e)}\n`);
-    process.stderr.write('✗ Aborting sbatch generation: the workflow does not pass its dry-run validation\n');
-    return 1;
+    return invalidJob(e);
   }
   for (const w of job.warnings) process.stderr.write(`⚠ ${w}\n`);
   if (job.nodes === undefined)

@@ -54,7 +54,10 @@ export function stageInputs(
 ): StagedInputs {
   const files = inputFiles(positional, opts, command === 'run' ? 'sflow.yaml' : undefined);
   if (files.length === 0)
-    throw new SflowError('cli.no_input', 'no input files provided', { phase: 'usage', exitCode: 1 });
+    throw new SflowError('cli.no_input', 'no input files provided', {
+      phase: 'usage',
+      hint: 'pass a recipe with -f FILE',
+    });
   const loaded = loadRecipe(loadOptions(files, opts));
   if (!o.quiet) printWarnings(loaded.warnings);
   const recipeText = composeText(loaded.doc);

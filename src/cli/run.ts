@@ -30,6 +30,8 @@ export async function runCommand(positional: string[], opts: Record<string, unkn
         phase: 'usage',
         hint: 'sflow run --resume <run dir> --force',
       });
+    // a malformed --wait-for-gpus is a usage error, also with --dry-run (the backend applies it)
+    if (typeof opts.waitForGpus === 'string') parseWaitForGpus(opts.waitForGpus, '--wait-for-gpus', 'usage');
     const files = inputFiles(positional, opts, 'sflow.yaml');
     const loaded = loadRecipe(loadOptions(files, opts));
     for (const w of [
@@ -68,8 +70,6 @@ export async function runCommand(positional: string[], opts: Record<string, unkn
       return 0;
     }
     printWarnings(loaded.warnings);
-    // a malformed --wait-for-gpus is a usage error before anything runs (the backend applies it)
-    if (typeof opts.waitForGpus === 'string') parseWaitForGpus(opts.waitForGpus, '--wait-for-gpus', 'usage');
     const runId = makeRunId(workflow);
     // trial plan against placeholders: every plan error fires before anything is allocated
     const trial = buildPlan(loaded, { ...common, dryRun: false, runId, catalog: backendCatalog });

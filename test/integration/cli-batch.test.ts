@@ -254,21 +254,21 @@ describe('sflow batch --bulk-input', () => {
     expect(existsSync(join(d, 'sflow_output'))).toBe(false);
   });
 
-  it('refuses an unknown column, a blank sflow_config_file and a --nodes that disagrees with the CSV', () => {
+  it('refuses an unknown column and a blank sflow_config_file (the CSV: exit 1) and a --nodes that disagrees with it (usage: 2)', () => {
     const unknown = batch(fixture({ 'rows.csv': 'sflow_config_file,BOGUS,SLURM_NODES\nwf.yaml,1,1\n' }), [
       '-b',
       'rows.csv',
     ]);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain("'BOGUS'");
+    expect(unknown.stderr).toMatch(/^✗ Configuration error: .*rows\.csv:1:1: .*'BOGUS'/m);
     const blank = batch(fixture({ 'rows.csv': rows(['wf.yaml,a,1', ',b,1']) }), ['-b', 'rows.csv']);
     expect(blank.code).toBe(1);
     expect(blank.stderr).toContain('sflow_config_file');
     expect(hasStackTrace(blank.stderr)).toBe(false);
     const d = fixture({ 'rows.csv': rows(['wf.yaml,a,2']) });
     const clash = batch(d, ['-b', 'rows.csv', '--nodes', '4']);
-    expect(clash.code).toBe(1);
-    expect(clash.stderr).toContain('--nodes 4 disagrees');
+    expect(clash.code).toBe(2);
+    expect(clash.stderr).toMatch(/^✗ Usage error: --nodes 4 disagrees/m);
     expect(existsSync(join(d, 'sflow_output'))).toBe(false);
   });
 
@@ -308,10 +308,10 @@ describe('sflow batch --bulk-submit', () => {
     expect(results).toHaveLength(3);
   });
 
-  it('nothing that is a recipe: an error', () => {
+  it('nothing that is a recipe: a usage error (exit 2)', () => {
     const d = fixture({ 'notes.yaml': 'a: 1\n' });
     const r = batch(d, ['-B', 'notes.yaml']);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toContain('no recipe found');
   });
 });

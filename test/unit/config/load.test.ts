@@ -139,7 +139,7 @@ describe('single file', () => {
     );
     const one = fails({ files: [bench], missable: ['agg_server'] });
     expect(one.message).toContain('only valid with multiple input files');
-    expect(one.exitCode).toBe(1);
+    expect(one.exitCode).toBe(2);
     // bulk/batch modes may use -M with one file
     expect(() =>
       loadRecipe({
