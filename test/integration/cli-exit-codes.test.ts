@@ -72,7 +72,9 @@ const cases: Case[] = [
 
 describe('exit codes and the error shape', () => {
   it.each(cases.map((c) => [c[0].join(' '), c] as const))('%s', async (_name, [args, code, shape]) => {
-    const r = await sflowInProcess(args, { cwd: dir, env: { PATH: '/usr/bin:/bin', SLURM_JOB_ID: '' } });
+    // a private run index: a command that got as far as looking for lost runs finds none of others'
+    const env = { PATH: '/usr/bin:/bin', SLURM_JOB_ID: '', SFLOW_RUN_INDEX_DIR: join(dir, 'runs') };
+    const r = await sflowInProcess(args, { cwd: dir, env });
     expect(r.code, r.stderr).toBe(code);
     const firstError = r.stderr.split('\n').find((l) => l.startsWith('✗')) ?? '';
     expect(firstError, r.stderr).toMatch(shape);
