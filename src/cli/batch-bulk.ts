@@ -51,6 +51,11 @@ function rowNodeCell(r: BulkRow): { column: string; nodes: number } | undefined 
   return undefined;
 }
 const rowNodes = (r: BulkRow) => rowNodeCell(r)?.nodes;
+/** `CSV column SLURM_NODES, row 3`: where a row's node count came from, when its CSV gives one */
+const rowNodesFrom = (r: BulkRow): string | undefined => {
+  const c = rowNodeCell(r);
+  return c ? `CSV column ${c.column}, row ${r.index}` : undefined;
+};
 
 /** a command-line mistake (flags that contradict the CSV): exit 2 */
 const usage = (code: string, message: string, hint?: string) =>
@@ -150,9 +155,7 @@ export async function batchBulk(
           artifacts,
           missable,
           ...(nodes !== undefined ? { nodes } : {}),
-          ...(s.nodes === undefined && rowNodeCell(r)
-            ? { nodesFrom: `CSV column ${rowNodeCell(r)!.column}, row ${r.index}` }
-            : {}),
+          ...(s.nodes === undefined && rowNodesFrom(r) ? { nodesFrom: rowNodesFrom(r) } : {}),
           ...(s.gpusPerNode !== undefined ? { gpusPerNode: s.gpusPerNode } : {}),
           bulk: true,
         },
@@ -167,14 +170,11 @@ export async function batchBulk(
     }
     for (const w of job.warnings) warn(`row ${r.index}: ${w}`);
     const path = join(dir, `${name}.sh`);
-    let alloc;
-    try {
-      alloc = await s.alloc.forJob(job.backend, name);
-    } catch (e) {
+    const alloc = await s.alloc.forJob(job.backend, name).catch((e: unknown) => {
       failures.push(`[${r.index}] SKIPPED: ${validationFailure(e).split('\n')[0]}`);
       record('FAILED', '');
-      continue;
-    }
+    });
+    if (!alloc) continue;
     const input = {
       ...s.base,
       files,
@@ -184,12 +184,7 @@ export async function batchBulk(
       artifacts,
       missable,
       nodes: job.nodes,
-      nodesFrom:
-        s.nodes !== undefined
-          ? '-N/--nodes'
-          : rowNodeCell(r)
-            ? `CSV column ${rowNodeCell(r)!.column}, row ${r.index}`
-            : recipeField(job, 'nodes'),
+      nodesFrom: s.nodes !== undefined ? '-N/--nodes' : (rowNodesFrom(r) ?? recipeField(job, 'nodes')),
       alloc,
     };
     generated++;
