@@ -33,6 +33,7 @@ export const RECORD_ALLOW_LIST = [
   'src/backends/docker/member-command.ts',
   'src/backends/kind.ts',
   'src/backends/kubernetes/dra.ts',
+  'src/backends/kubernetes/dry-run-manifests.ts',
   'src/backends/kubernetes/kube-options.ts',
   'src/backends/kubernetes/kubernetes-backend.ts',
   'src/backends/kubernetes/mpi-pods.ts',

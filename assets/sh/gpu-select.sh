@@ -2,7 +2,8 @@
 # GPU slice, before the task's own script). slurmstepd rewrites CUDA_VISIBLE_DEVICES on GRES
 # partitions and containers renumber devices from 0, so the planned host indices cannot be trusted
 # inside the step. This prelude:
-#   1. works out this node's position in the task (SFLOW_TASK_NODE_INDEX);
+#   1. works out this node's position in the task (SFLOW_TASK_NODE_INDEX) and its name
+#      (SFLOW_TASK_NODE_NAME, from SLURMD_NODENAME);
 #   2. lists the devices the step can see (nvidia-smi index, uuid);
 #   3. finds the cards the plan chose by the UUIDs the driver's topology probe recorded
 #      (SFLOW_GPU_UUIDS_BY_NODE="node=uuid0,uuid1,…;node=…": each node's GPUs in index order), or, without UUIDs, by index
@@ -23,6 +24,7 @@ for _sflow_n in $(printf '%s' "${SFLOW_TASK_ASSIGNED_NODE_NAMES:-}" | tr ',' ' '
   _sflow_i=$((_sflow_i + 1))
 done
 export SFLOW_TASK_NODE_INDEX
+[ -n "${SLURMD_NODENAME:-}" ] && SFLOW_TASK_NODE_NAME=$SLURMD_NODENAME && export SFLOW_TASK_NODE_NAME
 
 _sflow_plan=${SFLOW_GPU_PLAN:-}
 _sflow_inherited=${CUDA_VISIBLE_DEVICES-<unset>}

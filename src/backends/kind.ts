@@ -6,7 +6,14 @@
 import type * as z from 'zod';
 import type { CollectorLauncher } from '../monitor/launcher.js';
 import type { Backend, BackendContext } from './backend.js';
-import type { BackendTraits, BackendType, PlannedBackend, PlannedNode } from '../plan/types.js';
+import type {
+  BackendTraits,
+  BackendType,
+  Plan,
+  PlannedBackend,
+  PlannedNode,
+  PlannedTask,
+} from '../plan/types.js';
 
 export interface BackendKind extends BackendTraits {
   type: BackendType;
@@ -25,6 +32,15 @@ export interface BackendKind extends BackendTraits {
    * nvidia-smi); nodes to plan on instead of the placeholders, or undefined.
    */
   discover?: (planned: PlannedBackend, signal: AbortSignal) => Promise<PlannedNode[] | undefined>;
+  /**
+   * Lines `--dry-run` prints under each of its tasks beyond the command (Kubernetes: the pod
+   * manifests a launch sends); `options` are the command line's (e.g. --namespace).
+   */
+  dryRunDetail?: (
+    plan: Plan,
+    backend: PlannedBackend,
+    options: CliOptionBag,
+  ) => Promise<(task: PlannedTask) => string[]>;
   /** starts hardware monitor collectors on its nodes; absent: its nodes are not sampled yet */
   monitorCollector?: () => CollectorLauncher;
   /**
@@ -45,6 +61,8 @@ export interface RunRecoveryOptions {
   options: Record<string, unknown>;
 }
 
+/** the command line's options, as commander hands them over (each kind reads its own) */
+export type CliOptionBag = Record<string, unknown>;
 /** `<name>-node0`, `<name>-node1`, … at `0.0.0.<i+1>` (backends.md §1.4). */
 export function placeholderNodes(
   name: string,

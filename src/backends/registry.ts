@@ -5,11 +5,18 @@
  * line here plus its folder under src/backends/ (docs/adding-a-backend.md).
  */
 import { SflowError } from '../config/errors.js';
-import type { BackendCatalog, BackendType, Plan, PlannedBackend, PlannedNode } from '../plan/types.js';
+import type {
+  BackendCatalog,
+  BackendType,
+  Plan,
+  PlannedBackend,
+  PlannedNode,
+  PlannedTask,
+} from '../plan/types.js';
 import type { CollectorLauncher } from '../monitor/launcher.js';
 import type { Backend, BackendContext } from './backend.js';
 import { dockerKind } from './docker/kind.js';
-import type { BackendKind } from './kind.js';
+import type { BackendKind, CliOptionBag } from './kind.js';
 import { kubernetesKind } from './kubernetes/kind.js';
 import { localKind } from './local/kind.js';
 import { slurmKind } from './slurm/kind.js';
@@ -91,4 +98,18 @@ export async function discoverTopology(
     if (nodes) out[b.name] = nodes;
   }
   return out;
+}
+
+/** What the backends add under each task of a dry-run (a task of a backend without any: nothing). */
+export async function dryRunDetails(
+  plan: Plan,
+  options: CliOptionBag,
+): Promise<(task: PlannedTask) => string[]> {
+  const used = new Set(plan.tasks.map((t) => t.backend));
+  const by = new Map<string, (task: PlannedTask) => string[]>();
+  for (const b of plan.backends) {
+    const detail = backendKind(b.type)?.dryRunDetail;
+    if (detail && used.has(b.name)) by.set(b.name, await detail(plan, b, options));
+  }
+  return (t) => by.get(t.backend)?.(t) ?? [];
 }

@@ -13,8 +13,15 @@ import { stringify } from 'csv-stringify/sync';
 import { parse } from 'yaml';
 import { SflowError } from '../config/errors.js';
 import { submitBatch } from '../backends/slurm/batch-env.js';
-import { batchScript } from './batch-script.js';
-import { ensureLogDirs, validateJob, validationFailure, writeJob, type BatchSetup } from './batch-job.js';
+import { batchScript, composedPathFor } from './batch-script.js';
+import {
+  ensureLogDirs,
+  recipeField,
+  validateJob,
+  validationFailure,
+  writeJob,
+  type BatchSetup,
+} from './batch-job.js';
 import { NODE_COLUMNS, stamp } from './batch-bulk.js';
 
 const warn = (s: string) => process.stderr.write(`⚠ ${s}\n`);
@@ -93,7 +100,6 @@ export async function batchBulkSubmit(
   if (!files.length)
     throw new SflowError('batch.bulk_submit_empty', `--bulk-submit ${given.join(' ')}: no recipe found`, {
       phase: 'usage',
-      exitCode: 1,
       hint: 'a recipe is a YAML mapping with a top-level version: key (folders are scanned for *.yaml / *.yml)',
     });
   const dir = join(s.common.outputDir, `bulk_submit_${stamp()}`);
@@ -144,21 +150,37 @@ export async function batchBulkSubmit(
       record('FAILED', '', 'no node count');
       continue;
     }
+    const path = join(dir, `${name}.sh`);
+    let alloc;
+    try {
+      alloc = await s.alloc.forJob(job.backend, name);
+    } catch (e) {
+      failures.push(`${file}: SKIPPED: ${validationFailure(e).split('\n')[0]}`);
+      record('FAILED', '', 'no allocation settings');
+      continue;
+    }
     const input = {
       ...s.base,
       files: [file],
+      // the job runs the composed copy written beside its script, the overrides applied in it
+      composed: composedPathFor(path),
       sets: s.cliSets,
       artifacts: s.cliArtifacts,
       missable: s.cliMissable,
       nodes,
-      jobName: name,
+      nodesFrom:
+        s.nodes !== undefined
+          ? '-N/--nodes'
+          : job.nodes !== undefined
+            ? recipeField(job, 'nodes')
+            : 'a SLURM_NODES / NUM_SLURM_NODES / NUM_NODES variable of the recipe',
+      alloc,
     };
     generated++;
     if (opts.dryRun) {
       process.stdout.write(`# ---- ${file}: ${name}.sh ----\n${batchScript(input)}`);
       continue;
     }
-    const path = join(dir, `${name}.sh`);
     writeJob(path, batchScript(input), job, Boolean(opts.resolve));
     let line = `  ${name}: ${path}`;
     if (opts.submit) {

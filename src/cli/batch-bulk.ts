@@ -21,8 +21,15 @@ import {
 import { SflowError } from '../config/errors.js';
 import { loadRecipe } from '../config/load.js';
 import { submitBatch } from '../backends/slurm/batch-env.js';
-import { batchScript } from './batch-script.js';
-import { ensureLogDirs, validateJob, validationFailure, writeJob, type BatchSetup } from './batch-job.js';
+import { batchScript, composedPathFor } from './batch-script.js';
+import {
+  ensureLogDirs,
+  recipeField,
+  validateJob,
+  validationFailure,
+  writeJob,
+  type BatchSetup,
+} from './batch-job.js';
 import { rowOverrides } from './compose-bulk.js';
 
 export const NODE_COLUMNS = ['SLURM_NODES', 'NUM_SLURM_NODES', 'NUM_NODES'];
@@ -44,9 +51,18 @@ function rowNodeCell(r: BulkRow): { column: string; nodes: number } | undefined 
   return undefined;
 }
 const rowNodes = (r: BulkRow) => rowNodeCell(r)?.nodes;
+/** `CSV column SLURM_NODES, row 3`: where a row's node count came from, when its CSV gives one */
+const rowNodesFrom = (r: BulkRow): string | undefined => {
+  const c = rowNodeCell(r);
+  return c ? `CSV column ${c.column}, row ${r.index}` : undefined;
+};
 
+/** a command-line mistake (flags that contradict the CSV): exit 2 */
 const usage = (code: string, message: string, hint?: string) =>
-  new SflowError(code, message, { phase: 'usage', exitCode: 1, ...(hint ? { hint } : {}) });
+  new SflowError(code, message, { phase: 'usage', ...(hint ? { hint } : {}) });
+/** a mistake in the CSV, located like one in a recipe: a configuration error, exit 1 */
+const invalid = (code: string, message: string, hint?: string) =>
+  new SflowError(code, message, { phase: 'load', ...(hint ? { hint } : {}) });
 
 export async function batchBulk(
   positional: string[],
@@ -64,7 +80,7 @@ export async function batchBulk(
 
   const nodeColumns = NODE_COLUMNS.filter((c) => csv.columns.includes(c));
   if (s.nodes === undefined && !nodeColumns.length)
-    throw usage(
+    throw invalid(
       'bulk.csv_no_nodes',
       `${csv.path}:1:1: the CSV has no node-count column and no --nodes was given`,
       `add a column ${NODE_COLUMNS.join(', ')} (nodes per row), or pass --nodes/-N`,
@@ -100,7 +116,7 @@ export async function batchBulk(
   const known = (c: string) => [...declared.values()].some((d) => d.vars.has(c) || d.artifacts.has(c));
   const unknown = csv.columns.filter((c) => !NODE_COLUMNS.includes(c) && !known(c));
   if (unknown.length && declared.size)
-    throw usage(
+    throw invalid(
       'bulk.csv_unknown_column',
       `${csv.path}:1:1: column(s) ${unknown.map((c) => `'${c}'`).join(', ')} name no variable or artifact of the rows' recipes`,
       `a column other than ${CONFIG_COLUMN}, job_name, missable_tasks and the node columns overrides a declared variable or artifact`,
@@ -139,9 +155,7 @@ export async function batchBulk(
           artifacts,
           missable,
           ...(nodes !== undefined ? { nodes } : {}),
-          ...(s.nodes === undefined && rowNodeCell(r)
-            ? { nodesFrom: `CSV column ${rowNodeCell(r)!.column}, row ${r.index}` }
-            : {}),
+          ...(s.nodes === undefined && rowNodesFrom(r) ? { nodesFrom: rowNodesFrom(r) } : {}),
           ...(s.gpusPerNode !== undefined ? { gpusPerNode: s.gpusPerNode } : {}),
           bulk: true,
         },
@@ -155,8 +169,24 @@ export async function batchBulk(
       continue;
     }
     for (const w of job.warnings) warn(`row ${r.index}: ${w}`);
-    const input = { ...s.base, files, sets, artifacts, missable, nodes: job.nodes, jobName: name };
     const path = join(dir, `${name}.sh`);
+    const alloc = await s.alloc.forJob(job.backend, name).catch((e: unknown) => {
+      failures.push(`[${r.index}] SKIPPED: ${validationFailure(e).split('\n')[0]}`);
+      record('FAILED', '');
+    });
+    if (!alloc) continue;
+    const input = {
+      ...s.base,
+      files,
+      // the job runs the composed copy written beside its script, the row's overrides applied in it
+      composed: composedPathFor(path),
+      sets,
+      artifacts,
+      missable,
+      nodes: job.nodes,
+      nodesFrom: s.nodes !== undefined ? '-N/--nodes' : (rowNodesFrom(r) ?? recipeField(job, 'nodes')),
+      alloc,
+    };
     generated++;
     if (opts.dryRun) {
       process.stdout.write(`# ---- row ${r.index}: ${name}.sh ----\n${batchScript(input)}`);

@@ -12,13 +12,22 @@ import { makeRunId } from '../plan/run-id.js';
 import { checkArtifactPaths } from '../preflight/artifacts.js';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { formatSflowError, isSflowError, SflowError } from '../config/errors.js';
-import { composedPathFor, type BatchScriptInput } from './batch-script.js';
+import { formatLocation, formatSflowError, isSflowError, SflowError } from '../config/errors.js';
+import { locate } from '../config/source.js';
+import type { PlannedBackend } from '../plan/types.js';
+import type { AllocationResolver, RecipeBackend } from './batch-allocation.js';
+import { composedPathFor, type BatchScriptInput, type JobAllocationKey } from './batch-script.js';
 import { composeText } from './compose.js';
 import { resolveComposed } from '../config/compose-resolve.js';
+import { reportError } from './errors.js';
 import { runPreflight } from './run-preflight.js';
 import { errorMessage } from '../util/errors.js';
-import { missingSecrets, redactSecretVariables, type SecretSources } from '../config/secret-variables.js';
+import {
+  missingSecrets,
+  redactSecretVariables,
+  secretVariableNames,
+  type SecretSources,
+} from '../config/secret-variables.js';
 import { secretsMissing } from './secrets.js';
 
 export interface BatchCommon {
@@ -47,6 +56,8 @@ export interface JobSpec {
 
 export interface ValidJob {
   loaded: LoadedRecipe;
+  /** the recipe's Slurm backend the job allocates for (the default one, else the first) */
+  backend: RecipeBackend;
   /** the node count for `#SBATCH --nodes` (CLI, else the first batch backend's `nodes`) */
   nodes?: number;
   /** the GPUs per node the job plans with, when the CLI set them */
@@ -87,6 +98,27 @@ function applyCounts(recipe: Obj, j: JobSpec, warnings: string[]): void {
   }
 }
 
+/** A planned backend's resolved settings, located in the recipe it came from. */
+function recipeBackend(loaded: LoadedRecipe, b: PlannedBackend): RecipeBackend {
+  const list = (loaded.doc as { backends?: unknown }).backends;
+  const i = Array.isArray(list) ? list.findIndex((x) => (x as { name?: unknown })?.name === b.name) : -1;
+  return {
+    name: b.name,
+    config: b.config,
+    at: (field, index) => {
+      if (i < 0) return undefined;
+      const loc = locate(loaded.doc, ['backends', i, field, ...(index !== undefined ? [index] : [])]);
+      return loc ? formatLocation(loc) : undefined;
+    },
+  };
+}
+
+/** `the recipe: backend 'gpu' nodes (wf.yaml:9:12)`: where a setting of the job's backend is */
+export function recipeField(job: ValidJob, field: string): string {
+  const at = job.backend.at(field);
+  return `the recipe: backend '${job.backend.name}' ${field}${at ? ` (${at})` : ''}`;
+}
+
 /** Throws the located error a real run would (config, plan, refused features, missing paths). */
 export function validateJob(j: JobSpec, c: BatchCommon): ValidJob {
   const warnings: string[] = [];
@@ -116,7 +148,8 @@ export function validateJob(j: JobSpec, c: BatchCommon): ValidJob {
   warnings.push(...checkArtifactPaths(loaded, c.workspaceDir, c.skipArtifactCheck));
   const refused = unrunnableBackends(plan);
   if (refused.length) throw notRunnableError(refused[0]);
-  const batchBackend = plan.backends.find((b) => b.capabilities.batch);
+  const batchBackends = plan.backends.filter((b) => b.capabilities.batch);
+  const batchBackend = batchBackends.find((b) => b.isDefault) ?? batchBackends[0];
   if (!batchBackend)
     throw new SflowError(
       'batch.no_slurm_backend',
@@ -132,6 +165,7 @@ export function validateJob(j: JobSpec, c: BatchCommon): ValidJob {
   const gpn = batchBackend?.config.gpus_per_node;
   return {
     loaded,
+    backend: recipeBackend(loaded, batchBackend),
     ...(nodes !== undefined ? { nodes } : {}),
     ...(j.gpusPerNode !== undefined && typeof gpn === 'number' ? { gpusPerNode: gpn } : {}),
     warnings,
@@ -140,16 +174,26 @@ export function validateJob(j: JobSpec, c: BatchCommon): ValidJob {
 
 export interface BatchSetup {
   common: BatchCommon;
-  partition: string;
-  account: string;
-  /** the script's fixed parts (everything but the job's files, overrides and node count) */
-  base: Omit<BatchScriptInput, 'files' | 'sets' | 'artifacts' | 'missable' | 'nodes' | 'jobName'>;
-  jobName: string;
+  /** each job's partition, account, time, name and extra lines (flags, else its recipe, else Slurm) */
+  alloc: AllocationResolver;
+  /** the script's fixed parts (everything but the job's files, overrides, allocation and node count) */
+  base: Omit<BatchScriptInput, 'files' | 'sets' | 'artifacts' | 'missable' | 'nodes' | JobAllocationKey>;
   cliSets: string[];
   cliArtifacts: string[];
   cliMissable: string[];
   nodes?: number;
   gpusPerNode?: number;
+}
+
+/**
+ * A single job that does not validate: the error in the usual shape (its kind, its exit code: a
+ * usage error exits 2), then, for a recipe that does not dry-run, that no script was made.
+ */
+export function invalidJob(e: unknown): number {
+  const code = reportError(e);
+  if (isSflowError(e) && e.phase !== 'usage')
+    process.stderr.write('✗ Aborting sbatch generation: the workflow does not pass its dry-run validation\n');
+  return code;
 }
 
 /** The failure of a job's validation, in full (0.3.1: multi-line detail kept). */
@@ -164,18 +208,27 @@ export function ensureLogDirs(input: Pick<BatchScriptInput, 'output' | 'error'>)
 }
 
 /**
- * Writes `<path>` (mode 755) and the composed recipe `<path stem>.yaml` (variables inlined with
- * `--resolve`); returns that path.
+ * Writes the composed recipe `<path stem>.yaml` (variables inlined with `--resolve`; mode 600 when
+ * it holds secret variables), then `<path>` (mode 755): the script runs that copy, so a copy that
+ * cannot be written is an error and no script is written. Returns the copy's path.
  */
 export function writeJob(path: string, script: string, job: ValidJob, resolveVars = false): string {
   mkdirSync(dirname(path), { recursive: true });
   const composed = composedPathFor(path);
   try {
     // a record of what the job runs, beside a script anyone may read: secret values are left out
-    const doc = redactSecretVariables(job.loaded.doc);
-    writeFileSync(composed, composeText(resolveVars ? resolveComposed(doc) : doc));
+    // (the job gets them from its own secret sources), and the copy is private all the same
+    const redacted = redactSecretVariables(job.loaded.doc);
+    const doc = resolveVars ? resolveComposed(redacted) : redacted;
+    const secret = secretVariableNames(job.loaded.doc).size > 0;
+    writeFileSync(composed, composeText(doc), secret ? { mode: 0o600 } : {});
+    if (secret) chmodSync(composed, 0o600);
   } catch (e) {
-    process.stderr.write(`⚠ composed recipe not written to ${composed}: ${errorMessage(e)}\n`);
+    throw new SflowError(
+      'batch.composed_not_written',
+      `the composed recipe ${composed} could not be written: ${errorMessage(e)}`,
+      { phase: 'run', hint: 'the job runs that copy, so no script was written; choose another -o' },
+    );
   }
   writeFileSync(path, script);
   chmodSync(path, 0o755);

@@ -3,17 +3,21 @@
  * as a Slurm job — to stdout, or to `-o/--sbatch-path` (mode 755, with the composed recipe beside
  * it) and, with `--submit`, submitted with `sbatch`. Every job is validated first like a real run
  * would be (nothing is written when it fails); `--bulk-input CSV` makes one job per row
- * (cli/batch-bulk.ts); `--bulk-submit PATH…` one job per self-contained recipe (cli/batch-bulk-submit.ts). Partition and account come from `-p/-A`, else from `sinfo` / `sacctmgr`.
+ * (cli/batch-bulk.ts); `--bulk-submit PATH…` one job per self-contained recipe (cli/batch-bulk-submit.ts).
+ * Partition, account, time, job name and extra lines: a flag, else the recipe's Slurm backend,
+ * else (partition, account) `sinfo` / `sacctmgr` (cli/batch-allocation.ts); the script says which.
  */
 import { resolve } from 'node:path';
 import { detectAccount, detectPartition, submitBatch } from '../backends/slurm/batch-env.js';
 import { SflowError } from '../config/errors.js';
 import { parseTaskMonitorFlag } from '../config/monitor-flags.js';
-import { batchScript, sflowInvocation, type BatchScriptInput } from './batch-script.js';
+import { AllocationResolver } from './batch-allocation.js';
+import { batchScript, composedPathFor, sflowInvocation, type BatchScriptInput } from './batch-script.js';
 import {
   ensureLogDirs,
+  invalidJob,
   validateJob,
-  validationFailure,
+  recipeField,
   writeJob,
   type BatchCommon,
   type BatchSetup,
@@ -27,15 +31,16 @@ import { SECRET_ENV_PREFIX } from '../config/secret-variables.js';
 import { slurmExec } from '../backends/slurm/slurm-exec.js';
 import { howToGiveSecrets, loadWithSecrets, promptedSecrets, secretSources } from './secrets.js';
 
-const usage = (code: string, message: string, hint?: string, exitCode = 1) =>
-  new SflowError(code, message, { phase: 'usage', exitCode, ...(hint ? { hint } : {}) });
+/** a command-line mistake: exit 2 (README, Exit codes) */
+const usage = (code: string, message: string, hint?: string) =>
+  new SflowError(code, message, { phase: 'usage', ...(hint ? { hint } : {}) });
 const warn = (s: string) => process.stderr.write(`⚠ ${s}\n`);
 
 function count(v: unknown, flag: string): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v);
   if (!Number.isInteger(n) || n < 1)
-    throw usage('batch.count', `${flag} ${String(v)}: expected a positive integer`, undefined, 2);
+    throw usage('batch.count', `${flag} ${String(v)}: expected a positive integer`);
   return n;
 }
 
@@ -51,23 +56,6 @@ async function setup(opts: Record<string, unknown>): Promise<BatchSetup> {
   const cwd = process.cwd();
   const workspaceDir = resolve(String(opts.workspaceDir ?? cwd));
   const outputDir = resolve(workspaceDir, String(opts.outputDir ?? 'sflow_output'));
-  const detected = async (flag: string, given: unknown, detect: () => Promise<string | undefined>) => {
-    if (typeof given === 'string' && given) return given;
-    const v = await detect();
-    if (!v)
-      throw usage(
-        `batch.no_${flag}`,
-        `no --${flag} given and none could be detected`,
-        flag === 'partition'
-          ? 'pass --partition/-p (sinfo found no partition)'
-          : 'pass --account/-A (sacctmgr found no association for you)',
-      );
-    warn(`using ${flag} '${v}' (auto-detected; pass --${flag} to choose)`);
-    return v;
-  };
-  // detection happens before any mode runs, as in nv-sflow
-  const partition = await detected('partition', opts.partition, () => detectPartition());
-  const account = await detected('account', opts.account, () => detectAccount());
   const common: BatchCommon = {
     workspaceDir,
     outputDir,
@@ -77,11 +65,27 @@ async function setup(opts: Record<string, unknown>): Promise<BatchSetup> {
     secrets: secretSources(opts),
   };
   const logs = resolve(cwd, 'sflow_output');
+  const text = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
+  // partition and account: a flag, else each job's recipe, else Slurm (asked once, when needed)
+  const alloc = new AllocationResolver(
+    {
+      ...(text(opts.partition) ? { partition: text(opts.partition) } : {}),
+      ...(text(opts.account) ? { account: text(opts.account) } : {}),
+      ...(text(opts.time) ? { time: text(opts.time) } : {}),
+      ...(text(opts.jobName) ? { jobName: text(opts.jobName) } : {}),
+      extra: (opts.sbatchExtraArgs as string[] | undefined) ?? [],
+    },
+    {
+      partition: () => detectPartition(),
+      account: () => detectAccount(),
+      source: (field) =>
+        field === 'partition' ? 'sinfo (the default partition)' : 'sacctmgr (your association)',
+    },
+    warn,
+  );
   return {
     common,
-    partition,
-    account,
-    jobName: String(opts.jobName ?? 'sflow'),
+    alloc,
     cliSets: (opts.set as string[] | undefined) ?? [],
     cliArtifacts: (opts.artifact as string[] | undefined) ?? [],
     cliMissable: (opts.missableTasks as string[] | undefined) ?? [],
@@ -92,10 +96,6 @@ async function setup(opts: Record<string, unknown>): Promise<BatchSetup> {
       version: VERSION,
       output: resolve(String(opts.sbatchOutput ?? `${logs}/%j-sflow-submit.out`)),
       error: resolve(String(opts.sbatchError ?? `${logs}/%j-sflow-submit.err`)),
-      partition,
-      account,
-      ...(typeof opts.time === 'string' ? { time: opts.time } : {}),
-      extra: (opts.sbatchExtraArgs as string[] | undefined) ?? [],
       workspaceDir,
       outputDir,
       ...(typeof opts.logLevel === 'string' ? { logLevel: opts.logLevel } : {}),
@@ -105,6 +105,22 @@ async function setup(opts: Record<string, unknown>): Promise<BatchSetup> {
       taskMonitors: common.taskMonitors,
     },
   };
+}
+
+/** `partition debug, nodes 2, 1 extra line`: what the job took from its recipe (no flag given) */
+function recipeSettings(i: BatchScriptInput): string {
+  const a = i.alloc;
+  const recipe = (v: { from: string } | undefined) => v?.from.startsWith('the recipe') ?? false;
+  const parts = [
+    ...(['partition', 'account', 'time'] as const)
+      .filter((k) => recipe(a[k]))
+      .map((k) => `${k} ${a[k]!.value}`),
+    ...(recipe(a.jobName) ? [`job name ${a.jobName.value}`] : []),
+    ...(i.nodesFrom?.startsWith('the recipe') ? [`nodes ${i.nodes}`] : []),
+  ];
+  const extra = a.extra.filter(recipe).length;
+  if (extra) parts.push(`${extra} extra #SBATCH line(s) from extra_args`);
+  return parts.join(', ');
 }
 
 async function single(positional: string[], opts: Record<string, unknown>, s: BatchSetup): Promise<number> {
@@ -150,9 +166,7 @@ async function single(positional: string[], opts: Record<string, unknown>, s: Ba
       s.common,
     );
   } catch (e) {
-    process.stderr.write(`✗ Configuration error: ${validationFailure(e)}\n`);
-    process.stderr.write('✗ Aborting sbatch generation: the workflow does not pass its dry-run validation\n');
-    return 1;
+    return invalidJob(e);
   }
   for (const w of job.warnings) warn(w);
   if (job.nodes === undefined)
@@ -161,18 +175,23 @@ async function single(positional: string[], opts: Record<string, unknown>, s: Ba
       'cannot tell how many nodes the job needs',
       'pass --nodes/-N, or give the recipe a slurm backend with nodes:',
     );
-  if (s.nodes === undefined)
-    process.stderr.write(`ℹ nodes: ${job.nodes} (from the recipe's slurm backend)\n`);
+  const path = opts.sbatchPath ? resolve(String(opts.sbatchPath)) : undefined;
   const input: BatchScriptInput = {
     ...s.base,
     files,
+    // written beside the script (-o): the job runs that copy, with the overrides applied in it
+    ...(path ? { composed: composedPathFor(path) } : {}),
     sets: s.cliSets,
     artifacts: s.cliArtifacts,
     missable: s.cliMissable,
     nodes: job.nodes,
-    jobName: s.jobName,
+    nodesFrom: s.nodes !== undefined ? '-N/--nodes' : recipeField(job, 'nodes'),
+    alloc: await s.alloc.forJob(job.backend),
     ...(job.gpusPerNode !== undefined ? { gpusPerNode: job.gpusPerNode } : {}),
   };
+  const fromRecipe = recipeSettings(input);
+  if (fromRecipe)
+    process.stderr.write(`ℹ from the recipe's slurm backend '${job.backend.name}': ${fromRecipe}\n`);
   const script = batchScript(input);
   process.stderr.write('✓ dry-run validation passed\n');
   if (opts.dryRun) {
@@ -180,12 +199,11 @@ async function single(positional: string[], opts: Record<string, unknown>, s: Ba
     process.stderr.write('ℹ --dry-run: nothing written, nothing submitted\n');
     return 0;
   }
-  if (!opts.sbatchPath) {
+  if (!path) {
     process.stdout.write(script);
     process.stderr.write('ℹ add -o/--sbatch-path FILE to write it (and --submit to submit it)\n');
     return 0;
   }
-  const path = resolve(String(opts.sbatchPath));
   const composed = writeJob(path, script, job, Boolean(opts.resolve));
   process.stdout.write(`✓ sbatch script: ${path}\n  composed recipe: ${composed}\n`);
   if (!opts.submit) return 0;

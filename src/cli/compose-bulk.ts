@@ -77,8 +77,7 @@ async function composeBulk(positional: string[], opts: Record<string, unknown>):
       'bulk.csv_unknown_column',
       `${csv.path}:1:1: column(s) ${unknown.map((c) => `'${c}'`).join(', ')} name no variable or artifact of the rows' recipes`,
       {
-        phase: 'usage',
-        exitCode: 1,
+        phase: 'load',
         hint: 'a column other than sflow_config_file, job_name and missable_tasks overrides a declared variable or artifact',
       },
     );

@@ -1,14 +1,12 @@
 /** `sflow compose`: merge recipe fragments into one plain recipe (optionally with variables inlined). */
-import { writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { loadRecipe, type LoadedRecipe } from '../config/load.js';
 import { resolveComposed } from '../config/compose-resolve.js';
 import { isPlainObject } from '../config/collections.js';
 import { inputFiles, loadOptions } from './common.js';
 import { reportError } from './errors.js';
-import { ensureDir } from '../outputs/ensure-dir.js';
-import { formatLocation, formatSflowError, isSflowError } from '../config/errors.js';
+import { writeOutput } from '../outputs/write-output.js';
+import { formatLocation, formatSflowError, isSflowError, SflowError } from '../config/errors.js';
 
 type Obj = Record<string, unknown>;
 
@@ -61,15 +59,20 @@ function separateTasks(text: string): string {
 
 export async function composeCommand(positional: string[], opts: Record<string, unknown>): Promise<number> {
   try {
-    if ((opts.row as string[] | undefined)?.length) {
-      process.stderr.write('Error: --row is only valid with --bulk-input\n');
-      return 1;
-    }
+    if ((opts.row as string[] | undefined)?.length)
+      throw new SflowError(
+        'cli.row_needs_bulk',
+        '--row selects rows of --bulk-input; there is no --bulk-input',
+        {
+          phase: 'usage',
+        },
+      );
     const files = inputFiles(positional, opts);
-    if (files.length === 0) {
-      process.stderr.write('Error: no input files provided\n');
-      return 1;
-    }
+    if (files.length === 0)
+      throw new SflowError('cli.no_files', 'no input files provided', {
+        phase: 'usage',
+        hint: 'pass the fragments to merge with -f a.yaml -f b.yaml',
+      });
     const loaded = loadRecipe(loadOptions(files, opts));
     for (const w of loaded.warnings) {
       const at = formatLocation(w.location);
@@ -79,10 +82,8 @@ export async function composeCommand(positional: string[], opts: Record<string, 
     }
     const doc = opts.resolve ? resolveComposed(loaded.doc) : loaded.doc;
     const text = composeText(doc);
-    if (typeof opts.output === 'string') {
-      const out = resolve(opts.output);
-      ensureDir(dirname(out), { what: 'folder for -o', hint: 'choose another -o path' });
-      writeFileSync(out, text);
+    if (typeof opts.output === 'string' && opts.output !== '-') {
+      const out = writeOutput(opts.output, text);
       process.stdout.write(`Composed ${files.length} ${files.length === 1 ? 'file' : 'files'} -> ${out}\n`);
     } else process.stdout.write(text);
     if (opts.validate) {
@@ -95,15 +96,18 @@ export async function composeCommand(positional: string[], opts: Record<string, 
   }
 }
 
+/** compose's errors in the one shape every command uses (`✗ <kind>: …`, README "Errors") */
 export function composeError(e: unknown): number {
-  if (!isSflowError(e)) return reportError(e);
-  // compose reports with `Error:` (spec cli.md §9.0, §9.3)
-  const text = formatSflowError(e).replace(
-    'Configuration validation failed',
-    'Composed configuration validation failed',
-  );
-  process.stderr.write(`Error: ${text}\n`);
-  return e.exitCode;
+  if (!isSflowError(e) || !e.message.startsWith('Configuration validation failed')) return reportError(e);
+  // the merged document is what failed: say so (spec cli.md §9.3)
+  const composed = new SflowError(e.code, `Composed c${e.message.slice(1)}`, {
+    phase: e.phase,
+    ...(e.location ? { location: e.location } : {}),
+    ...(e.hint ? { hint: e.hint } : {}),
+    details: e.details,
+    exitCode: e.exitCode,
+  });
+  return reportError(composed);
 }
 
 /** A quiet dry-run of a loaded recipe (`--validate`): undefined when it plans, else the error text. */

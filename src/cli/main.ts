@@ -63,6 +63,11 @@ function sshOptions(cmd: Command, tty = true): Command {
   return cmd;
 }
 
+/** `error: unknown option '--x'` → `✗ Usage error: unknown option '--x'` */
+export function usageShape(text: string): string {
+  return text.replace(/^error: /, '✗ Usage error: ');
+}
+
 export function buildProgram(): Command {
   const program = new Command('sflow');
   program
@@ -70,7 +75,9 @@ export function buildProgram(): Command {
     .addHelpText('after', `\n${DOCS}`)
     .option('-V, --version', 'print the version and runtime details')
     .exitOverride()
-    .configureOutput({ outputError: (str, write) => write(str) });
+    // commander's own errors (unknown option, bad choice, missing argument) in the one shape every
+    // command uses: `✗ Usage error: …` (README, Errors); the subcommands inherit this
+    .configureOutput({ outputError: (str, write) => write(usageShape(str)) });
   program.action((opts: { version?: boolean }) => {
     if (opts.version) {
       process.stdout.write(versionText() + '\n');
@@ -152,19 +159,35 @@ export function buildProgram(): Command {
       .command('batch')
       .description('write (and --submit) an sbatch script that runs the workflow as a Slurm job'),
   )
-    .option('-p, --partition <name>', 'sbatch partition (default: the default partition sinfo lists)')
-    .option('-A, --account <name>', 'sbatch account (default: your association in sacctmgr)')
-    .option('--time <HH:MM:SS>', '#SBATCH --time')
+    .option(
+      '-p, --partition <name>',
+      "sbatch partition (default: the recipe's slurm backend, else the default partition sinfo lists)",
+    )
+    .option(
+      '-A, --account <name>',
+      "sbatch account (default: the recipe's slurm backend, else your association in sacctmgr)",
+    )
+    .option('--time <HH:MM:SS>', "#SBATCH --time (default: the recipe's slurm backend time)")
     .option(
       '-N, --nodes <n>',
       "#SBATCH --nodes and the job's plan (default: the recipe's slurm backend nodes)",
     )
     .option('-G, --gpus-per-node <n>', 'GPUs per node the job plans with (never an #SBATCH GPU line: use -e)')
-    .option('-J, --job-name <name>', '#SBATCH --job-name (default: sflow)')
-    .option('-e, --sbatch-extra-args <arg>', 'one verbatim #SBATCH line each, in order (repeatable)', collect)
+    .option(
+      '-J, --job-name <name>',
+      "#SBATCH --job-name (default: the recipe's slurm backend job_name, else sflow)",
+    )
+    .option(
+      '-e, --sbatch-extra-args <arg>',
+      "one verbatim #SBATCH line each, after the recipe backend's extra_args (repeatable)",
+      collect,
+    )
     .option('-O, --sbatch-output <pattern>', '#SBATCH --output (default: ./sflow_output/%j-sflow-submit.out)')
     .option('-E, --sbatch-error <pattern>', '#SBATCH --error (default: ./sflow_output/%j-sflow-submit.err)')
-    .option('-o, --sbatch-path <file>', 'write the script here (mode 755) and the composed recipe beside it')
+    .option(
+      '-o, --sbatch-path <file>',
+      'write the script here (mode 755) and the composed recipe beside it, which the job runs',
+    )
     .option('--submit', 'submit the written script(s) with sbatch')
     .option('--dry-run', 'validate and print the script(s); write and submit nothing')
     .option('-b, --bulk-input <csv>', 'one job per CSV row (into <output>/bulk_input_<time>/)')
@@ -214,7 +237,7 @@ export function buildProgram(): Command {
     });
 
   fileOptions(program.command('compose').description('merge several recipe files into one'), false)
-    .option('-o, --output <path>', 'write the composed YAML here (default: stdout)')
+    .option('-o, --output <path>', 'write the composed YAML here (default, or -: stdout)')
     .option('-r, --resolve', 'inline resolvable variables')
     .option('-b, --bulk-input <csv>', 'one composed recipe per CSV row (into <output>/compose_<time>/)')
     .option('--row <selector>', 'with --bulk-input: rows to compose (1-based: 3, 1,4, 2:5, 1:10:2)', collect)
@@ -244,7 +267,10 @@ export function buildProgram(): Command {
         'png',
       ]),
     )
-    .option('-o, --output <path>', 'output file (default: ./<workflow>.<ext> in the workspace dir)')
+    .option(
+      '-o, --output <path>',
+      'output file; - for stdout (default: mermaid to stdout, else ./<workflow>.<ext> in the workspace dir)',
+    )
     .option('--show-variables', 'include resolved variables')
     .option('--workspace-dir <dir>', 'workspace dir')
     .option('--output-dir <dir>', 'output root')
@@ -260,7 +286,7 @@ export function buildProgram(): Command {
     .argument('<run-dirs...>', 'run directories (sflow_output/<run id>)')
     .option(
       '-o, --output <path>',
-      'output file (one run: <run dir>/report.html; several: sflow_report_compare.html)',
+      'output file, - for stdout (one run: <run dir>/report.html; several: sflow_report_compare.html)',
     )
     .addHelpText('after', `\n${DOCS}`)
     .action(async (dirs: string[], opts: Record<string, unknown>) => {
@@ -311,7 +337,7 @@ export function buildProgram(): Command {
   program
     .command('schema')
     .description('print the JSON Schema of recipes (for editor completion)')
-    .option('-o, --output <path>', 'write to a file instead of stdout')
+    .option('-o, --output <path>', 'write to a file instead of stdout (-: stdout)')
     .addHelpText('after', `\n${DOCS}`)
     .action(async (opts: Record<string, unknown>) => {
       const { schemaCommand } = await import('./schema.js');

@@ -29,7 +29,14 @@ function usage(code: string, message: string, hint: string): SflowError {
 export async function recoverCommand(dirs: string[], opts: Record<string, unknown>): Promise<number> {
   const locks: RunLock[] = [];
   try {
-    const graceMs = opts.graceSeconds !== undefined ? Number(opts.graceSeconds) * 1000 : undefined;
+    const grace = opts.graceSeconds !== undefined ? Number(opts.graceSeconds) : undefined;
+    if (grace !== undefined && !(Number.isFinite(grace) && grace >= 0))
+      throw usage(
+        'cli.recover_grace',
+        `--grace-seconds ${String(opts.graceSeconds)}: expected a number of seconds ≥ 0`,
+        'e.g. --grace-seconds 5 (TERM, then KILL after that long)',
+      );
+    const graceMs = grace !== undefined ? grace * 1000 : undefined;
     const kinds = Object.values(BACKEND_KINDS);
     await loadBackendKinds(); // liveDriverOf below
     const common = { graceMs, options: opts, kinds };

@@ -3,7 +3,8 @@
  * here (every error before anything is sent), get the remote ready as `run --ssh` does (a matching
  * sflow: PATH, cached copy, or this build's single executable copied), then one ssh call uploads the
  * composed recipe, the local inputs and the generated script into the session folder and runs
- * `sbatch` there. Partition / account detection runs over ssh too. The job writes the session's
+ * `sbatch` there. Partition, account, time, job name and extra lines: a flag, else the recipe's
+ * Slurm backend, else (partition, account) detection over ssh. The job writes the session's
  * files like a remote controller does (output/controller.log, the run folder under output/,
  * state/exit.json when the job ends), so the receipt works with `sflow watch` and `sflow fetch`.
  * `--dry-run` prints the script without connecting. Bulk modes are refused with --ssh.
@@ -14,7 +15,8 @@ import { detectAccount, detectPartition } from '../backends/slurm/batch-env.js';
 import type { SlurmExec } from '../backends/slurm/slurm-exec.js';
 import { reportError } from './errors.js';
 import { batchScript, type BatchScriptInput } from './batch-script.js';
-import { validateJob, validationFailure, type BatchCommon, type ValidJob } from './batch-job.js';
+import { invalidJob, recipeField, validateJob, type BatchCommon, type ValidJob } from './batch-job.js';
+import { AllocationResolver, type AllocationFlags, type JobAllocation } from './batch-allocation.js';
 import { inputFiles } from './common.js';
 import { composeText } from './compose.js';
 import { VERSION } from './version.js';
@@ -143,9 +145,7 @@ export async function batchSshCommand(positional: string[], opts: Record<string,
     // the local inputs to upload (relative file:// and fs:// artifacts), as run --ssh finds them
     staged = stageInputs('run', positional, opts, { quiet: true }); // its warnings are job.warnings
   } catch (e) {
-    process.stderr.write(`✗ Configuration error: ${validationFailure(e)}\n`);
-    process.stderr.write('✗ Aborting sbatch generation: the workflow does not pass its dry-run validation\n');
-    return 1;
+    return invalidJob(e);
   }
   for (const w of job.warnings) process.stderr.write(`⚠ ${w}\n`);
   if (job.nodes === undefined)
@@ -159,20 +159,17 @@ export async function batchSshCommand(positional: string[], opts: Record<string,
   const composedDoc = opts.resolve ? resolveComposed(job.loaded.doc) : job.loaded.doc;
   const recipeText = composeText(composedDoc);
   const name = sessionName();
-  const script = (session: string, sflow: string, partition: string, account: string) => {
+  const script = (session: string, sflow: string, alloc: JobAllocation) => {
     const p = sessionPaths(session);
     const input: BatchScriptInput = {
       sflow: [sflow],
       version: VERSION,
       files: [p.recipe],
-      jobName: String(opts.jobName ?? 'sflow'),
       output: p.controllerLog,
       error: p.controllerLog,
-      partition,
-      account,
+      alloc,
       nodes: job.nodes,
-      ...(typeof opts.time === 'string' ? { time: opts.time } : {}),
-      extra: (opts.sbatchExtraArgs as string[] | undefined) ?? [],
+      nodesFrom: nodes !== undefined ? '-N/--nodes' : recipeField(job, 'nodes'),
       workspaceDir: p.workspace,
       outputDir: p.output,
       // --set, -a and -M are in the composed recipe already
@@ -189,16 +186,27 @@ export async function batchSshCommand(positional: string[], opts: Record<string,
     return batchScript(input);
   };
   const given = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
+  const flags: AllocationFlags = {
+    ...(given(opts.partition) ? { partition: given(opts.partition) } : {}),
+    ...(given(opts.account) ? { account: given(opts.account) } : {}),
+    ...(given(opts.time) ? { time: given(opts.time) } : {}),
+    ...(given(opts.jobName) ? { jobName: given(opts.jobName) } : {}),
+    extra: (opts.sbatchExtraArgs as string[] | undefined) ?? [],
+  };
   if (opts.dryRun) {
     const later = `(detected on ${target.destination} at submit)`;
-    process.stdout.write(
-      script(
-        `<remote root>/runs/${name}`,
-        '<remote sflow>',
-        given(opts.partition) ?? later,
-        given(opts.account) ?? later,
-      ),
+    const placeholders = new AllocationResolver(
+      flags,
+      { partition: async () => later, account: async () => later, source: () => 'detection at submit' },
+      () => undefined,
     );
+    let alloc: JobAllocation;
+    try {
+      alloc = await placeholders.forJob(job.backend);
+    } catch (e) {
+      return reportError(e);
+    }
+    process.stdout.write(script(`<remote root>/runs/${name}`, '<remote sflow>', alloc));
     process.stderr.write(
       `ℹ --dry-run: nothing sent to ${target.destination}; <remote root> and <remote sflow> are chosen at submit\n`,
     );
@@ -219,30 +227,26 @@ export async function batchSshCommand(positional: string[], opts: Record<string,
       `2/4 sflow: ${host.sflow} (${host.how === 'path' ? 'found on the remote PATH' : host.how === 'cache' ? 'cached copy of this build' : 'copied'}); the compute nodes must see it (--ssh-remote-root on a shared filesystem)`,
     );
     const exec = sshSlurmExec(target);
-    const detected = async (flag: 'partition' | 'account', detect: () => Promise<string | undefined>) => {
-      const v = given(opts[flag]) ?? (await detect());
-      if (!v)
-        throw new SflowError(
-          'batch.no_' + flag,
-          `no --${flag} given and none could be detected on ${target.destination}`,
-          {
-            phase: 'usage',
-            exitCode: 1,
-            hint: `pass --${flag}`,
-          },
-        );
-      if (!given(opts[flag])) say(`    using ${flag} '${v}' (auto-detected; pass --${flag} to choose)`);
-      return v;
-    };
-    const partition = await detected('partition', () => detectPartition(exec));
-    const account = await detected('account', async () => {
-      const who = await sshCall(target, 'id -un', { timeoutMs: 30_000, what: 'asking the remote user name' });
-      const user = who.code === 0 ? who.stdout.trim() : '';
-      return user ? detectAccount(exec, { USER: user }) : undefined;
-    });
+    // a flag, else the recipe's slurm backend, else sinfo / sacctmgr on the login node
+    const alloc = await new AllocationResolver(
+      flags,
+      {
+        partition: () => detectPartition(exec),
+        account: async () => {
+          const who = await sshCall(target, 'id -un', {
+            timeoutMs: 30_000,
+            what: 'asking the remote user name',
+          });
+          const user = who.code === 0 ? who.stdout.trim() : '';
+          return user ? detectAccount(exec, { USER: user }) : undefined;
+        },
+        source: (field) => `${field === 'partition' ? 'sinfo' : 'sacctmgr'} on ${target.destination}`,
+      },
+      (m) => say(`    ${m}`),
+    ).forJob(job.backend);
     session = `${host.root}/runs/${name}`;
     const p = sessionPaths(session);
-    const text = script(session, host.sflow, partition, account);
+    const text = script(session, host.sflow, alloc);
     writeFileSync(join(localDir, 'job.sh'), text, { mode: 0o755 });
     say(
       `3/4 inputs: recipe.yaml + job.sh${staged.files.length ? ` + ${staged.files.length} file(s)` : ''} → ${p.inputs}`,

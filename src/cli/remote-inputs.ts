@@ -55,7 +55,10 @@ export function stageInputs(
 ): StagedInputs {
   const files = inputFiles(positional, opts, command === 'run' ? 'sflow.yaml' : undefined);
   if (files.length === 0)
-    throw new SflowError('cli.no_input', 'no input files provided', { phase: 'usage', exitCode: 1 });
+    throw new SflowError('cli.no_input', 'no input files provided', {
+      phase: 'usage',
+      hint: 'pass a recipe with -f FILE',
+    });
   // a run's recipe goes up with its secret values (from memory, 0600); composing takes none
   const loaded = loadRecipe(command === 'run' ? runLoadOptions(files, opts) : loadOptions(files, opts));
   if (!o.quiet) printWarnings(loaded.warnings);

@@ -2,7 +2,8 @@
  * `sflow report <run-dir>… [-o file]`: rebuilds a run's `report.html` from its ledger, or, with
  * several run directories, one page comparing them (default `sflow_report_compare.html` here).
  */
-import { existsSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { writeOutput } from '../outputs/write-output.js';
 import { resolve } from 'node:path';
 import { SflowError } from '../config/errors.js';
 import { reportError } from './errors.js';
@@ -23,21 +24,30 @@ export async function reportCommand(dirs: string[], opts: Record<string, unknown
           exitCode: 2,
         });
     }
-    const out = typeof opts.output === 'string' ? resolve(opts.output) : undefined;
+    const given = typeof opts.output === 'string' ? opts.output : undefined;
     const { loadRun, writeRunReport } = await import('../report/load.js');
-    if (dirs.length === 1) {
-      process.stdout.write(`✓ Saved to ${writeRunReport(dirs[0], out)}\n`);
+    if (dirs.length === 1 && given === undefined) {
+      process.stdout.write(`✓ Saved to ${writeRunReport(dirs[0])}\n`);
       return 0;
     }
-    const { renderComparison } = await import('../report/compare.js');
-    const file = out ?? resolve('sflow_report_compare.html');
-    const html = renderComparison(
-      dirs.map((d) => ({ input: loadRun(d), dir: resolve(d) })),
-      file,
-    );
-    writeFileSync(`${file}.tmp`, html);
-    renameSync(`${file}.tmp`, file);
-    process.stdout.write(`✓ Saved to ${file} (${dirs.length} runs)\n`);
+    let html: string;
+    if (dirs.length === 1) {
+      const { renderReport } = await import('../report/page.js');
+      html = renderReport(loadRun(dirs[0]));
+    } else {
+      const { renderComparison } = await import('../report/compare.js');
+      html = renderComparison(
+        dirs.map((d) => ({ input: loadRun(d), dir: resolve(d) })),
+        resolve(given !== undefined && given !== '-' ? given : 'sflow_report_compare.html'),
+      );
+    }
+    // `-o -`: the page on stdout
+    if (given === '-') {
+      process.stdout.write(html);
+      return 0;
+    }
+    const file = writeOutput(given ?? 'sflow_report_compare.html', html, { atomic: true });
+    process.stdout.write(`✓ Saved to ${file}${dirs.length > 1 ? ` (${dirs.length} runs)` : ''}\n`);
     return 0;
   } catch (e) {
     return reportError(e);

@@ -15,6 +15,7 @@ import { runPreflight } from './run-preflight.js';
 import {
   backendCatalog,
   discoverTopology,
+  dryRunDetails,
   notRunnableError,
   unrunnableBackends,
 } from '../backends/registry.js';
@@ -30,6 +31,8 @@ export async function runCommand(positional: string[], opts: Record<string, unkn
         phase: 'usage',
         hint: 'sflow run --resume <run dir> --force',
       });
+    // a malformed --wait-for-gpus is a usage error, also with --dry-run (the backend applies it)
+    if (typeof opts.waitForGpus === 'string') parseWaitForGpus(opts.waitForGpus, '--wait-for-gpus', 'usage');
     const files = inputFiles(positional, opts, 'sflow.yaml');
     const load = () => loadRecipe(runLoadOptions(files, opts));
     // a dry-run asks for nothing: a secret without a value is shown masked like the others
@@ -63,14 +66,14 @@ export async function runCommand(positional: string[], opts: Record<string, unkn
       plan.warnings.push(...runPreflight(plan, loaded, opts));
       const { dryRunChunks } = await import('../plan/render.js');
       const { writePieces } = await import('../util/write-pieces.js');
+      // what the backends add under each task (Kubernetes: the pod manifests, as sent)
+      const taskDetail = await dryRunDetails(plan, opts);
       // in pieces as rendered: 10,000 replicas are never one string
-      await writePieces(process.stdout, dryRunChunks(plan, { ...loaded, warnings: [] }));
+      await writePieces(process.stdout, dryRunChunks(plan, { ...loaded, warnings: [] }, { taskDetail }));
       process.stdout.write('✓ Configuration is valid\n');
       return 0;
     }
     printWarnings(loaded.warnings);
-    // a malformed --wait-for-gpus is a usage error before anything runs (the backend applies it)
-    if (typeof opts.waitForGpus === 'string') parseWaitForGpus(opts.waitForGpus, '--wait-for-gpus', 'usage');
     const runId = makeRunId(workflow);
     // trial plan against placeholders: every plan error fires before anything is allocated
     const trial = buildPlan(loaded, { ...common, dryRun: false, runId, catalog: backendCatalog });

@@ -104,7 +104,7 @@ export async function skillCommand(opts: SkillOptions): Promise<number> {
     const target = opts.target ?? (await askTarget());
     if (!target) {
       process.stderr.write(renderList(skills, opts));
-      process.stderr.write('✗ choose an agent with --target claude|cursor|codex|all\n');
+      process.stderr.write('✗ Usage error: choose an agent with --target claude|cursor|codex|all\n');
       return 2;
     }
     if (target !== 'all' && !(AGENTS as readonly string[]).includes(target))

@@ -1,6 +1,9 @@
-/** `sflow visualize`: the task DAG as Mermaid, DOT, SVG or PNG (rendered in-process, no system Graphviz). */
-import { writeFileSync } from 'node:fs';
-import { dirname, extname, join, resolve } from 'node:path';
+/**
+ * `sflow visualize`: the task DAG as Mermaid, DOT, SVG or PNG (rendered in-process, no system
+ * Graphviz). Mermaid goes to stdout unless -o names a file; `-o -` means stdout for every format
+ * (PNG's bytes too, but never onto a terminal); the others default to ./<workflow>.<ext>.
+ */
+import { extname, join } from 'node:path';
 import { SflowError } from '../config/errors.js';
 import { loadRecipe } from '../config/load.js';
 import { buildPlan } from '../plan/build.js';
@@ -10,7 +13,7 @@ import { folderName } from '../plan/folder-name.js';
 import { makeRunId } from '../plan/run-id.js';
 import { inputFiles, loadOptions, printWarnings } from './common.js';
 import { reportError } from './errors.js';
-import { ensureDir } from '../outputs/ensure-dir.js';
+import { writeOutput } from '../outputs/write-output.js';
 
 const EXT: Record<string, string> = { mermaid: 'mmd', dot: 'dot', svg: 'svg', png: 'png' };
 const BY_EXT: Record<string, string> = {
@@ -77,13 +80,22 @@ export async function visualizeCommand(positional: string[], opts: Record<string
         data = format === 'svg' ? svg : await viz.renderPng(svg);
       }
     }
+    // `-o -`, and Mermaid without -o (text to paste into a page): stdout
+    const output = opts.output as string | undefined;
+    if (output === '-' || (output === undefined && format === 'mermaid')) {
+      if (format === 'png' && process.stdout.isTTY)
+        throw new SflowError('cli.visualize_binary_tty', 'PNG is binary: not written to a terminal', {
+          phase: 'usage',
+          hint: 'redirect it (sflow visualize --format png -o - > dag.png) or give -o dag.png',
+        });
+      process.stdout.write(data);
+      return 0;
+    }
     // no run folder for a drawing: without -o it goes next to the recipe's workspace
-    const out =
-      typeof opts.output === 'string'
-        ? resolve(opts.output)
-        : join(plan.paths.workspaceDir, `${folderName(workflow)}.${EXT[format]}`);
-    ensureDir(dirname(out), { what: 'folder for -o', hint: 'choose another -o path' });
-    writeFileSync(out, data);
+    const out = writeOutput(
+      output ?? join(plan.paths.workspaceDir, `${folderName(workflow)}.${EXT[format]}`),
+      data,
+    );
     process.stdout.write(`✓ Saved to ${out}\n`);
     return 0;
   } catch (e) {

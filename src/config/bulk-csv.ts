@@ -34,14 +34,28 @@ export interface BulkCsv {
   rows: BulkRow[];
 }
 
+/** a mistake on the command line (a --row selector, a CSV that is not there): exit 2 */
 const usage = (code: string, message: string, hint?: string) =>
-  new SflowError(code, message, { phase: 'usage', hint, exitCode: 1 });
+  new SflowError(code, message, { phase: 'usage', hint });
+/** a mistake inside the CSV (like one inside a recipe): a configuration error, exit 1 */
+const invalid = (code: string, message: string, hint?: string) =>
+  new SflowError(code, message, { phase: 'load', hint });
 
 export function readBulkCsv(path: string): BulkCsv {
   const abs = resolve(path);
   let records: Array<{ record: Record<string, string>; info: { lines: number } }>;
+  let text: string;
   try {
-    records = parse(readFileSync(abs, 'utf8'), {
+    text = readFileSync(abs, 'utf8');
+  } catch (e) {
+    throw usage(
+      'bulk.csv_read',
+      `${path}: cannot read the CSV: ${errorMessage(e)}`,
+      'check the --bulk-input path',
+    );
+  }
+  try {
+    records = parse(text, {
       columns: (h: string[]) => h.map((c) => c.trim()),
       skip_empty_lines: true,
       trim: true,
@@ -49,12 +63,12 @@ export function readBulkCsv(path: string): BulkCsv {
       bom: true,
     });
   } catch (e) {
-    throw usage('bulk.csv_parse', `${path}: not a readable CSV: ${errorMessage(e)}`);
+    throw invalid('bulk.csv_parse', `${path}: not a readable CSV: ${errorMessage(e)}`);
   }
   const header = records.length ? Object.keys(records[0].record) : [];
-  if (records.length === 0) throw usage('bulk.csv_empty', `${path}: no data rows`);
+  if (records.length === 0) throw invalid('bulk.csv_empty', `${path}: no data rows`);
   if (!header.includes(CONFIG_COLUMN))
-    throw usage(
+    throw invalid(
       'bulk.csv_no_config_column',
       `${path}:1:1: the CSV has no '${CONFIG_COLUMN}' column`,
       `columns found: ${header.join(', ')}; '${CONFIG_COLUMN}' lists each row's YAML files, space separated`,
@@ -64,7 +78,7 @@ export function readBulkCsv(path: string): BulkCsv {
     const line = info.lines;
     const list = (record[CONFIG_COLUMN] ?? '').split(/\s+/).filter(Boolean);
     if (list.length === 0)
-      throw usage(
+      throw invalid(
         'bulk.csv_blank_config',
         `${path}:${line}:1: row ${i + 1} has an empty '${CONFIG_COLUMN}'`,
         'every row names at least one YAML file (relative to the CSV folder)',

@@ -58,7 +58,7 @@ export function loadRecipe(opts: LoadOptions): LoadedRecipe {
       'cli.missable_one_file',
       '--missable-tasks is only valid with multiple input files',
       {
-        phase: 'load',
+        phase: 'usage',
         hint: 'compose several fragments with -f a.yaml -f b.yaml, or drop -M',
       },
     );

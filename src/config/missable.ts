@@ -1,7 +1,9 @@
 /**
  * `--missable-tasks` (spec config.md §4.6): references to tasks that are absent from the merged
  * workflow are removed when their name matches one of the patterns, and reported.
- * `required_by` (§4.7) is folded into its targets' `depends_on`; absent targets are skipped.
+ * `required_by` (§4.7) is folded into its targets' `depends_on`. An absent target is an error
+ * (schema/workflow.ts), as in `depends_on`, unless a pattern matches it: then it is removed and
+ * reported like the others.
  */
 import { isPlainObject } from './collections.js';
 
@@ -89,14 +91,19 @@ export function stripMissableTasks(doc: Obj, patterns: string[]): MissableResult
   }
   for (const task of tasksOf(doc)) {
     if (!Array.isArray(task.required_by)) continue;
-    for (const r of task.required_by)
-      if (typeof r === 'string' && !present.has(r)) res.forEach((re, i) => re.test(r) && used.add(i));
+    const keep = task.required_by.filter((r) => {
+      if (!matches(r)) return true;
+      removed.push(`${String(task.name)}.required_by: ${String(r)}`);
+      return false;
+    });
+    if (keep.length) task.required_by = keep;
+    else delete task.required_by;
   }
   for (const name of present) res.forEach((re, i) => re.test(name) && used.add(i));
   return { removed, unused: patterns.filter((_, i) => !used.has(i)) };
 }
 
-/** Fold `A.required_by: [B]` into `B.depends_on: [A]`; targets absent from the workflow are skipped. */
+/** Fold `A.required_by: [B]` into `B.depends_on: [A]` (an absent target is left for validation to report). */
 export function foldRequiredBy(doc: Obj): void {
   const tasks = tasksOf(doc);
   const byName = new Map(tasks.map((t) => [String(t.name), t]));

@@ -63,7 +63,7 @@ function splitAssignment(arg: string, flag: string, what: string): [string, stri
     throw new SflowError(
       'cli.bad_override',
       `Invalid ${what} override format '${arg}'. Expected ${flag === '--set' ? 'KEY=VALUE' : 'NAME=URI'}.`,
-      { phase: 'load', hint: `write it as ${flag} ${flag === '--set' ? 'NAME=value' : 'NAME=fs:///path'}` },
+      { phase: 'usage', hint: `write it as ${flag} ${flag === '--set' ? 'NAME=value' : 'NAME=fs:///path'}` },
     );
   }
   return [arg.slice(0, i).trim(), arg.slice(i + 1)];
@@ -88,7 +88,8 @@ export function applySetOverrides(doc: Obj, args: string[]): SetOverride[] {
         'cli.set_unknown_variable',
         `Variable '${key}' specified in overrides is not defined in the configuration.`,
         {
-          phase: 'load',
+          // the command line names what the recipe lacks, as --enable-task-monitor does: usage
+          phase: 'usage',
           hint: wfVar
             ? `'${key}' is a workflow variable; --set only overrides top-level \`variables:\``
             : (dym ??
@@ -140,7 +141,7 @@ export function applyArtifactOverrides(doc: Obj, args: string[]): { name: string
         'cli.artifact_unknown',
         `Artifact '${name}' specified in overrides is not defined in the configuration.`,
         {
-          phase: 'load',
+          phase: 'usage',
           hint:
             didYouMean(name, names) ??
             (names.length ? `declared artifacts: ${names.join(', ')}` : 'the recipe declares no artifacts'),

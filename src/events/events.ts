@@ -182,6 +182,8 @@ export type RunEvent = Base &
         delayS?: number;
         durationMs?: number;
         error?: string;
+        /** failed: the task was cancelled while it uploaded (the file was not uploaded because of that) */
+        cancelled?: boolean;
         onError: 'warn' | 'fail';
       }
     /** teardown of every live process group: start and end */
@@ -208,6 +210,8 @@ export interface PlanTaskInfo {
   retries: { count: number; intervalS: number; backoff: number } | null;
   nodes: string[];
   gpus: number[] | null;
+  /** GPUs each of its nodes (pods) gets where the engine picks the devices (Kubernetes) */
+  enginePicksGpus?: number;
   logPath: string;
   outputDir: string;
   /** replica position and sweep values (Python str) of a replicated task */

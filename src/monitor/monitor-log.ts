@@ -21,6 +21,8 @@ export interface MonitorLogInput {
   interval: string;
   windows: string[];
   reports: string[];
+  /** why `reports` is empty (monitor-schedule noReportsReason) */
+  noReports: string;
   events: TaskEvent[];
   warnings: string[];
 }
@@ -116,7 +118,7 @@ export function renderMonitorLog(i: MonitorLogInput): string {
     o.push('');
   }
   o.push('Reports (under sflow_monitor/)');
-  o.push(...(i.reports.length ? i.reports.map((r) => `  ${r}`) : ['  (none: report.enabled is false)']));
+  o.push(...(i.reports.length ? i.reports.map((r) => `  ${r}`) : [`  (none: ${i.noReports})`]));
   o.push('');
   o.push('Task Events');
   const evs = [...i.events].sort((a, b) => a.t - b.t);

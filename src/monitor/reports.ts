@@ -4,7 +4,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { MonitorSchedule, ReportView } from '../plan/monitor-schedule.js';
+import { noReportsReason, type MonitorSchedule, type ReportView } from '../plan/monitor-schedule.js';
 import { SCOPE_ORDER } from '../plan/monitor-config.js';
 import { isoLocal, summaryCsv, summaryRows, writeTimelineCsv } from './csv.js';
 import { ingestRaw, shiftHost, type Dataset } from './ingest.js';
@@ -156,6 +156,7 @@ export async function buildMonitorReports(i: BuildInput): Promise<BuildResult> {
     interval: [...new Set(ivs)].join(' | ') || '-',
     windows: windowsText,
     reports,
+    noReports: i.schedule.views.length ? 'no report window ran (see Warnings)' : noReportsReason(i.schedule),
     events: i.events,
     warnings: [...i.schedule.warnings, ...warnings],
   });

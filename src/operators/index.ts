@@ -54,7 +54,7 @@ export function operatorOf(type: string): Operator | undefined {
 
 /**
  * The launch specs of one task: one per node for per-node operators (each with its own
- * `SFLOW_TASK_NODE_INDEX`), otherwise a single spec on the task's first node (index 0).
+ * `SFLOW_TASK_NODE_INDEX` and `SFLOW_TASK_NODE_NAME`), otherwise a single spec on the task's first node (index 0).
  */
 export function launchSpecs(operator: Operator, input: OperatorInput): NodeLaunchSpec[] {
   const devices = (input.gpus ?? []).map(String);
@@ -76,6 +76,7 @@ export function launchSpecs(operator: Operator, input: OperatorInput): NodeLaunc
     const env: Record<string, string> = {};
     for (const k in input.env) env[k] = input.env[k];
     env.SFLOW_TASK_NODE_INDEX = String(i);
+    env.SFLOW_TASK_NODE_NAME = input.nodes[i].name;
     return one(i, env);
   });
 }

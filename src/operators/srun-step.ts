@@ -41,8 +41,9 @@ export function stepStampLine(taskDir: string): string {
 
 /**
  * The step's payload: its start stamp, the GPU prelude (sourced; it also sets
- * SFLOW_TASK_NODE_INDEX) on GPU tasks, the node index from Slurm on other multi-node steps, then
- * the task's own script.
+ * SFLOW_TASK_NODE_INDEX and SFLOW_TASK_NODE_NAME) on GPU tasks, the node index and name from
+ * Slurm on other multi-node steps, then the task's own script. (A single-node step keeps the
+ * plan's values: the same.)
  */
 export function stepScript(input: OperatorInput): string {
   const runDir = input.env.SFLOW_WORKFLOW_OUTPUT_DIR;
@@ -51,7 +52,7 @@ export function stepScript(input: OperatorInput): string {
   if (usesGpuPrelude(input) && runDir)
     return `${stamp}. ${shellQuote(`${runDir}/${GPU_PRELUDE_FILE}`)} || exit 97\n${input.script}`;
   if (input.nodes.length > 1)
-    return `${stamp}export SFLOW_TASK_NODE_INDEX="\${SLURM_NODEID:-0}"\n${input.script}`;
+    return `${stamp}export SFLOW_TASK_NODE_INDEX="\${SLURM_NODEID:-0}" SFLOW_TASK_NODE_NAME="\${SLURMD_NODENAME:-$SFLOW_TASK_NODE_NAME}"\n${input.script}`;
   return `${stamp}${input.script}`;
 }
 

@@ -124,6 +124,8 @@ export function finishTasks(f: FinishInput): PlannedTask[] {
     const allocationId = d.backend.placeholder
       ? '0'
       : (d.backend.nodes[0]?.allocation ?? String(d.backend.config.job_id ?? d.backend.name));
+    // SFLOW_BACKEND_JOB_ID: the engine's job (a Slurm job id) where the backend has one, else the run id
+    const backendJobId = d.backend.nodes[0]?.allocation ?? f.runId;
     const readiness = d.probes.filter((x) => x.role === 'readiness');
     const failure = d.probes.filter((x) => x.role === 'failure');
     for (const inst of d.expansion.instances) {
@@ -153,6 +155,9 @@ export function finishTasks(f: FinishInput): PlannedTask[] {
       env.SFLOW_TASK_ASSIGNED_NODE_IPS = nodeList(p.nodes, 'ip');
       env.SFLOW_TASK_NUM_NODES = String(p.nodes.length);
       env.SFLOW_TASK_NODE_INDEX = '0';
+      // per node in launchSpecs; a Slurm step and a Kubernetes pod take the engine's own value
+      env.SFLOW_TASK_NODE_NAME = p.nodes[0]?.name ?? '';
+      env.SFLOW_BACKEND_JOB_ID = backendJobId;
       env.SFLOW_LEADER_ADDRESS = p.nodes[0]?.ip ?? '127.0.0.1';
       env.SFLOW_TASK_RESULT_FILE = inTaskDir('result.json');
       // SFLOW_GPU_PLAN: the planned host GPU indices of the task on its node(s) (identical on each)

@@ -3,7 +3,7 @@
  * `--dry-run` prints them with their group and, for marker windows, the patterns; it also lists
  * the planned collectors (one per physical node).
  */
-import { monitorSchedule } from './monitor-schedule.js';
+import { monitorSchedule, noReportsReason } from './monitor-schedule.js';
 import type { Plan, PlannedTask } from './types.js';
 
 export interface PlannedReport {
@@ -40,7 +40,12 @@ export function renderMonitorPlan(plan: Pick<Plan, 'tasks' | 'backends' | 'workf
     }
   }
   out.push('Monitor reports (planned, under sflow_monitor/):');
-  if (s.views.length === 0) out.push('  (none: report.enabled is false; raw/ and sflow_monitor.log only)');
+  if (s.views.length === 0)
+    out.push(
+      s.monitors.length
+        ? `  (none: ${noReportsReason(s)}; raw/ and sflow_monitor.log only)`
+        : `  (none: ${noReportsReason(s)})`,
+    );
   for (const r of s.views) out.push(`  [${r.group}] ${r.path}  (${r.note}; ${r.formats.join(', ')})`);
   for (const w of s.warnings) out.push(`  ⚠ ${w}`);
   out.push('');

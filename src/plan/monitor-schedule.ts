@@ -64,6 +64,13 @@ export interface MonitorSchedule {
 
 type PlanPart = Pick<Plan, 'tasks' | 'backends' | 'workflowMonitor'>;
 
+/** Why a schedule plans no report folder, in a few words (the dry-run and sflow_monitor.log say it). */
+export function noReportsReason(s: Pick<MonitorSchedule, 'monitors'>): string {
+  if (s.monitors.length === 0) return 'no monitor runs on these backends (see the warning)';
+  if (s.monitors.every((m) => !m.report.enabled)) return 'report.enabled is false';
+  return 'no report window ran';
+}
+
 const NOT_SAMPLED = 'node-level hardware monitoring is not implemented for this backend yet';
 
 /** Synthetic nodes (local) are all this machine: one host, one collector. */

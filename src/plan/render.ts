@@ -62,7 +62,16 @@ function probeLine(p: PlannedProbe): string {
   return `${p.role}: ${probeKind(p.kind).dryRun(p, timing)}`;
 }
 
-function taskBlock(t: PlannedTask, i: number, out: string[], command = formatCommand): void {
+/** what `--dry-run` may add under a task beyond its plan (backends: registry dryRunDetails) */
+export type TaskDetail = (t: PlannedTask) => string[];
+
+function taskBlock(
+  t: PlannedTask,
+  i: number,
+  out: string[],
+  command = formatCommand,
+  detail?: TaskDetail,
+): void {
   out.push(`  [${i + 1}] ${t.name}`);
   out.push(
     `      backend: ${t.backend} (${t.backendType})   operator: ${t.operator.name} (${t.operator.type})`,
@@ -122,13 +131,18 @@ function taskBlock(t: PlannedTask, i: number, out: string[], command = formatCom
     out.push(
       `      script file: ${t.scriptFile} (${Buffer.byteLength(t.script)} bytes, too large for one argument; written when the run starts)`,
     );
+  if (detail) for (const l of detail(t)) out.push(l);
 }
 
 /** the size (UTF-16 code units) from which the collected lines are yielded as one piece */
 export const CHUNK_CHARS = 64 * 1024;
 
 /** The dry-run text whole, without the final newline. */
-export function renderDryRun(plan: Plan, loaded: LoadedRecipe, opts: { quiet?: boolean } = {}): string {
+export function renderDryRun(
+  plan: Plan,
+  loaded: LoadedRecipe,
+  opts: { quiet?: boolean; taskDetail?: TaskDetail } = {},
+): string {
   return [...dryRunChunks(plan, loaded, opts)].join('').slice(0, -1);
 }
 
@@ -139,7 +153,7 @@ export function renderDryRun(plan: Plan, loaded: LoadedRecipe, opts: { quiet?: b
 export function* dryRunChunks(
   plan: Plan,
   loaded: LoadedRecipe,
-  opts: { quiet?: boolean } = {},
+  opts: { quiet?: boolean; taskDetail?: TaskDetail } = {},
 ): Generator<string, void, undefined> {
   const mask = secretMask(plan);
   for (const piece of planChunks(plan, loaded, opts)) yield mask(piece);
@@ -162,7 +176,7 @@ function secretMask(plan: Plan): (text: string) => string {
 function* planChunks(
   plan: Plan,
   loaded: LoadedRecipe,
-  opts: { quiet?: boolean },
+  opts: { quiet?: boolean; taskDetail?: TaskDetail },
 ): Generator<string, void, undefined> {
   const secret = new Set(plan.variables.filter((v) => v.secret).map((v) => v.name));
   const out: string[] = [];
@@ -292,7 +306,7 @@ function* planChunks(
     const command = sameCommandReused();
     for (let i = 0; i < plan.tasks.length; i++) {
       const from = out.length;
-      taskBlock(plan.tasks[i], i, out, command);
+      taskBlock(plan.tasks[i], i, out, command, opts.taskDetail);
       for (let j = from; j < out.length; j++) size += out[j].length + 1;
       if (size >= CHUNK_CHARS) {
         yield piece(out);

@@ -117,14 +117,16 @@ function assertCell(t: ReportTask): string {
 const MAX_GPU_ROWS = 5000;
 
 export function gpuHtml(m: ReportModel): string {
-  const rows = m.tasks.filter((t) => (t.info?.gpus && t.info.gpus.length) || t.seenGpus);
+  const rows = m.tasks.filter(
+    (t) => (t.info?.gpus && t.info.gpus.length) || t.info?.enginePicksGpus || t.seenGpus,
+  );
   if (rows.length === 0) return '<p class="note">No task requested GPUs.</p>';
   const out = [
     '<div class="scroll"><table class="sortable gpus"><thead><tr><th>task</th><th>backend</th><th>nodes</th><th>planned GPUs</th><th>CUDA_VISIBLE_DEVICES</th><th>GPU UUIDs</th><th>status</th></tr></thead><tbody>',
   ];
   for (const t of rows.slice(0, MAX_GPU_ROWS)) {
     out.push(
-      `<tr><td class="name">${esc(t.name)}</td><td>${esc(t.info?.backend ?? '')}</td><td>${esc((t.info?.nodes ?? []).join(', '))}</td><td>${esc((t.info?.gpus ?? []).join(','))}</td><td>${esc(t.seenGpus ?? '')}</td><td class="mono">${esc((t.seenGpuUuids ?? []).map((u) => clip(u, 16)).join(' '))}</td><td>${chip(t.status)}</td></tr>`,
+      `<tr><td class="name">${esc(t.name)}</td><td>${esc(t.info?.backend ?? '')}</td><td>${esc((t.info?.nodes ?? []).join(', '))}</td><td>${esc(t.info?.gpus?.length ? t.info.gpus.join(',') : t.info?.enginePicksGpus ? `${t.info.enginePicksGpus} per node (the cluster picks them)` : '')}</td><td>${esc(t.seenGpus ?? '')}</td><td class="mono">${esc((t.seenGpuUuids ?? []).map((u) => clip(u, 16)).join(' '))}</td><td>${chip(t.status)}</td></tr>`,
     );
   }
   out.push('</tbody></table></div>');

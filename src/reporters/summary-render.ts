@@ -29,7 +29,7 @@ function durationOf(r: TaskRow, m: SummaryModel, now: number): string {
   return r.firstStart !== undefined && end !== undefined ? seconds(end - r.firstStart) : '-';
 }
 
-import type { RuntimeInfo } from '../events/events.js';
+import type { PlanTaskInfo, RuntimeInfo } from '../events/events.js';
 export type { RuntimeInfo };
 
 export function renderSummary(
@@ -168,7 +168,7 @@ export function renderSummary(
   }
 
   out.push(...section('GPU Assignment'));
-  const gpuTasks = m.plan.filter((t) => t.gpus && t.gpus.length > 0);
+  const gpuTasks = m.plan.filter((t) => (t.gpus && t.gpus.length > 0) || t.enginePicksGpus);
   if (gpuTasks.length === 0) out.push('n/a (no task requested GPUs)');
   else {
     out.push(
@@ -176,6 +176,7 @@ export function renderSummary(
         ['TASK', 'NODES', 'PLANNED GPUS', 'SEEN BY THE TASK'],
         ...gpuTasks.map((t) => {
           const row = m.tasks.get(t.name);
+          if (!t.gpus?.length) return enginePicked(t, row);
           // Slurm steps: what the in-step selection exported on each node (sflow_gpus*.log)
           const audits = readGpuAudits(dirname(t.logPath));
           const seen = audits.length
@@ -254,6 +255,18 @@ export function renderSummary(
     if (ordered.length > MAX_HINTS) out.push(`… and ${ordered.length - MAX_HINTS} more`);
   }
   return out.join('\n') + '\n';
+}
+
+/** a GPU task where the engine picks the devices (Kubernetes): how many it asked for, where it ran */
+function enginePicked(t: PlanTaskInfo, row: TaskRow | undefined): string[] {
+  const n = t.enginePicksGpus ?? 0;
+  const nodes = t.nodes.join(',') || '-';
+  const seen = row?.seenGpus
+    ? `CUDA_VISIBLE_DEVICES=${row.seenGpus}`
+    : row?.firstStart !== undefined
+      ? `${n} GPU(s) per node on ${nodes}, the devices chosen by the cluster (device plugin or DRA)`
+      : 'not started';
+  return [t.name, nodes, `${n} per node (the cluster picks the devices)`, seen];
 }
 
 /**

@@ -39,6 +39,12 @@ export function uploadLine(e: UploadEvent): { level: 'debug' | 'info' | 'warning
         text: `⇪ ${who(e)} ${e.from} → ${e.dest} (${bytesText(e.bytes)}, ${shortDuration(e.durationMs ?? 0)}${(e.attempt ?? 1) > 1 ? `, ${e.attempt} attempts` : ''})`,
       };
     case 'failed':
+      // the task was cancelled while it uploaded: it is CANCELLED, not COMPLETED
+      if (e.cancelled)
+        return {
+          level: 'warning',
+          text: `⊘ ${who(e)} ${e.from} → ${e.dest || e.target} not uploaded: ${e.task} was cancelled`,
+        };
       return {
         level: e.onError === 'fail' ? 'error' : 'warning',
         text: `✗ ${who(e)} ${e.from} → ${e.dest || e.target} failed: ${e.error ?? 'error'} (on_error: ${e.onError}${e.onError === 'warn' && e.task ? `; ${e.task} stays COMPLETED` : ''})`,

@@ -18,8 +18,8 @@ import type { FinalizeFailure } from './task-state.js';
  * reason when an upload with `on_error: fail` failed; every outcome is reported as events.
  */
 export interface RunUploads {
-  /** a COMPLETED task's `uploads:` */
-  forTask(task: PlannedTask): Promise<string | undefined>;
+  /** a COMPLETED task's `uploads:`; `cancelled`: the task was cancelled meanwhile (they stop) */
+  forTask(task: PlannedTask, cancelled?: AbortSignal): Promise<string | undefined>;
   /** `workflow.upload_all`, after the run */
   uploadAll(): Promise<string | undefined>;
   /** stops uploads in flight (Ctrl-C) */
@@ -39,7 +39,7 @@ export function makeFinalizer(
 ) {
   const index = new ResultsIndex(runDir, runId);
   return {
-    async finalize(task: PlannedTask): Promise<FinalizeFailure | undefined> {
+    async finalize(task: PlannedTask, cancelled?: AbortSignal): Promise<FinalizeFailure | undefined> {
       let failure: string | undefined;
       if (task.result) {
         const r = await collectTaskResult(task, task.result);
@@ -68,7 +68,7 @@ export function makeFinalizer(
       }
       if (failure) return { kind: 'assertion', reason: failure };
       const uploader = task.uploads?.length ? uploads?.() : undefined;
-      const upload = uploader ? await uploader.forTask(task) : undefined;
+      const upload = uploader ? await uploader.forTask(task, cancelled) : undefined;
       return upload ? { kind: 'upload', reason: upload } : undefined;
     },
     /** a resumed run: the results.json entries of the tasks it reuses stay in the file */

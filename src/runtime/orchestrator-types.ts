@@ -17,9 +17,10 @@ export interface OrchestratorOptions {
   baseEnv?: NodeJS.ProcessEnv;
   /**
    * after exit 0, before COMPLETED: result parsing, assertions, uploads; a returned failure
-   * (kind and reason) makes the task FAILED instead
+   * (kind and reason) makes the task FAILED instead; `cancelled` fires when the task is
+   * cancelled meanwhile (a signal, the workflow deadline): its uploads stop
    */
-  finalize?: (task: PlannedTask) => Promise<FinalizeFailure | undefined | void>;
+  finalize?: (task: PlannedTask, cancelled: AbortSignal) => Promise<FinalizeFailure | undefined | void>;
   /** TERM → KILL grace per process group (default 5 s) */
   graceMs?: number;
   /** append a handle change to the run's handle ledger (launched / updated / ended) */

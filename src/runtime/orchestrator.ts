@@ -7,8 +7,9 @@
  *   PENDING → SUBMITTED → RUNNING → (READY) → COMPLETED | FAILED | CANCELLED,
  *   RUNNING/READY → PENDING on a retry. SUBMITTED lasts while the attempt waits in the engine's
  *   queue (a local process is RUNNING at once). The first FAILED task triggers workflow-level fail-fast (everything not finished
- *   becomes CANCELLED, READY included); when every task is settled (READY counts) the
- *   services are stopped and their status stays READY.
+ *   becomes CANCELLED, READY included — but a task that already exited 0 finishes its
+ *   finalisation, uploads included, and ends COMPLETED); when every task is settled (READY
+ *   counts) the services are stopped and their status stays READY.
  *
  * A resumed session (`o.resume`) starts with the tasks an earlier session completed pre-settled
  * as COMPLETED (announced as `task_reused`, never launched, their dependents free to start) and
@@ -55,6 +56,8 @@ export class Orchestrator {
   private readonly launches = new Set<Promise<void>>();
   /** backend `taskReady` calls in flight (each bounded; the teardown waits for them) */
   private readonly readies = new Set<Promise<void>>();
+  /** tasks that exited 0 and are in their finalisation (results, assertions, uploads) */
+  private readonly finalizations = new Map<TaskRt, { done: Promise<void>; cancel: AbortController }>();
   private unsettled = 0;
   private stopCause: StopCause | undefined;
   private signalName: string | undefined;
@@ -322,25 +325,39 @@ export class Orchestrator {
     }
     stopTaskProbes(t);
     if (!failed) {
-      let failure: FinalizeFailure | undefined | void;
-      if (this.o.finalize) {
-        try {
-          failure = await this.o.finalize(t.plan);
-        } catch (e) {
-          this.o.emit({
-            type: 'log',
-            level: 'warning',
-            message: `Task '${t.plan.name}': finalisation failed: ${errorMessage(e)}`,
-          });
-        }
+      // the teardown of a fail-fast waits until the task is COMPLETED or FAILED
+      let release = (): void => undefined;
+      const cancel = new AbortController();
+      this.finalizations.set(t, { done: new Promise<void>((r) => (release = r)), cancel });
+      try {
+        const failure = this.o.finalize ? await this.finalize(t, cancel.signal) : undefined;
         if (t.attempt !== attempt || (t.status !== 'RUNNING' && t.status !== 'READY')) return;
-        if (this.stopCause && this.stopCause !== 'end') return;
+        // fail-fast lets a task that already exited 0 finish its finalisation (B2: uploads run
+        // before fail-fast can cancel the rest); a signal or the deadline cancelled it meanwhile
+        if (this.stopCause && this.stopCause !== 'end' && this.stopCause !== 'fail_fast') return;
+        if (failure) this.fail(t, failure.kind, failure.reason);
+        else this.complete(t);
+      } finally {
+        this.finalizations.delete(t);
+        release();
       }
-      if (failure) this.fail(t, failure.kind, failure.reason);
-      else this.complete(t);
     } else if (canRetry(t.plan.retries, attempt - t.attemptBase)) this.retry(t, attempt, st);
     else this.fail(t, 'exit', `process exited with error (exit=${code})`);
     this.maybeFinish();
+  }
+
+  /** result parsing, assertions and uploads of a task that exited 0 */
+  private async finalize(t: TaskRt, cancelled: AbortSignal): Promise<FinalizeFailure | undefined | void> {
+    try {
+      return await this.o.finalize!(t.plan, cancelled);
+    } catch (e) {
+      this.o.emit({
+        type: 'log',
+        level: 'warning',
+        message: `Task '${t.plan.name}': finalisation failed: ${errorMessage(e)}`,
+      });
+      return undefined;
+    }
   }
 
   private complete(t: TaskRt): void {
@@ -391,13 +408,16 @@ export class Orchestrator {
       .filter((t) => t.status === 'FAILED')
       .map((t) => ({ name: t.plan.name, kind: t.failKind! }));
     this.o.emit({ type: 'fail_fast', message: failFastMessage(failed) });
-    this.cancelAll(`cancelled by fail-fast (${trigger.plan.name} failed)`);
+    this.cancelAll(`cancelled by fail-fast (${trigger.plan.name} failed)`, true);
     void this.teardown('fail_fast');
   }
 
-  private cancelAll(reason: string): void {
+  /** `keepFinalizing`: a task that exited 0 and is finalising is let finish (fail-fast) */
+  private cancelAll(reason: string, keepFinalizing = false): void {
     for (const t of this.order) {
-      if (isDone(t.status)) continue;
+      if (isDone(t.status) || (keepFinalizing && this.finalizations.has(t))) continue;
+      // a task cancelled in its finalisation: its uploads stop (a CANCELLED task uploads nothing)
+      this.finalizations.get(t)?.cancel.abort(new Error(`${t.plan.name} was cancelled (${reason})`));
       stopTaskProbes(t);
       if (t.retryTimer) clearTimeout(t.retryTimer);
       t.retryTimer = undefined;
@@ -424,6 +444,8 @@ export class Orchestrator {
       if (why !== 'teardown') this.stopping.abort();
       while (this.launches.size > 0) await Promise.all([...this.launches]);
       await Promise.all([...this.readies]);
+      // tasks fail-fast let finish their finalisation end COMPLETED (or FAILED) before the run does
+      if (why === 'fail_fast') await Promise.all([...this.finalizations.values()].map((f) => f.done));
       const targets = stopTargets(this.order);
       await stopAndReport(
         targets,

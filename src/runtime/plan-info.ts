@@ -19,6 +19,7 @@ export function planInfo(plan: Plan): { tasks: PlanTaskInfo[]; backends: PlanBac
       retries: t.retries ? { ...t.retries } : null,
       nodes: t.nodes.map((n) => n.name),
       gpus: t.gpus,
+      ...(t.gpuSlots?.length && !t.gpus?.length ? { enginePicksGpus: t.gpuSlots.length } : {}),
       logPath: t.logPath,
       outputDir: t.outputDir,
       ...(t.replicaCount > 1 || t.name !== t.base

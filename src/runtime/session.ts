@@ -240,7 +240,7 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
       emit: (e) => bus.emit(e),
       cwd: o.cwd,
       baseEnv: o.env,
-      finalize: (t) => finalizer.finalize(t),
+      finalize: (t, cancelled) => finalizer.finalize(t, cancelled),
       graceMs: o.graceMs,
       pollTimeoutMs: o.pollTimeoutMs,
       lostAfter: o.lostAfter,

@@ -1,10 +1,11 @@
 /**
- * `from` of an upload → the regular files it names: a plain path, or a glob with `*`, `?`,
- * `[…]` inside a path segment and `**` for any number of directories. Matches are sorted; the
- * walk is bounded (MAX_ENTRIES) so a glob over a huge tree cannot stall the run.
+ * `from` of an upload → the regular files it names: a plain path, a folder (every regular file
+ * below it, named by its path relative to the folder; links to folders are not walked), or a glob
+ * with `*`, `?`, `[…]` inside a path segment and `**` for any number of directories. Matches are
+ * sorted; the walks are bounded (MAX_ENTRIES) so a huge tree cannot stall the run.
  */
-import { readdirSync, realpathSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { isGlob } from '../plan/uploads.js';
 
 const MAX_ENTRIES = 200_000;
@@ -120,4 +121,76 @@ function expandAll(abs: string, pattern: string): string[] {
   };
   walk(root, 0);
   return [...out].sort();
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** One file an upload sends: where it is, and its name below `to` (a folder's files: their relative path). */
+export interface UploadSource {
+  path: string;
+  name: string;
+}
+
+/**
+ * The files an upload's `from` names, and whether it named a folder (whose files keep their paths
+ * relative to it, with `/` separators). A folder's links to files are taken like a glob's: with
+ * `followSymlinks: false` only those whose target is inside the folder (the others are listed in
+ * `outside`); links to folders are never walked (they could loop).
+ */
+export function uploadSources(
+  pattern: string,
+  base: string,
+  o: ExpandOptions = {},
+): { files: UploadSource[]; folder: boolean } {
+  const abs = isAbsolute(pattern) ? pattern : resolve(base, pattern);
+  if (isGlob(abs) || !isDirectory(abs))
+    return {
+      files: expandFrom(pattern, base, o).map((p) => ({ path: p, name: basename(p) })),
+      folder: false,
+    };
+  let root: string;
+  try {
+    root = realpathSync(abs);
+  } catch {
+    return { files: [], folder: true };
+  }
+  const inside = (p: string): boolean => {
+    try {
+      const real = realpathSync(p);
+      return real.startsWith(root === sep ? root : root + sep);
+    } catch {
+      return false;
+    }
+  };
+  const out: UploadSource[] = [];
+  let seen = 0;
+  const walk = (dir: string): void => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    seen += entries.length;
+    if (seen > MAX_ENTRIES) throw new Error(`the folder ${pattern} holds more than ${MAX_ENTRIES} entries`);
+    for (const e of entries) {
+      const p = join(dir, e.name);
+      const item = { path: p, name: relative(abs, p).split(sep).join('/') };
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile() && lstatSync(p).isFile()) out.push(item);
+      else if (e.isSymbolicLink() && isFile(p)) {
+        if (o.followSymlinks !== false || inside(p)) out.push(item);
+        else o.outside?.push(p);
+      }
+    }
+  };
+  walk(abs);
+  out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return { files: out, folder: true };
 }

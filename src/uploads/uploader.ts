@@ -1,6 +1,7 @@
 /**
  * Uploads of one run (artifacts-batch.md B2–B3): `forTask` runs a COMPLETED task's `uploads:`
- * (globs expanded now, keys = prefix + `to`/basename, replica suffixes), `uploadAll` zips the run
+ * (globs and folders expanded now, keys = prefix + `to` + the file name or its path in the
+ * folder, replica suffixes), `uploadAll` zips the run
  * directory for `workflow.upload_all`. Every file is reported on the event stream (start,
  * progress, retry, done/failed). A failure never throws: it is reported, and a spec with
  * `on_error: fail` makes `forTask`/`uploadAll` return the reason (the caller fails the task or
@@ -14,7 +15,7 @@ import { basename, join, resolve } from 'node:path';
 import type { Plan, PlannedStorage, PlannedTask } from '../plan/types.js';
 import { joinKey, uploadKey } from '../plan/uploads.js';
 import type { RunEventInput } from '../events/events.js';
-import { expandFrom, fromRoot } from './glob.js';
+import { fromRoot, uploadSources, type UploadSource } from './glob.js';
 import { describeError, putFile } from './put-object.js';
 import { openTarget, type S3Target } from './s3-client.js';
 import { uploadSettings, type UploadSettings } from './settings.js';
@@ -25,6 +26,11 @@ interface Spec {
   task?: string;
   target: string;
   onError: 'warn' | 'fail';
+}
+
+/** the event fields of a failure: `cancelled` when the task was cancelled while it uploaded */
+function failureExtra(started: number, cancelled?: AbortSignal): { durationMs: number; cancelled?: true } {
+  return { durationMs: Date.now() - started, ...(cancelled?.aborted ? { cancelled: true as const } : {}) };
 }
 
 export class Uploader {
@@ -73,10 +79,10 @@ export class Uploader {
     return t;
   }
 
-  private deadline(): Deadline {
+  private deadline(cancelled?: AbortSignal): Deadline {
     return deadline(
       this.settings.deadlineMs,
-      [this.stop.signal],
+      [this.stop.signal, cancelled],
       `the upload deadline passed (SFLOW_UPLOAD_DEADLINE_S=${this.settings.deadlineMs / 1000})`,
     );
   }
@@ -86,7 +92,7 @@ export class Uploader {
     from: string,
     dest: string,
     error: string,
-    extra: { durationMs?: number } = {},
+    extra: { durationMs?: number; cancelled?: true } = {},
   ): string {
     this.emit({ type: 'upload', phase: 'failed', ...spec, from, dest, error, ...extra });
     return error;
@@ -101,6 +107,7 @@ export class Uploader {
     key: string,
     signal: AbortSignal,
     announced = false,
+    cancelled?: AbortSignal,
   ) {
     const dest = `s3://${s.bucket}/${key}`;
     const started = Date.now();
@@ -149,17 +156,23 @@ export class Uploader {
       });
       return undefined;
     } catch (e) {
-      const why = describeError(e, this.env).replace(/^DeadlineError: /, '');
-      return this.failed(spec, from, dest, why, { durationMs: Date.now() - started });
+      // cancelled: the reason names the task and why (an aborted request says only "aborted")
+      const why = cancelled?.aborted
+        ? errorMessage(cancelled.reason)
+        : describeError(e, this.env).replace(/^DeadlineError: /, '');
+      return this.failed(spec, from, dest, why, failureExtra(started, cancelled));
     }
   }
 
-  /** A COMPLETED task's `uploads:`; the reason when a spec with `on_error: fail` failed. */
-  async forTask(task: PlannedTask): Promise<string | undefined> {
+  /**
+   * A COMPLETED task's `uploads:`; the reason when a spec with `on_error: fail` failed.
+   * `cancelled` fires when the task is cancelled meanwhile: what is left is not uploaded.
+   */
+  async forTask(task: PlannedTask, cancelled?: AbortSignal): Promise<string | undefined> {
     const specs = task.uploads ?? [];
     if (specs.length === 0) return undefined;
-    const limit = this.deadline();
-    const work = this.taskSpecs(task, limit.signal);
+    const limit = this.deadline(cancelled);
+    const work = this.taskSpecs(task, limit.signal, cancelled);
     this.inflight.add(work);
     try {
       return await work;
@@ -169,7 +182,11 @@ export class Uploader {
     }
   }
 
-  private async taskSpecs(task: PlannedTask, signal: AbortSignal): Promise<string | undefined> {
+  private async taskSpecs(
+    task: PlannedTask,
+    signal: AbortSignal,
+    cancelled?: AbortSignal,
+  ): Promise<string | undefined> {
     const specs = task.uploads ?? [];
     let failure: string | undefined;
     for (const [i, u] of specs.entries()) {
@@ -183,16 +200,24 @@ export class Uploader {
           message: `Task '${task.base}' is replicated: upload '${u.fromTemplate}' adds '_<replica name>' before each file's extension (e.g. ${basename(uploadKey(u, 'results.csv', task.name))}); mention \${{ task.name }} in 'to' to name the files yourself`,
         });
       }
-      let files: string[] = [];
+      let files: UploadSource[] = [];
+      let folder = false;
       let error: string | undefined;
       try {
         const outside: string[] = [];
-        files = expandFrom(u.from, task.outputDir, { followSymlinks: u.followSymlinks === true, outside });
+        ({ files, folder } = uploadSources(u.from, task.outputDir, {
+          followSymlinks: u.followSymlinks === true,
+          outside,
+        }));
+        const named = resolve(task.outputDir, u.from);
         const skipped = outside.length
-          ? ` (${outside.length} file(s) reached through a link out of ${fromRoot(resolve(task.outputDir, u.from))} skipped: ${outside.slice(0, 3).join(', ')}${outside.length > 3 ? ', …' : ''}; follow_symlinks: true uploads them)`
+          ? ` (${outside.length} file(s) reached through a link out of ${folder ? named : fromRoot(named)} skipped: ${outside.slice(0, 3).join(', ')}${outside.length > 3 ? ', …' : ''}; follow_symlinks: true uploads them)`
           : '';
-        if (files.length === 0) error = `nothing to upload: no file matches ${u.from}${skipped}`;
-        else if (files.length > 1 && u.to !== undefined && !u.to.endsWith('/'))
+        if (files.length === 0)
+          error = folder
+            ? `nothing to upload: the folder ${u.from} holds no file${skipped}`
+            : `nothing to upload: no file matches ${u.from}${skipped}`;
+        else if (!folder && files.length > 1 && u.to !== undefined && !u.to.endsWith('/'))
           error = `${files.length} files match ${u.from} but 'to' (${u.to}) names one object; end 'to' with '/'`;
         if (skipped && !error)
           this.emit({
@@ -208,11 +233,14 @@ export class Uploader {
         if (u.onError === 'fail') failure ??= error;
         continue;
       }
+      // a folder's files go below `to` (a folder, whether or not it ends in '/'), paths kept
+      const into =
+        folder && u.to !== undefined && u.to !== '' && !u.to.endsWith('/') ? { ...u, to: `${u.to}/` } : u;
       for (const f of files) {
-        const key = joinKey(s.prefix, uploadKey(u, basename(f), task.name));
-        const err = await this.one(spec, f, f, s, key, signal);
+        const key = joinKey(s.prefix, uploadKey(into, f.name, task.name));
+        const err = await this.one(spec, f.path, f.path, s, key, signal, false, cancelled);
         if (err && u.onError === 'fail')
-          failure ??= `upload of ${f} to s3://${s.bucket}/${key} failed: ${err}`;
+          failure ??= `upload of ${f.path} to s3://${s.bucket}/${key} failed: ${err}`;
       }
     }
     return failure;

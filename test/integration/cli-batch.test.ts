@@ -156,9 +156,10 @@ describe('sflow batch: the script', () => {
 });
 
 describe('sflow batch: refusals', () => {
-  it('--submit without -o: exit 1, nothing submitted', () => {
+  it('--submit without -o: a usage error (exit 2), nothing submitted', () => {
     const r = batch(fixture(), ['wf.yaml', '--submit']);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^✗ Usage error: /);
     expect(r.stderr).toContain('--submit needs -o/--sbatch-path');
   });
 
@@ -184,16 +185,33 @@ describe('sflow batch: refusals', () => {
     expect(r.stdout).toBe('');
   });
 
-  it('--row without --bulk-input: exit 1', () => {
+  it('--row without --bulk-input: a usage error (exit 2)', () => {
     const r = batch(fixture(), ['wf.yaml', '--row', '1']);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toContain('--row selects rows of --bulk-input');
   });
 
-  it('without -p/-A and no Slurm to ask: a usage error naming the flag', () => {
+  it('without -p/-A the recipe backend gives them (nothing asked of Slurm); the script says so', () => {
     const r = sflow(['batch', 'wf.yaml'], { cwd: fixture(), env });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain('--partition');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('#SBATCH --partition=p\n');
+    expect(r.stdout).toContain('#SBATCH --account=a\n');
+    expect(r.stdout).toMatch(
+      /^# {3}--partition=p\s+← the recipe: backend 'cluster' partition \(.*wf\.yaml:14:16\)$/m,
+    );
+    expect(r.stderr).toContain(
+      "ℹ from the recipe's slurm backend 'cluster': partition p, account a, time 00:10:00",
+    );
+  });
+
+  it('no partition anywhere and no Slurm to ask: a usage error (exit 2) naming the flag and the recipe', () => {
+    const d = fixture({ 'bare.yaml': WF.replace('    partition: p\n', "    partition: ''\n") });
+    const r = sflow(['batch', 'bare.yaml'], { cwd: d, env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      "✗ Usage error: no partition for the job: no -p/--partition given, the recipe's slurm backend 'cluster' gives none, and sinfo (the default partition) found none",
+    );
+    expect(r.stdout).toBe('');
   });
 });
 
@@ -216,8 +234,12 @@ describe('sflow batch --bulk-input', () => {
       '2n_b_002.yaml',
       'results.csv',
     ]);
-    expect(readFileSync(join(dir, '2n_b_002.sh'), 'utf8')).toContain('#SBATCH --nodes=2');
-    expect(readFileSync(join(dir, '2n_b_002.sh'), 'utf8')).toContain('--set MSG=b');
+    const script = readFileSync(join(dir, '2n_b_002.sh'), 'utf8');
+    expect(script).toContain('#SBATCH --nodes=2');
+    // the job runs the row's composed copy: its override is in the copy, not on the command line
+    expect(script).toContain(`RUN_ARGS=(--file ${join(dir, '2n_b_002.yaml')} `);
+    expect(script).not.toContain('--set MSG=b');
+    expect(readFileSync(join(dir, '2n_b_002.yaml'), 'utf8')).toMatch(/- name: MSG\n\s+value: b\n/);
     const results = readFileSync(join(dir, 'results.csv'), 'utf8').trim().split('\n');
     expect(results).toHaveLength(3);
     expect(results[1]).toContain(',b,2,not submitted,');
@@ -232,21 +254,21 @@ describe('sflow batch --bulk-input', () => {
     expect(existsSync(join(d, 'sflow_output'))).toBe(false);
   });
 
-  it('refuses an unknown column, a blank sflow_config_file and a --nodes that disagrees with the CSV', () => {
+  it('refuses an unknown column and a blank sflow_config_file (the CSV: exit 1) and a --nodes that disagrees with it (usage: 2)', () => {
     const unknown = batch(fixture({ 'rows.csv': 'sflow_config_file,BOGUS,SLURM_NODES\nwf.yaml,1,1\n' }), [
       '-b',
       'rows.csv',
     ]);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain("'BOGUS'");
+    expect(unknown.stderr).toMatch(/^✗ Configuration error: .*rows\.csv:1:1: .*'BOGUS'/m);
     const blank = batch(fixture({ 'rows.csv': rows(['wf.yaml,a,1', ',b,1']) }), ['-b', 'rows.csv']);
     expect(blank.code).toBe(1);
     expect(blank.stderr).toContain('sflow_config_file');
     expect(hasStackTrace(blank.stderr)).toBe(false);
     const d = fixture({ 'rows.csv': rows(['wf.yaml,a,2']) });
     const clash = batch(d, ['-b', 'rows.csv', '--nodes', '4']);
-    expect(clash.code).toBe(1);
-    expect(clash.stderr).toContain('--nodes 4 disagrees');
+    expect(clash.code).toBe(2);
+    expect(clash.stderr).toMatch(/^✗ Usage error: --nodes 4 disagrees/m);
     expect(existsSync(join(d, 'sflow_output'))).toBe(false);
   });
 
@@ -286,10 +308,10 @@ describe('sflow batch --bulk-submit', () => {
     expect(results).toHaveLength(3);
   });
 
-  it('nothing that is a recipe: an error', () => {
+  it('nothing that is a recipe: a usage error (exit 2)', () => {
     const d = fixture({ 'notes.yaml': 'a: 1\n' });
     const r = batch(d, ['-B', 'notes.yaml']);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toContain('no recipe found');
   });
 });

@@ -99,21 +99,25 @@ describe('compose --bulk-input', () => {
     expect(Object.keys(composed(dir))).toHaveLength(3);
   });
 
-  it('bad input: unknown column, blank config cell, --row without --bulk-input, a bad selector', () => {
+  it('bad input: unknown column, blank config cell (the CSV: exit 1); --row without --bulk-input, a bad selector (usage: 2)', () => {
     const unknown = fixture('sflow_config_file,NOT_A_VAR\nbackends/local.yaml,1\n');
     const u = sflow(['compose', ...BASE, '-b', 'rows.csv'], { cwd: unknown });
     expect(u.code).toBe(1);
-    expect(u.stderr).toMatch(/rows\.csv:1:1: column\(s\) 'NOT_A_VAR' name no variable or artifact/);
+    expect(u.stderr).toMatch(
+      /^✗ Configuration error: .*rows\.csv:1:1: column\(s\) 'NOT_A_VAR' name no variable or artifact/,
+    );
     const blank = fixture('sflow_config_file,MODEL\nbackends/local.yaml,a\n ,b\n');
     const b = sflow(['compose', ...BASE, '-b', 'rows.csv'], { cwd: blank });
     expect(b.code).toBe(1);
-    expect(b.stderr).toMatch(/rows\.csv:3:1: row 2 has an empty 'sflow_config_file'/);
+    expect(b.stderr).toMatch(/^✗ Configuration error: rows\.csv:3:1: row 2 has an empty 'sflow_config_file'/);
     const nob = sflow(['compose', 'backends/local.yaml', '--row', '1'], { cwd: blank });
-    expect(nob.code).toBe(1);
-    expect(nob.stderr).toContain('--row is only valid with --bulk-input');
+    expect(nob.code).toBe(2);
+    expect(nob.stderr).toContain(
+      '✗ Usage error: --row selects rows of --bulk-input; there is no --bulk-input',
+    );
     const sel = sflow(['compose', ...BASE, '-b', 'rows.csv', '--row', '7'], { cwd: fixture(CSV) });
-    expect(sel.code).toBe(1);
-    expect(sel.stderr).toContain("--row '7': row 7 does not exist");
+    expect(sel.code).toBe(2);
+    expect(sel.stderr).toContain("✗ Usage error: --row '7': row 7 does not exist");
     for (const x of [u, b, nob, sel]) expect(hasStackTrace(x.stderr)).toBe(false);
   });
 });

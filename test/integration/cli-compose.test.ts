@@ -139,12 +139,12 @@ describe('probes and single files', () => {
 });
 
 describeWithShared('spec/examples/11_modular', 'errors in the 11_modular fragments', () => {
-  it('a composition that fails validation: exit 1, Error: with the location, no stack', () => {
+  it('a composition that fails validation: exit 1, the usual error shape with the location, no stack', () => {
     const r = compose(['base.yaml', 'server.yaml', 'bench.yaml']);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(
-      /^Error: bench\.yaml:15:28: Composed configuration validation failed: .*unknown task 'agg_server'/,
+      /^✗ Configuration error: bench\.yaml:15:28: Composed configuration validation failed: .*unknown task 'agg_server'/,
     );
     expect(hasStackTrace(r.stderr)).toBe(false);
   });
@@ -154,22 +154,23 @@ describeWithShared('spec/examples/11_modular', 'errors in the 11_modular fragmen
     writeFileSync(join(dir, 'bad.yaml'), 'workflow:\n  name: [x\n');
     const r = compose([join(MODULAR, 'base.yaml'), 'bad.yaml'], dir);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^(Error:|✗) bad\.yaml:2:\d+: invalid YAML/);
+    expect(r.stderr).toMatch(/^✗ Configuration error: bad\.yaml:2:\d+: invalid YAML/);
     expect(hasStackTrace(r.stderr)).toBe(false);
   });
 
-  it('-M with a single file exits 1', () => {
+  it('-M with a single file is a usage error (exit 2)', () => {
     const r = compose(['bench.yaml', '-M', 'agg_server']);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^✗ Usage error: /);
     expect(r.stderr).toContain('only valid with multiple input files');
   });
 });
 
 describe('errors', () => {
-  it('no input files: exit 1 "no input files provided"', () => {
+  it('no input files: a usage error (exit 2) "no input files provided"', () => {
     const r = compose([], tmp());
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^Error: no input files provided/);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^✗ Usage error: no input files provided/);
     expect(hasStackTrace(r.stderr)).toBe(false);
   });
 });

@@ -8,7 +8,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { hasStackTrace, sflow } from '../helpers/cli.js';
+import { spawnSync } from 'node:child_process';
+import { BIN, hasStackTrace, sflow } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sflow-viz-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -190,6 +191,57 @@ describe('sflow visualize on a 20-task DAG', () => {
     visualize(['-o', 'inferred.mmd']);
     expect(readFileSync(join(dir, 'inferred.mmd'), 'utf8')).toMatch(/^flowchart TD\n/);
   });
+
+  it('--format mermaid without -o: the text on stdout, no file written', () => {
+    const before = readdirSync(dir).sort();
+    const r = visualize(['--format', 'mermaid']);
+    expect(r.stdout).toMatch(/^flowchart TD\n/);
+    for (const [a, b, label] of EDGES) expect(r.stdout).toContain(`t_${a} -->|${label}| t_${b}`);
+    expect(r.stdout).not.toContain('Saved');
+    expect(readdirSync(dir).sort()).toEqual(before);
+  });
+
+  it('-o - is stdout for every format: mermaid, dot, svg (the default) and the PNG bytes; no file named -', () => {
+    const mmd = visualize(['--format', 'mermaid', '-o', '-']);
+    expect(mmd.stdout).toMatch(/^flowchart TD\n/);
+    expect(visualize(['--format', 'dot', '-o', '-']).stdout).toMatch(/^digraph "dag20" \{/);
+    const svg = visualize(['-o', '-']).stdout;
+    expect(svg).toMatch(/<svg[\s>]/);
+    expect(wellFormedXml(svg)).toEqual([]);
+    // the PNG's bytes, through a pipe (stdout is not a terminal here)
+    const png = spawnSync(
+      process.execPath,
+      [BIN, 'visualize', '-f', 'dag.yaml', '--format', 'png', '-o', '-'],
+      {
+        cwd: dir,
+        env: { ...process.env, NO_COLOR: '1' },
+        timeout: 60_000,
+      },
+    );
+    expect(png.status, String(png.stderr)).toBe(0);
+    expect([...png.stdout.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    expect(existsSync(join(dir, '-'))).toBe(false);
+  });
+
+  // `script` gives the command a terminal as stdout (util-linux; .ci installs it with the engines)
+  it.skipIf(!existsSync('/usr/bin/script'))(
+    '--format png -o - onto a terminal is refused (binary), exit 2, nothing written',
+    () => {
+      const cmd = [process.execPath, BIN, 'visualize', '-f', 'dag.yaml', '--format', 'png', '-o', '-']
+        .map((a) => `'${a}'`)
+        .join(' ');
+      const r = spawnSync('/usr/bin/script', ['-qec', cmd, '/dev/null'], {
+        cwd: dir,
+        env: { ...process.env, NO_COLOR: '1' },
+        encoding: 'latin1',
+        timeout: 60_000,
+      });
+      expect(r.status).toBe(2);
+      // (the terminal's output is read back as latin1: the message's text, without its ✗)
+      expect(r.stdout).toContain('Usage error: PNG is binary: not written to a terminal');
+      expect(r.stdout).not.toContain('PNG\r\n');
+    },
+  );
 
   it('a --format that contradicts the extension, or an unknown extension, is a usage error', () => {
     const a = sflow(['visualize', '-f', 'dag.yaml', '--format', 'svg', '-o', 'clash.png'], { cwd: dir });

@@ -5,7 +5,7 @@
  * plan, operators and backends can be checked to leave the plan text unchanged.
  *
  * Paths that depend on where the test runs are replaced by <CWD>, <OUT> and <SHARED>, the time and
- * random part of a run id by <STAMP> (and the hash of it in Kubernetes pod names by <RUNHASH>); nvidia-smi
+ * random part of a run id by <STAMP>, its hash in Kubernetes object names by <RUNHASH>; nvidia-smi
  * is shadowed by a stub that finds no GPU, so a GPU machine prints the same plan.
  * `SFLOW_UPDATE_GOLDEN=1 npx vitest run test/integration/dry-run-golden.test.ts` rewrites them.
  *
@@ -28,6 +28,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runNames } from '../../src/backends/kubernetes/names.js';
 import { REPO, SHARED, sflow, type CliResult } from '../helpers/cli.js';
 import { sflowInProcess } from '../helpers/cli-inprocess.js';
 
@@ -142,16 +143,18 @@ async function runCase(c: Case, runner: Runner): Promise<string> {
     [realpathSync(SHARED), '<SHARED>'],
     [SHARED, '<SHARED>'],
   ];
+  // Kubernetes object names in the pod manifests carry a hash of the run id
+  for (const id of new Set(
+    [...`${r.stdout}\n${r.stderr}`.matchAll(/sflow\/run-id: (\S+)/g)].map((m) => m[1]),
+  ))
+    pairs.push([runNames(id).hash, '<RUNHASH>']);
   // the run id a dry-run makes (shown where an upload key uses workflow.run_id) carries the time
   const norm = (s: string): string =>
     pairs
       .reduce((acc, [from, to]) => acc.split(from).join(to), s)
       .replace(/-\d{8}-\d{6}-[0-9a-f]{6}\b/g, '-<STAMP>')
       // Docker container names carry the driver's pid
-      .replace(/\bsflow-p\d+-/g, 'sflow-p<PID>-')
-      // Kubernetes pod names carry a hash of the run id
-      .replace(/-[0-9a-f]{8}(-a\d+-\d+)\b/g, '-<RUNHASH>$1')
-      .replace(/\bsf-mrg-[0-9a-f]{8}-/g, 'sf-mrg-<RUNHASH>-');
+      .replace(/\bsflow-p\d+-/g, 'sflow-p<PID>-');
   return `exit: ${r.code}\n--- stdout\n${norm(r.stdout)}\n--- stderr\n${norm(r.stderr)}`;
 }
 

@@ -34,7 +34,7 @@ describe('--ssh refusals', () => {
       writeFileSync(
         join(dir, 'wf.yaml'),
         "version: '0.1'\nworkflow:\n  name: w\n  tasks:\n    - name: a\n      script: [echo a]\n" +
-          "backends:\n  - {name: c, type: slurm, default: true, nodes: 2, partition: p, account: a, time: '00:05:00'}\n",
+          "backends:\n  - {name: c, type: slurm, default: true, nodes: 2, partition: '', account: a, time: '00:05:00'}\n",
       );
       const r = await sflowInProcess(
         ['batch', join(dir, 'wf.yaml'), '--ssh', 'me@nowhere.invalid', '-A', 'acct', '--dry-run'],
@@ -42,8 +42,10 @@ describe('--ssh refusals', () => {
       );
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toMatch(/#SBATCH --nodes=2/);
-      expect(r.stdout).toMatch(/#SBATCH --account=acct/);
+      expect(r.stdout).toMatch(/#SBATCH --account=acct/); // -A wins over the recipe's account
+      // the recipe gives no partition: detected on the login node at submit
       expect(r.stdout).toMatch(/#SBATCH --partition=\(detected on me@nowhere.invalid at submit\)/);
+      expect(r.stdout).toMatch(/^# {3}--time=00:05:00 +← the recipe: backend 'c' time/m);
       expect(r.stdout).toMatch(/<remote root>\/runs\/ssh-\S+\/state\/exit\.json/);
       expect(r.stderr).toMatch(/--dry-run: nothing sent to me@nowhere.invalid/);
       expect(r.stderr).not.toMatch(/\[ssh\] 1\/4 connect/);

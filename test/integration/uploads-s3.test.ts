@@ -248,6 +248,55 @@ workflow:
   });
 });
 
+describe('uploads.from naming a folder', () => {
+  it('uploads every file below it with its relative path; to: without / is a folder too; an empty folder is reported', async () => {
+    const { file, out } = write(`version: "0.1"
+storage:
+  - name: results
+    type: s3
+    bucket: ${BUCKET}
+    endpoint_url: ${s3.endpoint}
+    region: us-east-1
+    prefix: "runs/folders/"
+workflow:
+  name: s3folders
+  tasks:
+    - name: tree
+      script:
+        - mkdir -p "$SFLOW_TASK_OUTPUT_DIR/sub/deep" "$SFLOW_TASK_OUTPUT_DIR/empty"
+        - echo a > "$SFLOW_TASK_OUTPUT_DIR/a.txt"
+        - echo b > "$SFLOW_TASK_OUTPUT_DIR/sub/b.txt"
+        - echo c > "$SFLOW_TASK_OUTPUT_DIR/sub/deep/c.txt"
+        - ln -s "$SFLOW_TASK_OUTPUT_DIR/sub" "$SFLOW_TASK_OUTPUT_DIR/sub/loop"
+      uploads:
+        - target: results
+          from: "\${{ task.output_dir }}"
+          to: "\${{ task.name }}/all"
+        - target: results
+          from: sub
+        - target: results
+          from: empty
+`);
+    const r = await sflowAsync(['run', '-f', file, '--output-dir', out], { env: awsEnv() });
+    expect(r.code, r.stderr).toBe(0);
+    const runDir = runDirOf(out);
+    const listed = await client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: 'runs/folders/' }));
+    expect((listed.Contents ?? []).map((o) => o.Key).sort()).toEqual([
+      'runs/folders/b.txt',
+      'runs/folders/deep/c.txt',
+      'runs/folders/tree/all/a.txt',
+      'runs/folders/tree/all/sub/b.txt',
+      'runs/folders/tree/all/sub/deep/c.txt',
+      'runs/folders/tree/all/tree.log',
+    ]);
+    expect((await object('runs/folders/tree/all/sub/deep/c.txt')).toString()).toBe('c\n');
+    // the symbolic link is not followed (it would loop) nor sent
+    const failed = uploads(runDir, 'failed');
+    expect(failed.map((e) => e.error)).toEqual(['nothing to upload: the folder empty holds no file']);
+    expect(readFileSync(join(runDir, 'sflow_summary.log'), 'utf8')).toMatch(/^tree +COMPLETED/m);
+  });
+});
+
 function smallRecipe(o: {
   bucket?: string;
   endpoint?: string;
@@ -343,6 +392,41 @@ describe('failing uploads are reported, never hold the run', () => {
       );
     });
 
+    it('fail-fast while a task that exited 0 uploads: it finishes its upload and ends COMPLETED, as the upload line says', async () => {
+      const { file, out } = write(`version: "0.1"
+storage:
+  - name: results
+    type: s3
+    bucket: ${BUCKET}
+    endpoint_url: ${endpoint}
+workflow:
+  name: s3ff
+  tasks:
+    - name: b
+      script: ['echo data > "$SFLOW_TASK_OUTPUT_DIR/out.txt"']
+      uploads:
+        - {target: results, from: out.txt}
+    - name: a
+      script:
+        - 'until [ -e "$SFLOW_WORKFLOW_OUTPUT_DIR/b/out.txt" ]; do sleep 0.1; done; sleep 0.5; exit 3'
+`);
+      const r = await sflowAsync(['run', '-f', file, '--output-dir', out], {
+        env: awsEnv({ SFLOW_UPLOAD_REQUEST_TIMEOUT_S: '4', SFLOW_UPLOAD_ATTEMPTS: '1' }),
+      });
+      expect(r.code).toBe(1);
+      const console = r.stdout + r.stderr;
+      // b's upload was in flight when a failed: fail-fast let it finish (B2), b is COMPLETED
+      expect(console).toMatch(/Fail-fast: .*\ba\b/);
+      expect(console).not.toMatch(/⊘ b cancelled/);
+      expect(console).toMatch(
+        /✗ b: upload .*out\.txt → s3:\/\/sflow-results\/out\.txt failed: .*b stays COMPLETED/,
+      );
+      expect(console).toMatch(/✓ b completed/);
+      const summary = readFileSync(join(runDirOf(out), 'sflow_summary.log'), 'utf8');
+      expect(summary).toMatch(/^b +COMPLETED/m);
+      expect(summary).toMatch(/^a +FAILED/m);
+    });
+
     it('Ctrl-C stops an upload in flight at once: exit 130', async () => {
       const { file, out } = smallRecipe({ endpoint });
       const child = spawn(process.execPath, [BIN, 'run', '-f', file, '--output-dir', out], {
@@ -367,8 +451,18 @@ describe('failing uploads are reported, never hold the run', () => {
         }
         child.kill('SIGINT');
         expect(await exited).toBe(130);
+        // the task is cancelled with its upload: every message says so, none that it COMPLETED
         const failed = uploads(runDirOf(out), 'failed');
-        expect(failed[0].error).toBe('interrupted');
+        expect(failed[0]).toMatchObject({
+          cancelled: true,
+          error: 'produce was cancelled (cancelled by SIGINT)',
+        });
+        expect(stderr).toMatch(
+          /⊘ produce: upload .*out\.txt → s3:\/\/sflow-results\/out\.txt not uploaded: produce was cancelled/,
+        );
+        expect(stderr).not.toContain('stays COMPLETED');
+        const summary = readFileSync(join(runDirOf(out), 'sflow_summary.log'), 'utf8');
+        expect(summary).toMatch(/^produce +CANCELLED/m);
       } finally {
         child.kill('SIGKILL');
       }

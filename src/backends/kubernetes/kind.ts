@@ -30,6 +30,9 @@ export const kubernetesKind: BackendKind = {
     placeholder: true,
   }),
   refine: refineKubernetesPlan,
+  // the pod builders need no client library: imported only by a dry-run that shows them
+  dryRunDetail: async (plan, backend, options) =>
+    (await import('./dry-run-manifests.js')).dryRunManifests(plan, backend, options),
   load: impl.load,
   create: (planned, ctx) => new (impl.get().KubernetesBackend)(planned, ctx),
   liveDriver: (runDir) => liveDriverOf(runDir, driverGone),

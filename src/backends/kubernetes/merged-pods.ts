@@ -18,7 +18,8 @@ import {
   type TaskHandle,
 } from '../backend.js';
 import { mergedPodName } from './names.js';
-import { buildPod, SCRIPT_DIR } from './pod-manifest.js';
+import { buildPod, SCRIPT_DIR, type ManifestContext, type PodPlan } from './pod-manifest.js';
+import type { PlannedTask } from '../../plan/types.js';
 import { podState } from './pod-status.js';
 import { CTL_SCRIPT, Demux, envFile, MERGE_DIR, supervisorScript } from './merged-script.js';
 import { splitCommand } from './pod-script.js';
@@ -50,6 +51,47 @@ interface Group {
   ended: boolean;
   /** ends the log stream (the pod is gone without it ending) */
   quit: AbortController;
+}
+
+/**
+ * The pod of a merge group (every member inside, gated), built without the cluster: the first
+ * member's launch creates it, and `--dry-run` prints it (dry-run-manifests.ts).
+ */
+export function mergedPod(
+  c: ManifestContext,
+  t: PlannedTask,
+  name: string,
+  artifacts: PodPlan['artifacts'],
+  warn: (message: string) => void,
+): k8s.V1Pod {
+  return buildPod(
+    c,
+    t.operator.config,
+    {
+      name,
+      role: 'merged',
+      task: t.colocated!.group,
+      attempt: 1,
+      node: t.nodes[0].name,
+      nodeIndex: 0,
+      image: String(t.operator.config.image ?? c.settings.reservation.image),
+      command: ['bash', `${SCRIPT_DIR}/run.sh`],
+      env: [],
+      scriptConfigMap: `${name}-script`,
+      ...(t.env.SFLOW_OUTPUT_DIR ? { outputDir: t.env.SFLOW_OUTPUT_DIR } : {}),
+      ...(artifacts ? { artifacts } : {}),
+      gpus: t.colocated!.gpus,
+      extraVolumes: [
+        { name: 'sflow-env', secret: { secretName: `${name}-env`, defaultMode: 0o400 } },
+        { name: 'sflow-merge', emptyDir: {} },
+      ],
+      extraMounts: [
+        { name: 'sflow-env', mountPath: '/sflow/env', readOnly: true },
+        { name: 'sflow-merge', mountPath: MERGE_DIR },
+      ],
+    },
+    warn,
+  );
 }
 
 export class MergedPods {
@@ -171,34 +213,7 @@ export class MergedPods {
     );
     const gpus = t.colocated!.gpus;
     const artifacts = await core.artifacts(signal);
-    const pod = buildPod(
-      core.manifest,
-      t.operator.config,
-      {
-        name: g.pod,
-        role: 'merged',
-        task: t.colocated!.group,
-        attempt: 1,
-        node: t.nodes[0].name,
-        nodeIndex: 0,
-        image: String(t.operator.config.image ?? r.settings.reservation.image),
-        command: ['bash', `${SCRIPT_DIR}/run.sh`],
-        env: [],
-        scriptConfigMap: `${g.pod}-script`,
-        ...(t.env.SFLOW_OUTPUT_DIR ? { outputDir: t.env.SFLOW_OUTPUT_DIR } : {}),
-        ...(artifacts ? { artifacts } : {}),
-        gpus,
-        extraVolumes: [
-          { name: 'sflow-env', secret: { secretName: `${g.pod}-env`, defaultMode: 0o400 } },
-          { name: 'sflow-merge', emptyDir: {} },
-        ],
-        extraMounts: [
-          { name: 'sflow-env', mountPath: '/sflow/env', readOnly: true },
-          { name: 'sflow-merge', mountPath: MERGE_DIR },
-        ],
-      },
-      (msg) => r.log(`merged pod ${g.pod}: ${msg}`),
-    );
+    const pod = mergedPod(core.manifest, t, g.pod, artifacts, (msg) => r.log(`merged pod ${g.pod}: ${msg}`));
     await core.reservation.place(
       t.nodes[0].name,
       gpus,

@@ -20,6 +20,9 @@ import type { K8sSettings } from './settings.js';
 type Obj = Record<string, unknown>;
 
 export const SCRIPT_DIR = '/sflow/run';
+const NODE_NAME_ENV = 'SFLOW_TASK_NODE_NAME';
+/** pods whose container runs a task's script (not the reservation or probe pods) */
+const RUNS_TASKS: ReadonlySet<Role> = new Set<Role>(['task', 'merged', 'mpi-launcher', 'mpi-worker']);
 
 export interface ManifestContext {
   settings: K8sSettings;
@@ -163,6 +166,9 @@ export function buildPod(c: ManifestContext, op: Obj, p: PodPlan, warn: (m: stri
   const env = new Map<string, k8s.V1EnvVar>();
   for (const [k, v] of Object.entries(p.rdma?.env ?? {})) env.set(k, { name: k, value: v });
   for (const e of p.env) env.set(e.name, e);
+  // the node the pod really runs on, from the API (downward API): it beats the plan's value
+  if (RUNS_TASKS.has(p.role))
+    env.set(NODE_NAME_ENV, { name: NODE_NAME_ENV, valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } });
   for (const e of (op.env as k8s.V1EnvVar[] | undefined) ?? []) env.set(e.name, e);
 
   const caps = p.rdma?.capabilities ?? [];

@@ -43,6 +43,16 @@ function checkTasks(tasks: Task[], ctx: Ctx): void {
           unknownTaskHint(dep, names),
         );
     });
+    // (-M patterns already removed the absent targets they match: config/missable.ts)
+    t.required_by?.forEach((target, j) => {
+      if (!names.has(target))
+        fail(
+          ctx,
+          ['tasks', i, 'required_by', j],
+          `Task '${t.name}' is required_by unknown task '${target}'`,
+          unknownTaskHint(target, names),
+        );
+    });
     for (const kind of ['readiness', 'failure'] as const) {
       const probes = t.probes?.[kind];
       probes?.forEach((p, k) => {

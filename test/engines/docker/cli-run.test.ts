@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { dockerLiveDriver, dockerRecoverRun } from '../../../src/backends/docker/recover-run.js';
 import { readHandleLedger } from '../../../src/events/handle-ledger.js';
@@ -142,6 +142,39 @@ describeWithEngines('sflow run on the Docker backend', [docker], () => {
       /^ {2}\S*docker-flaky .*rm -f .*→ exit 1: Error response from daemon: injected: driver failed removing container$/m,
     );
     expect(await leftOf(d)).toEqual([]); // the retry removed it
+  });
+
+  it('SFLOW_BACKEND_JOB_ID is the run id and SFLOW_TASK_NODE_NAME the node, in each container', async () => {
+    const recipe = join(dir, 'jobenv.yaml');
+    writeFileSync(
+      recipe,
+      [
+        'version: "0.1"',
+        'workflow:',
+        '  name: dkjobenv',
+        '  tasks:',
+        '    - name: two',
+        '      resources: {nodes: {count: 2}}',
+        '      script: [\'echo "job=$SFLOW_BACKEND_JOB_ID node=$SFLOW_TASK_NODE_NAME"\']',
+        '',
+      ].join('\n'),
+    );
+    const two = join(dir, 'two-nodes.yaml');
+    writeFileSync(two, dockerFragment('box2', ['nodes: 2']));
+    const r = await run(['-f', recipe, '-f', two]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const d = runDirs().find((x) => x.includes('dkjobenv'))!;
+    const runId = basename(d);
+    // one container per synthetic node, each with its own name (lines labelled by member)
+    expect(
+      readFileSync(join(d, 'two', 'two.log'), 'utf8')
+        .trim()
+        .split('\n')
+        .sort(),
+    ).toEqual([
+      `[localhost #0] job=${runId} node=localhost`,
+      `[localhost-1 #1] job=${runId} node=localhost-1`,
+    ]);
   });
 
   it('--extra-docker-args reaches the container: a repeatable option adds, a single-use one replaces', async () => {

@@ -10,7 +10,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BIN } from '../../helpers/cli.js';
@@ -108,7 +108,7 @@ describeWithEngines('Docker pool over SSH', [docker, ssh], () => {
   it('a two-host task runs one container per host with its node index and the leader address, lines labelled', async () => {
     const f = task(
       'span',
-      'echo "node=$SFLOW_TASK_NODE_INDEX of $SFLOW_TASK_NUM_NODES leader=$SFLOW_LEADER_ADDRESS"',
+      'echo "node=$SFLOW_TASK_NODE_INDEX of $SFLOW_TASK_NUM_NODES leader=$SFLOW_LEADER_ADDRESS on=$SFLOW_TASK_NODE_NAME job=$SFLOW_BACKEND_JOB_ID"',
     );
     const r = await sflowAsync(['run', '-f', f, '-f', pool, '--enable-workflow-monitor'], {
       cwd: dir,
@@ -137,9 +137,11 @@ describeWithEngines('Docker pool over SSH', [docker, ssh], () => {
     // one container per host: each saw its own node index, the node count and the leader (host a's
     // rendezvous address), and each line of the one task log carries its member's node and rank
     const log = readFileSync(join(runDir('span'), 'span', 'span.log'), 'utf8');
+    // SFLOW_TASK_NODE_NAME is the pool host's name; SFLOW_BACKEND_JOB_ID the run id (no engine job)
+    const job = basename(runDir('span'));
     expect(log.split('\n').filter(Boolean).sort()).toEqual([
-      '[a #0] node=0 of 2 leader=127.0.0.1',
-      '[b #1] node=1 of 2 leader=127.0.0.1', // the leader is host a, also for b
+      `[a #0] node=0 of 2 leader=127.0.0.1 on=a job=${job}`,
+      `[b #1] node=1 of 2 leader=127.0.0.1 on=b job=${job}`, // the leader is host a, also for b
     ]);
     // the handle ledger names each member with its host's endpoint
     const ids = readFileSync(join(runDir('span'), 'handles.jsonl'), 'utf8');

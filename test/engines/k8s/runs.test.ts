@@ -7,7 +7,7 @@
  * The API requests of a run are in its command trace and its summary's command health.
  */
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { taskLog } from '../../helpers/run-dir.js';
@@ -149,16 +149,21 @@ describe.skipIf(missing !== undefined && !required)(
       }
     });
 
-    it('a 2-node task runs 2 pods on 2 distinct nodes with their node index and the leader address', async () => {
+    it('a 2-node task runs 2 pods on 2 distinct nodes with their node index, node name, the leader address', async () => {
       const r = await run('k8s', 'multinode.yaml');
       expect(r.code, r.stderr + r.stdout).toBe(0);
       const lines = taskLog(r.runDir, 'train').trim().split('\n').sort();
       expect(lines).toHaveLength(2);
-      const parsed = lines.map((l) => /^\[pod\/(\S+)\] index=(\d) leader=(\S+) nodes=2 host=(\S+)$/.exec(l));
+      const parsed = lines.map((l) =>
+        /^\[pod\/(\S+)\] index=(\d) leader=(\S+) nodes=2 host=(\S+) name=(\S*) job=(\S*)$/.exec(l),
+      );
       expect(parsed.every(Boolean), lines.join('\n')).toBe(true);
       expect(new Set(parsed.map((m) => m![2]))).toEqual(new Set(['0', '1']));
       expect(new Set(parsed.map((m) => m![4]))).toEqual(new Set(['node-0', 'node-1']));
       expect(parsed.map((m) => m![3])).toEqual(['127.10.0.1', '127.10.0.1']);
+      // SFLOW_TASK_NODE_NAME: the node each pod runs on (downward API); SFLOW_BACKEND_JOB_ID: the run id
+      for (const m of parsed) expect(m![5]).toBe(m![4]);
+      expect(parsed.map((m) => m![6])).toEqual([basename(r.runDir), basename(r.runDir)]);
       expect(leftovers(k.emu)).toEqual([]);
     });
   },

@@ -1,10 +1,12 @@
 /**
  * `sflow batch --submit` on the Slurm test cluster: the generated script runs this very sflow
  * (Node.js + bin/sflow.js by absolute path) inside the job, which reuses the job's allocation
- * (no salloc); a 3-task workflow completes with its outputs in `<output>/<job id>-*` next to the
+ * (no salloc); without -p/-A the job takes partition, account, time and extra_args from the
+ * recipe's slurm backend and runs the composed copy written beside the script; a 4-task workflow
+ * completes with its outputs in `<output>/<job id>-*` next to the
  * job's own stdout/stderr; a 4-row CSV submits 4 jobs that each run their row. Queue empty after.
  */
-import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { describeWithEngines } from '../helpers/engines.js';
@@ -17,7 +19,7 @@ afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-const recipe = (name: string, tasks: string) => `version: '0.1'
+const recipe = (name: string, tasks: string, extra = '') => `version: '0.1'
 variables:
   MSG: {value: hello}
 workflow:
@@ -32,7 +34,7 @@ backends:
     account: sflowtest
     time: '00:10:00'
     nodes: 1
-`;
+${extra}`;
 
 const DAG = `    - name: a
       script: ["echo A > $SFLOW_TASK_OUTPUT_DIR/a.txt"]
@@ -59,20 +61,44 @@ const runFolder = (out: string, job: string) =>
   readdirSync(out).find((d) => d.startsWith(`${job}-`) && !d.endsWith('.out') && !d.endsWith('.err'));
 
 describeWithEngines('sflow batch on Slurm', [slurm], () => {
-  it('--submit: a 3-task workflow completes as a Slurm job, outputs and job logs in its run folder', async () => {
+  it('--submit without -p/-A: the recipe backend gives partition, account, time and extra_args; the job runs the composed copy', async () => {
     const cwd = newCwd(dirs);
-    writeFileSync(join(cwd, 'wf.yaml'), recipe(`${TAG}-batch`, DAG));
+    mkdirSync(join(cwd, 'src'));
+    const comment = `${TAG}-from-extra-args`;
+    writeFileSync(
+      join(cwd, 'src', 'wf.yaml'),
+      recipe(
+        `${TAG}-batch`,
+        `${DAG}\n    - name: d\n      depends_on: [a]\n      script: ["echo $MSG > $SFLOW_TASK_OUTPUT_DIR/d.txt"]`,
+        `    extra_args: ['--comment=${comment}']\n`,
+      ),
+    );
     const r = await runSflow(
-      ['batch', 'wf.yaml', '-A', 'sflowtest', '-J', `${TAG}-job`, '-o', 'job.sh', '--submit'],
-      {
-        cwd,
-      },
+      ['batch', 'src/wf.yaml', '-s', 'MSG=composed', '-J', `${TAG}-job`, '-o', 'jobs/job.sh', '--submit'],
+      { cwd },
     );
     expect(r.code, r.stderr + r.stdout).toBe(0);
-    expect(r.stderr).toContain('auto-detected'); // the partition came from sinfo
+    expect(r.stderr).not.toContain('auto-detected'); // nothing asked of sinfo / sacctmgr
     const job = /Submitted batch job (\d+)/.exec(r.stdout)?.[1];
     expect(job).toBeDefined();
+    // the script says where each setting came from, and runs the copy written beside it
+    const script = readFileSync(join(cwd, 'jobs', 'job.sh'), 'utf8');
+    expect(script).toMatch(
+      /^# {3}--partition=\S+\s+← the recipe: backend 'cluster' partition \(.*wf\.yaml:\d+:\d+\)$/m,
+    );
+    expect(script).toMatch(/^# {3}--account=sflowtest\s+← the recipe: backend 'cluster' account/m);
+    expect(script).toMatch(/^# {3}--comment=\S+\s+← the recipe: backend 'cluster' extra_args/m);
+    expect(script).toContain(`#SBATCH --comment=${comment}`);
+    expect(script).toContain(`RUN_ARGS=(--file ${join(cwd, 'jobs', 'job.yaml')} `);
+    expect(script).not.toContain('src/wf.yaml --');
     await finished([job!]);
+    // Slurm took the recipe's account, time limit and extra_args
+    // (scontrol keeps a finished job for MinJobAge, 300 s)
+    const show = String((await slurm.exec('scontrol', ['show', 'job', job!])).stdout);
+    expect(show).toMatch(/Account=sflowtest/);
+    expect(show).toMatch(/TimeLimit=00:10:00/);
+    expect(show).toContain(`Comment=${comment}`);
+    expect(show).toMatch(/ExitCode=0:0/);
     const out = join(cwd, 'sflow_output');
     const run = runFolder(out, job!);
     expect(run, readdirSync(out).join(' ')).toBeDefined();
@@ -80,14 +106,15 @@ describeWithEngines('sflow batch on Slurm', [slurm], () => {
     expect(readFileSync(join(dir, 'a', 'a.txt'), 'utf8')).toBe('A\n');
     expect(readFileSync(join(dir, 'b', 'b.txt'), 'utf8')).toMatch(/^B \d+\n$/);
     expect(readFileSync(join(dir, 'c', 'c.txt'), 'utf8')).toBe(`C ${job}\n`);
-    // the job's own logs and the workflow file were copied into the run folder
-    expect(existsSync(join(dir, 'wf.yaml'))).toBe(true);
+    // the -s override reached the job through the composed copy, which is kept with the run
+    expect(readFileSync(join(dir, 'd', 'd.txt'), 'utf8')).toBe('composed\n');
+    expect(existsSync(join(dir, 'job.yaml'))).toBe(true);
     const err = readFileSync(join(dir, `${job}-sflow-submit.err`), 'utf8');
     expect(err).toContain(`reusing Slurm job ${job} (SLURM_JOB_ID)`);
     expect(err).toContain('run --dry-run'); // validated on the compute node first
+    expect(err).toContain(`--file ${join(cwd, 'jobs', 'job.yaml')}`);
+    expect(err).not.toContain('wf.yaml');
     expect(readFileSync(join(dir, `${job}-sflow-submit.out`), 'utf8')).toContain('Workflow completed');
-    const sacct = await slurm.exec('scontrol', ['show', 'job', job!]);
-    if (sacct.exitCode === 0) expect(String(sacct.stdout)).toMatch(/ExitCode=0:0/);
   });
 
   it('--bulk-input: a 4-row CSV submits 4 jobs, each runs its row', async () => {

@@ -76,13 +76,14 @@ backends:
   - name: cluster
     type: slurm
     default: true
-    partition: ${slurm.get('SFLOW_TEST_SLURM_PARTITION')}
+    partition: ''
     account: sflowtest
     time: '00:10:00'
     nodes: 1
 `,
       );
-      const args = ['batch', 'wf.yaml', '--ssh', sshText(), '--ssh-remote-root', root, '-A', 'sflowtest'];
+      // no -p/-A: the account comes from the recipe, the (empty) partition from sinfo over ssh
+      const args = ['batch', 'wf.yaml', '--ssh', sshText(), '--ssh-remote-root', root];
       const r = sflow([...args, '-J', tag, '--submit'], { cwd: local, timeoutMs: 180_000 });
       expect(r.code, r.stderr + r.stdout).toBe(0);
       // the duplicated key is a recipe warning, printed once (not again when the inputs are staged)
@@ -90,11 +91,15 @@ backends:
       expect(r.stderr).toMatch(
         /1\/4 connect[\s\S]*2\/4 sflow: .*\(copied\)[\s\S]*3\/4 inputs: recipe\.yaml \+ job\.sh \+ 1 file/,
       );
-      expect(r.stderr).toMatch(/using partition '\w+' \(auto-detected/); // sinfo over ssh
+      expect(r.stderr).toMatch(/using partition '\w+' \(auto-detected by sinfo on /); // sinfo over ssh
+      expect(r.stderr).not.toMatch(/using account/);
       const job = /Submitted batch job (\d+)/.exec(r.stdout)?.[1];
       expect(job, r.stdout).toBeDefined();
       const session = readdirSync(join(local, 'sflow_output')).find((d) => d.startsWith('ssh-'))!;
       const receipt = join(local, 'sflow_output', session, 'receipt.json');
+      const script = readFileSync(join(local, 'sflow_output', session, 'job.sh'), 'utf8');
+      expect(script).toMatch(/^# {3}--account=sflowtest\s+← the recipe: backend 'cluster' account/m);
+      expect(script).toMatch(/^# {3}--partition=\w+\s+← sinfo on /m);
       expect(JSON.parse(readFileSync(receipt, 'utf8'))).toMatchObject({
         command: 'batch',
         job_id: job,

@@ -64,17 +64,7 @@ workflow:
 `,
     );
     const run = sflowAsync(
-      [
-        'run',
-        '-f',
-        f,
-        '--ssh',
-        `${dest()} -F ${cfg()}`,
-        '--ssh-remote-root',
-        root,
-        '--ssh-fetch',
-        'all',
-      ],
+      ['run', '-f', f, '--ssh', `${dest()} -F ${cfg()}`, '--ssh-remote-root', root, '--ssh-fetch', 'all'],
       { cwd: local, env: { SFLOW_SECRET_HF_TOKEN: token }, timeoutMs: 180_000 },
     );
     // while the task runs: no command line on this machine (= the test host) holds the value —

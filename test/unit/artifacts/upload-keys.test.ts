@@ -9,7 +9,7 @@ import { backendCatalog } from '../../../src/backends/registry.js';
 import { buildPlan } from '../../../src/plan/build.js';
 import { insertBeforeExtension, joinKey, uploadKey } from '../../../src/plan/uploads.js';
 import type { PlannedUpload } from '../../../src/plan/types.js';
-import { expandFrom } from '../../../src/uploads/glob.js';
+import { expandFrom, uploadSources } from '../../../src/uploads/glob.js';
 import { describeError, isTransient } from '../../../src/uploads/put-object.js';
 import { redactUrl } from '../../../src/util/redact.js';
 
@@ -126,6 +126,22 @@ describe('from globs', () => {
     expect(expandFrom('c.txt', dir)).toEqual([join(dir, 'c.txt')]);
     expect(expandFrom('sub', dir)).toEqual([]);
     expect(expandFrom('nope.txt', dir)).toEqual([]);
+  });
+  it('an upload from a folder: every file below it, named by its path relative to the folder', () => {
+    expect(uploadSources('sub', dir)).toEqual({
+      folder: true,
+      files: [
+        { path: join(dir, 'sub', 'd.json'), name: 'd.json' },
+        { path: join(dir, 'sub', 'deep', 'e.json'), name: 'deep/e.json' },
+      ],
+    });
+    expect(uploadSources(join(dir, 'sub'), '/').files).toHaveLength(2);
+    // a file or a glob: the file names, as before
+    expect(uploadSources('*.json', dir)).toEqual({
+      folder: false,
+      files: ['a.json', 'b.json'].map((f) => ({ path: join(dir, f), name: f })),
+    });
+    expect(uploadSources('nope', dir)).toEqual({ folder: false, files: [] });
   });
 });
 

@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scratchDir } from '../../helpers/scratch.js';
-import { formatSflowError, SflowError } from '../../../src/config/errors.js';
+import { formatLocation, formatSflowError, SflowError } from '../../../src/config/errors.js';
 import { loadRecipe, type LoadOptions } from '../../../src/config/load.js';
 import { describeWithShared, sharedPath } from '../../helpers/shared.js';
 
@@ -139,7 +139,7 @@ describe('single file', () => {
     );
     const one = fails({ files: [bench], missable: ['agg_server'] });
     expect(one.message).toContain('only valid with multiple input files');
-    expect(one.exitCode).toBe(1);
+    expect(one.exitCode).toBe(2);
     // bulk/batch modes may use -M with one file
     expect(() =>
       loadRecipe({
@@ -213,10 +213,29 @@ describeWithShared('spec/examples/11_modular', 'composition (spec/examples/11_mo
     ]);
   });
 
-  it('required_by to a task absent from the composition is skipped silently', () => {
-    const r = loadRecipe({ files: [mod('base.yaml'), mod('server_attached.yaml')] });
-    expect(r.recipe.workflow.tasks.map((t) => t.name)).toEqual(['server']);
-    expect(r.warnings).toEqual([]);
+  it('required_by to a task absent from the composition is a located error, as in depends_on', () => {
+    let err: unknown;
+    try {
+      loadRecipe({ files: [mod('base.yaml'), mod('server_attached.yaml')] });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(SflowError);
+    const e = err as SflowError;
+    expect(e.message).toMatch(/required_by\[0\]: Task 'server' is required_by unknown task 'bench'$/);
+    expect(formatLocation(e.location)).toMatch(/server_attached\.yaml:\d+:\d+$/);
+  });
+
+  it('… and under -M naming it: removed and reported like an absent depends_on', () => {
+    const r = loadRecipe({
+      files: [mod('base.yaml'), mod('server_attached.yaml')],
+      missable: ['bench'],
+    });
+    expect(r.recipe.workflow.tasks.map((t) => [t.name, t.required_by])).toEqual([['server', undefined]]);
+    expect(r.missableRemovals).toEqual(['server.required_by: bench']);
+    expect(r.warnings.map((w) => w.message)).toEqual([
+      'Missable tasks: removed 1 reference(s) to absent tasks: server.required_by: bench',
+    ]);
   });
 
   it('a -M pattern that matches nothing is reported', () => {

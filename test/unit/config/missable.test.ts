@@ -111,10 +111,15 @@ describe('stripMissableTasks', () => {
     expect(JSON.stringify(d)).toBe(before);
   });
 
-  it('a pattern matching an absent required_by target counts as used', () => {
-    const d = recipe([{ name: 'a', script: ['x'], required_by: ['bench_x'] }]);
-    expect(stripMissableTasks(d, ['bench_*']).unused).toEqual([]);
-    expect(tasksOf(d)[0].required_by).toEqual(['bench_x']);
+  it('a pattern matching an absent required_by target removes it (reported) and counts as used', () => {
+    const d = recipe([
+      { name: 'a', script: ['x'], required_by: ['bench_x', 'c'] },
+      { name: 'c', script: ['y'] },
+    ]);
+    const r = stripMissableTasks(d, ['bench_*', 'c']);
+    expect(r.unused).toEqual([]);
+    expect(r.removed).toEqual(['a.required_by: bench_x']);
+    expect(tasksOf(d)[0].required_by).toEqual(['c']); // present tasks stay, whatever matches them
   });
 });
 
@@ -143,7 +148,7 @@ describe('foldRequiredBy', () => {
     expect(tasksOf(d)[1].depends_on).toEqual(['server']);
   });
 
-  it('targets absent from the workflow are skipped silently', () => {
+  it('folding leaves an absent target alone (validation reports it)', () => {
     const d = recipe([
       { name: 'server', script: ['s'], required_by: ['benchmark_infmax', 'bench'] },
       { name: 'bench', script: ['b'] },

@@ -109,12 +109,12 @@ describe('applySetOverrides', () => {
     });
   });
 
-  it('an unknown variable is an error with a did-you-mean hint', () => {
+  it('an unknown variable is a usage error (exit 2) with a did-you-mean hint', () => {
     const e = thrown(() => applySetOverrides(doc(BASE), ['PROT=1']));
     expect(e.code).toBe('cli.set_unknown_variable');
     expect(e.message).toBe("Variable 'PROT' specified in overrides is not defined in the configuration.");
     expect(e.hint).toBe("did you mean 'PORT'?");
-    expect(e.exitCode).toBe(1);
+    expect(e.exitCode).toBe(2);
     expect(thrown(() => applySetOverrides(doc(BASE), ['ZZZZZZ=1'])).hint).toBe(
       'declared variables: PORT, MODEL, RATE',
     );

@@ -25,9 +25,11 @@ describe('launch specs per node', () => {
       op,
       input({ type: 'docker_run', config: { image: 'img:1', mounts: ['/a:/a'] } }),
     );
-    expect(specs.map((s) => [s.node?.name, s.nodeIndex, s.env.SFLOW_TASK_NODE_INDEX])).toEqual([
-      ['h0', 0, '0'],
-      ['h1', 1, '1'],
+    expect(
+      specs.map((s) => [s.node?.name, s.nodeIndex, s.env.SFLOW_TASK_NODE_INDEX, s.env.SFLOW_TASK_NODE_NAME]),
+    ).toEqual([
+      ['h0', 0, '0', 'h0'],
+      ['h1', 1, '1', 'h1'],
     ]);
     expect(specs[1]).toMatchObject({ image: 'img:1', mounts: ['/a:/a'], devices: ['0', '1'] });
     expect(specs[0].argv.slice(0, 2)).toEqual(['docker', 'run']);

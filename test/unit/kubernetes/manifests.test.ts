@@ -104,6 +104,11 @@ describeWithShared('compat', 'Kubernetes pod manifests of compat recipes (golden
     for (const [i, p] of pods.entries()) {
       expect(p.spec!.containers[0].resources!.limits).toMatchObject({ 'nvidia.com/gpu': '8' });
       expect(p.spec!.containers[0].env).toContainEqual({ name: 'SFLOW_TASK_NODE_INDEX', value: String(i) });
+      // the node's name comes from the API (the node the pod really runs on), not from the plan
+      expect(p.spec!.containers[0].env).toContainEqual({
+        name: 'SFLOW_TASK_NODE_NAME',
+        valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } },
+      });
     }
   });
 

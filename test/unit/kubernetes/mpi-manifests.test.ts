@@ -138,7 +138,9 @@ describe('k8s_mpi pods route manifests', () => {
       },
       topologyKey: 'kubernetes.io/hostname',
     });
+    // the template serves every worker: only values each pod resolves itself (its node, its IP)
     expect(c.env).toEqual([
+      { name: 'SFLOW_TASK_NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
       { name: 'SFLOW_MPI_LISTEN_IP', valueFrom: { fieldRef: { fieldPath: 'status.hostIP' } } },
     ]);
     expect(c.readinessProbe).toEqual({ tcpSocket: { port: 2222 }, periodSeconds: 5, failureThreshold: 13 });
@@ -178,14 +180,17 @@ describe('k8s_mpi pods route manifests', () => {
     expect(p.collect).toBe(false);
   });
 
-  it("pass_envs: false still ships the key, the node addresses and each pod's node index", () => {
+  it("pass_envs: false still ships the key, the node addresses and each pod's node index and name", () => {
     const p = prepared(false);
     expect(Object.keys(p.secret!.stringData!).sort()).toEqual([
       'OMP_NUM_THREADS',
       'SFLOW_MPI_SSH_KEY_B64',
       'SFLOW_TASK_ASSIGNED_NODE_IPS',
     ]);
-    expect(p.pods[1].spec!.containers[0].env).toEqual([{ name: 'SFLOW_TASK_NODE_INDEX', value: '1' }]);
+    expect(p.pods[1].spec!.containers[0].env).toEqual([
+      { name: 'SFLOW_TASK_NODE_INDEX', value: '1' },
+      { name: 'SFLOW_TASK_NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+    ]);
   });
 
   it('the scripts are valid bash; the shim passes hostfile, transport, binding and -x to mpirun', () => {

@@ -4,6 +4,7 @@ import { SflowError, formatLocation } from '../../../src/config/errors.js';
 import { parseTaskMonitorFlag } from '../../../src/config/monitor-flags.js';
 import { normalizeMonitor } from '../../../src/plan/monitor-config.js';
 import { monitorSchedule } from '../../../src/plan/monitor-schedule.js';
+import { renderMonitorPlan } from '../../../src/plan/monitor-plan.js';
 import { plannedTask } from '../../helpers/planned-task.js';
 import { plannedBackend } from '../../helpers/backends.js';
 import { kubernetesKind } from '../../../src/backends/kubernetes/kind.js';
@@ -135,6 +136,38 @@ describe('defaults and folders', () => {
       "workflow.monitor: backend 'k' (kubernetes) is skipped: node-level hardware monitoring is not implemented for this backend yet",
       "task 'a': monitor skipped on kubernetes backend 'k': node-level hardware monitoring is not implemented for this backend yet",
     ]);
+  });
+
+  it('no report folder: the dry-run says why (report.enabled true on a backend not sampled is not "false")', () => {
+    const node = { name: 'pod-0', ip: '10.0.0.1', index: 0, numGpus: 8 };
+    const k = plannedBackend({
+      name: 'k',
+      type: 'kubernetes',
+      placeholder: true,
+      nodes: [node],
+      capabilities: kubernetesKind.capabilities,
+    });
+    const task = (monitor: unknown, backend = 'k') =>
+      plannedTask('a', {
+        backend,
+        backendType: backend === 'k' ? 'kubernetes' : 'local',
+        nodes: [backend === 'k' ? node : { name: 'localhost', ip: '127.0.0.1', index: 0, numGpus: null }],
+        monitor,
+      });
+    const section = (monitor: unknown, backend = 'k') =>
+      renderMonitorPlan({
+        tasks: [task(monitor, backend)],
+        workflowMonitor: null,
+        backends:
+          backend === 'k' ? [k] : [plannedBackend({ name: 'local', nodes: task(monitor, backend).nodes })],
+      }).join('\n');
+    // the original's dgx_trtllm_serve: a task monitor with report.enabled true on Kubernetes
+    const skipped = section({ report: { enabled: true } });
+    expect(skipped).toContain('(none: no monitor runs on these backends (see the warning))');
+    expect(skipped).not.toContain('report.enabled is false');
+    expect(section({ report: { enabled: false } }, 'local')).toContain(
+      '(none: report.enabled is false; raw/ and sflow_monitor.log only)',
+    );
   });
 });
 

@@ -82,9 +82,9 @@ describe('Slurm command lines (backends.md §7)', () => {
     expect(argv.slice(0, -1).join(' ')).toBe(
       'srun --jobid 424242 --nodes 2 --nodelist gpu-a01,gpu-a02 --job-name hello --unbuffered --export ALL --label --overlap bash -c',
     );
-    // the step stamps its start and end in the task folder; a 2-node step learns its node index from Slurm
+    // the step stamps its start and end in the task folder; a 2-node step learns its node index and name from Slurm
     expect(argv.at(-1)).toBe(
-      `${stepStampLine(`${R}/hello`)}\nexport SFLOW_TASK_NODE_INDEX="\${SLURM_NODEID:-0}"\necho hello`,
+      `${stepStampLine(`${R}/hello`)}\nexport SFLOW_TASK_NODE_INDEX="\${SLURM_NODEID:-0}" SFLOW_TASK_NODE_NAME="\${SLURMD_NODENAME:-$SFLOW_TASK_NODE_NAME}"\necho hello`,
     );
   });
 

@@ -49,6 +49,9 @@ function formerEnv(p: Plan, t: PlannedTask): Record<string, string> {
     SFLOW_TASK_ASSIGNED_NODE_IPS: t.nodes.map((x) => x.ip).join(','),
     SFLOW_TASK_NUM_NODES: String(t.nodes.length),
     SFLOW_TASK_NODE_INDEX: '0',
+    SFLOW_TASK_NODE_NAME: t.nodes[0]?.name ?? '',
+    // no engine job on the local backend: the run id
+    SFLOW_BACKEND_JOB_ID: p.runId,
     SFLOW_LEADER_ADDRESS: t.nodes[0]?.ip ?? '127.0.0.1',
     SFLOW_TASK_RESULT_FILE: join(outputDir, 'result.json'),
   };
