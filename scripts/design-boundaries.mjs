@@ -44,6 +44,7 @@ export const RECORD_ALLOW_LIST = [
   'src/backends/kubernetes/reservation.ts',
   'src/backends/kubernetes/settings.ts',
   'src/backends/kubernetes/task-pods.ts',
+  'src/backends/registry.ts',
   'src/backends/slurm/allocate.ts',
   'src/backends/slurm/extra-args.ts',
   'src/plan/assertions.ts',
