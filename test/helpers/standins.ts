@@ -1,0 +1,103 @@
+/**
+ * The stand-ins (test/fixtures/standins: an OpenAI-compatible server in its vLLM, SGLang,
+ * TensorRT-LLM and Dynamo roles, etcd, NATS, AIPerf, mpirun, nbody — POSIX sh + busybox) and
+ * what the sample runs share: the shipped samples' folder, PATH with the stand-ins first (and the
+ * fake nvidia-smi where GPUs are asked for), distinct free ports, and reading a run's results.
+ * Without busybox the stand-ins cannot run: `standinsMissing()` says so (tests skip with it,
+ * or fail under SFLOW_REQUIRE_ENGINES=1).
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { REPO } from './cli.js';
+
+export const STANDINS = join(REPO, 'test', 'fixtures', 'standins');
+export const STANDIN_BIN = join(STANDINS, 'bin');
+export const FAKE_SMI_BIN = join(REPO, 'assets', 'test-bin');
+export const SAMPLES = join(REPO, 'assets', 'samples');
+export const MODULAR = join(SAMPLES, 'modular', 'backend_agnostic');
+export const required = process.env.SFLOW_REQUIRE_ENGINES === '1';
+
+export const sample = (rel: string): string => join(SAMPLES, 'self_contained', `${rel}.yaml`);
+
+/** Why the stand-ins cannot run here (undefined when they can). */
+export function standinsMissing(): string | undefined {
+  try {
+    execFileSync('busybox', ['true'], { stdio: 'ignore', timeout: 10_000 });
+    return undefined;
+  } catch {
+    return 'the stand-ins need busybox on PATH (apt-get install busybox-static)';
+  }
+}
+
+/** `env` with the stand-ins first on PATH; `fakeGpus`: the fake nvidia-smi with that many GPUs too */
+export function standinEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  o: { fakeGpus?: number } = {},
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
+  const dirs = [STANDIN_BIN, ...(o.fakeGpus !== undefined ? [FAKE_SMI_BIN] : [])];
+  out.PATH = [...dirs, env.PATH ?? '/usr/bin:/bin'].join(':');
+  if (o.fakeGpus !== undefined) out.FAKE_NVIDIA_SMI_GPUS = String(o.fakeGpus);
+  return out;
+}
+
+function onePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '0.0.0.0', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** `n` distinct ports free on every address right now (services bind 0.0.0.0) */
+export async function freePorts(n: number): Promise<number[]> {
+  const out = new Set<number>();
+  while (out.size < n) out.add(await onePort());
+  return [...out];
+}
+
+/** `-s NAME=port` for each name, each a distinct free port */
+export async function portArgs(...names: string[]): Promise<string[]> {
+  const ports = await freePorts(names.length);
+  return names.flatMap((n, i) => ['-s', `${n}=${ports[i]}`]);
+}
+
+/** `-s` pairs from an object */
+export const sets = (vars: Record<string, string | number>): string[] =>
+  Object.entries(vars).flatMap(([k, v]) => ['-s', `${k}=${v}`]);
+
+/** the parsed values of a task's result.json */
+export function resultValues(runDir: string, task: string): Record<string, unknown> {
+  const doc = JSON.parse(readFileSync(join(runDir, task, 'result.json'), 'utf8')) as {
+    values: Record<string, unknown>;
+  };
+  return doc.values;
+}
+
+/** The composition of a modular run: backend + (Dynamo services) + workload + benchmark. */
+export function modularFiles(backend: string, workload: string, benchmark = true): string[] {
+  return [
+    join(MODULAR, 'backends', `${backend}.yaml`),
+    ...(workload.startsWith('dynamo_') ? [join(MODULAR, 'workloads', 'dynamo_common.yaml')] : []),
+    join(MODULAR, 'workloads', `${workload}.yaml`),
+    ...(benchmark ? [join(MODULAR, 'benchmark.yaml')] : []),
+  ];
+}
+
+/** the ports a modular workload listens on (its own and, for Dynamo, the shared services') */
+export function modularPortNames(workload: string): string[] {
+  if (!workload.startsWith('dynamo_')) return ['HTTP_PORT'];
+  const workers = workload.endsWith('_disagg')
+    ? ['PREFILL_SYSTEM_PORT', 'DECODE_SYSTEM_PORT']
+    : ['WORKER_SYSTEM_PORT'];
+  return ['HTTP_PORT', 'ETCD_PORT', 'ETCD_PEER_PORT', 'NATS_PORT', ...workers];
+}
+
+/** a small, quick benchmark: 2 streams x 2 rounds of 8 tokens, readiness checked every second */
+export const QUICK_BENCH = sets({ ISL: 16, OSL: 8, CONCURRENCY: 2, ROUNDS: 2, PROBE_INTERVAL: 1 });
