@@ -45,6 +45,9 @@ async function start(cmd: string, args: string[], ready: RegExp, extra: Record<s
   return { proc: p, output: () => out };
 }
 
+/** a response's JSON, as whatever shape the test then checks */
+const json = async (r: Response | Promise<Response>): Promise<any> => (await r).json();
+
 const post = (url: string, body: unknown) =>
   fetch(url, {
     method: 'POST',
@@ -62,19 +65,17 @@ describe.skipIf(missing !== undefined)(`the stand-ins${missing ? ` (skipped: ${m
     );
     const base = `http://127.0.0.1:${port}`;
     expect((await fetch(`${base}/health`)).status).toBe(200);
-    expect(await (await fetch(`${base}/v1/models`)).json()).toMatchObject({ data: [{ id: 'Q' }] });
-    const chat = await (
-      await post(`${base}/v1/chat/completions`, {
+    expect(await json(fetch(`${base}/v1/models`))).toMatchObject({ data: [{ id: 'Q' }] });
+    const chat = await json(
+      post(`${base}/v1/chat/completions`, {
         model: 'Q',
         messages: [{ role: 'user', content: 'a b c' }],
         max_tokens: 5,
-      })
-    ).json();
+      }),
+    );
     expect(chat.choices[0].message.content.split(' ')).toHaveLength(5);
     expect(chat.usage).toEqual({ prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 });
-    const text = await (
-      await post(`${base}/v1/completions`, { model: '/m/Q', prompt: 'x', max_tokens: 2 })
-    ).json();
+    const text = await json(post(`${base}/v1/completions`, { model: '/m/Q', prompt: 'x', max_tokens: 2 }));
     expect(text.object).toBe('text_completion');
     const stream = await (
       await post(`${base}/v1/chat/completions`, { model: 'Q', messages: [], max_tokens: 3, stream: true })
@@ -136,9 +137,9 @@ describe.skipIf(missing !== undefined)(`the stand-ins${missing ? ` (skipped: ${m
     await worker('decode', dec);
     expect(n.output()).toMatch(/message on 'dynamo\.register\.sglang\.prefill'/);
     expect(n.output()).toMatch(/message on 'dynamo\.register\.sglang\.decode'/);
-    const health = await (await fetch(`${base}/health`)).json();
+    const health = await json(fetch(`${base}/health`));
     expect(health.instances.map((i: { mode: string }) => i.mode).sort()).toEqual(['decode', 'prefill']);
-    expect(await (await fetch(`${base}/v1/models`)).json()).toMatchObject({ data: [{ id: 'Q' }] });
+    expect(await json(fetch(`${base}/v1/models`))).toMatchObject({ data: [{ id: 'Q' }] });
     for (let i = 0; i < 2; i++) {
       const r = await post(`${base}/v1/chat/completions`, {
         model: 'Q',
@@ -150,14 +151,14 @@ describe.skipIf(missing !== undefined)(`the stand-ins${missing ? ` (skipped: ${m
     const metrics = async (port: number) => (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     expect(await metrics(pre)).toContain('standin_prefill_total{model="Q"} 2');
     expect(await metrics(dec)).toContain('standin_kv_transfers_total{model="Q"} 2');
-    expect(await (await fetch(`http://127.0.0.1:${dec}/health`)).json()).toMatchObject({
+    expect(await json(fetch(`http://127.0.0.1:${dec}/health`))).toMatchObject({
       status: 'ready',
       mode: 'decode',
     });
     // the prefill worker stops: it leaves etcd, and decode then serves alone
     p.proc.kill('SIGTERM');
     await new Promise((r) => p.proc.once('close', r));
-    const left = await (await fetch(`${base}/health`)).json();
+    const left = await json(fetch(`${base}/health`));
     expect(left.instances.map((i: { mode: string }) => i.mode)).toEqual(['decode']);
     expect(
       (await post(`${base}/v1/chat/completions`, { model: 'Q', messages: [], max_tokens: 1 })).status,
