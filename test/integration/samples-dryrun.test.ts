@@ -197,6 +197,14 @@ describe('modular/backend_agnostic: every supported backend x workload dry-runs'
     }
   });
 
+  it("docker_pool: the backend's gpus_per_node is each host's, so the second worker goes to the other host", async () => {
+    const files = modularFiles('docker_pool', 'dynamo_vllm_disagg');
+    const { out, tasks } = await dryRun(files, ['-s', 'GPUS_PER_NODE=1', '-s', 'SERVER_GPUS=1']);
+    expect(field(tasks.prefill_server, 'nodes')).toBe('node-0');
+    expect(field(tasks.decode_server, 'nodes')).toBe('node-1');
+    expect(out).toMatch(/node node-1\n\s+│\s+GPU 0: decode_server/);
+  });
+
   it('the catalogue lists the folder, and every sample of the catalogue is dry-run above', () => {
     const names = listSamples().map((s) => s.name);
     expect(names.filter((n) => n.startsWith('modular/'))).toEqual(['modular/backend_agnostic']);
