@@ -7,7 +7,7 @@
  * or fail under SFLOW_REQUIRE_ENGINES=1).
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { REPO } from './cli.js';
@@ -97,6 +97,32 @@ export function modularPortNames(workload: string): string[] {
     ? ['PREFILL_SYSTEM_PORT', 'DECODE_SYSTEM_PORT']
     : ['WORKER_SYSTEM_PORT'];
   return ['HTTP_PORT', 'ETCD_PORT', 'ETCD_PEER_PORT', 'NATS_PORT', ...workers];
+}
+
+/**
+ * Processes of a run still alive on this machine: those whose environment names the run's
+ * folder (SFLOW_WORKFLOW_OUTPUT_DIR) — a task's shell, a stand-in server, an nc listener —
+ * wherever they ran (local, Slurm steps, emulator pods, containers of the local engines). Polled
+ * until there are none or `ms` pass (a cancelled Slurm step is killed a few seconds later).
+ */
+export async function processesOf(runDir: string, ms = 20_000): Promise<string[]> {
+  const needle = `SFLOW_WORKFLOW_OUTPUT_DIR=${runDir}\0`;
+  const end = Date.now() + ms;
+  for (;;) {
+    const left: string[] = [];
+    for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+      try {
+        if (!readFileSync(`/proc/${pid}/environ`, 'latin1').includes(needle)) continue;
+        const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+        if (/\) Z /.test(stat)) continue; // a zombie: gone, waiting for a late reaper
+        left.push(`${pid} ${readFileSync(`/proc/${pid}/cmdline`, 'latin1').replace(/\0/g, ' ').trim()}`);
+      } catch {
+        /* gone meanwhile, or not ours to read */
+      }
+    }
+    if (left.length === 0 || Date.now() > end) return left;
+    await new Promise((r) => setTimeout(r, 250));
+  }
 }
 
 /** a small, quick benchmark: 2 streams x 2 rounds of 8 tokens, readiness checked every second */

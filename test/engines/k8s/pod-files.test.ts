@@ -34,12 +34,41 @@ describe.skipIf(missing !== undefined && !required)(
     beforeAll(async () => {
       if (missing) throw new Error(missing);
       dir = mkdtempSync(join(tmpdir(), 'k8semu-files-'));
-      k = await startK8s({ nodes: 2, gpus: 4 });
+      writeFileSync(join(dir, 'tool'), '#!/bin/sh\necho "the image\'s tool"\n', { mode: 0o755 });
+      k = await startK8s({
+        nodes: 2,
+        gpus: 4,
+        images: { 'emulated:1': { mounts: [{ src: dir, dst: '/opt/emulated' }] } },
+      });
     });
     afterAll(async () => {
       await k?.emu.stop();
       if (dir) rmSync(dir, { recursive: true, force: true });
       expect(emulatorMounts()).toEqual([]);
+    });
+
+    test("a known image's files appear at their path, read-only, in its containers only", async () => {
+      const cmd =
+        'cat /opt/emulated/tool 2>/dev/null | head -1; /opt/emulated/tool 2>/dev/null || echo missing; touch /opt/emulated/x 2>/dev/null || echo read-only';
+      for (const [name, image] of [
+        ['img-known', 'emulated:1'],
+        ['img-other', 'bash:5'],
+      ])
+        await k.core.createNamespacedPod({
+          namespace: NS,
+          body: {
+            metadata: { name },
+            spec: {
+              restartPolicy: 'Never',
+              containers: [{ name: 'main', image, command: ['sh', '-c', cmd] }],
+            },
+          },
+        });
+      await finished(k.core, 'img-known');
+      await finished(k.core, 'img-other');
+      expect(await log(k, 'img-known')).toBe("#!/bin/sh\nthe image's tool\nread-only\n");
+      expect(await log(k, 'img-other')).toBe('missing\nread-only\n');
+      expect(existsSync(join(dir, 'x'))).toBe(false);
     });
 
     test('volumes appear at their mount paths; nothing is created on the host', async () => {
