@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { parseEventsJsonl } from '../../src/reporters/events-jsonl.js';
 import { REPO } from './cli.js';
 
 export const STANDINS = join(REPO, 'test', 'fixtures', 'standins');
@@ -90,6 +91,10 @@ export function modularFiles(backend: string, workload: string, benchmark = true
   ];
 }
 
+/** the server tasks of a modular workload */
+export const modularServers = (workload: string): string[] =>
+  workload.endsWith('_disagg') ? ['prefill_server', 'decode_server'] : ['server'];
+
 /** the ports a modular workload listens on (its own and, for Dynamo, the shared services') */
 export function modularPortNames(workload: string): string[] {
   if (!workload.startsWith('dynamo_')) return ['HTTP_PORT'];
@@ -123,6 +128,19 @@ export async function processesOf(runDir: string, ms = 20_000): Promise<string[]
     if (left.length === 0 || Date.now() > end) return left;
     await new Promise((r) => setTimeout(r, 250));
   }
+}
+
+/**
+ * The probes gated the client: every server of `servers` was READY (the driver saw its readiness
+ * probe pass) before `client` was submitted. Returns the servers that were not (none when gated).
+ */
+export function notReadyBefore(runDir: string, client: string, servers: string[]): string[] {
+  const events = parseEventsJsonl(readFileSync(join(runDir, 'events.jsonl'), 'utf8'));
+  const submitted = events.find((e) => e.type === 'task_submitted' && e.task === client)?.t;
+  if (submitted === undefined) return [...servers, `(${client} never submitted)`];
+  return servers.filter(
+    (s) => !events.some((e) => e.type === 'task_ready' && e.task === s && e.t <= submitted),
+  );
 }
 
 /** a small, quick benchmark: 2 streams x 2 rounds of 8 tokens, readiness checked every second */

@@ -22,6 +22,9 @@ import {
   standinEnv,
   standinsMissing,
   required,
+  modularServers,
+  notReadyBefore,
+  processesOf,
 } from '../helpers/standins.js';
 
 const SAMPLES = join(REPO, 'assets', 'samples');
@@ -241,9 +244,10 @@ describe.sequential('the local samples run to success', () => {
     expect(readJson(join(runDir, 'benchmark', 'result.json')).values.completed).toBe(20);
   });
 
-  it('monitor', () => {
-    const { statuses } = run('monitor', ['-s', 'WORK_SECONDS=1']);
+  it('monitor: the reports it enables are written', () => {
+    const { runDir, statuses } = run('monitor', ['-s', 'WORK_SECONDS=1']);
     expect(statuses).toEqual({ busy: 'COMPLETED', after: 'COMPLETED' });
+    expect(readdirSync(join(runDir, 'sflow_monitor', 'lifecycle'))).toContain('workflow');
   });
 });
 
@@ -265,6 +269,8 @@ describe.skipIf(noStandins !== undefined)(
       // every request answered, none failed: parsed from AIPerf's export, checked by the sample too
       expect(resultValues(runDir, 'benchmark')).toMatchObject({ request_count: 4, errors: 0 });
       expect(resultValues(runDir, 'benchmark').output_token_throughput).toBeGreaterThan(0);
+      expect(notReadyBefore(runDir, 'benchmark', modularServers(workload))).toEqual([]);
+      expect(await processesOf(runDir)).toEqual([]);
       return {
         runDir,
         statuses: Object.fromEntries(Object.entries(taskTable(runDir)).map(([k, v]) => [k, v.status])),

@@ -27,6 +27,8 @@ import {
   resultValues,
   sample,
   sets,
+  modularServers,
+  notReadyBefore,
 } from '../../helpers/standins.js';
 import { describeWithEngines, engine } from '../helpers/engines.js';
 import {
@@ -158,6 +160,7 @@ describeWithEngines('the Docker samples on one engine, with the stand-ins in the
       ],
     );
     expect(taskTable(d).vllm_worker.status).toBe('READY');
+    expect(notReadyBefore(d, 'benchmark', ['vllm_worker', 'frontend'])).toEqual([]);
     expect(resultValues(d, 'benchmark')).toMatchObject({ request_count: 4, errors: 0 });
     expect(h.runArgv('vllm_worker')).toContain('--gpus');
     expect(h.runArgv('frontend')).not.toContain('--gpus');
@@ -170,7 +173,7 @@ describeWithEngines('the Docker samples on one engine, with the stand-ins in the
         ...(await portArgs(...modularPortNames(workload))),
       ]); // prettier-ignore
       expect(resultValues(d, 'benchmark'), workload).toMatchObject({ request_count: 4, errors: 0 });
-      expect(taskTable(d).server.status).toBe('READY');
+      expect(notReadyBefore(d, 'benchmark', modularServers(workload))).toEqual([]);
     }
   });
 });
@@ -239,6 +242,7 @@ describeWithEngines('the Docker pool samples over SSH (hosts a and b)', [docker,
         ],
       );
       expect(resultValues(d, 'benchmark')).toMatchObject({ request_count: 4, errors: 0 });
+      expect(notReadyBefore(d, 'benchmark', ['prefill_worker', 'decode_worker'])).toEqual([]);
       // the decode worker registered with host b's address
       expect(taskLog(d, 'decode_worker')).toMatch(/system status server on http:\/\/127\.0\.0\.2:\d+/);
       expect(h.runArgv('decode_worker')).toContain(`ssh://${ssh.get('SFLOW_TEST_SSH_ALIAS_B')}`);
@@ -259,6 +263,7 @@ describeWithEngines('the Docker pool samples over SSH (hosts a and b)', [docker,
       '-s', `MODEL_HOST_PATH=${join(h.dir(), 'models')}`, ...(await portArgs(...modularPortNames(w))),
     ]); // prettier-ignore
       expect(resultValues(d, 'benchmark')).toMatchObject({ request_count: 4, errors: 0 });
+      expect(notReadyBefore(d, 'benchmark', modularServers(w))).toEqual([]);
       // one on each host (which one where is the planner's choice)
       const hostOf = (t: string) =>
         /system status server on http:\/\/(127\.0\.0\.\d):/.exec(taskLog(d, t))?.[1];

@@ -24,6 +24,8 @@ import {
   sample,
   sets,
   standinsMissing,
+  modularServers,
+  notReadyBefore,
 } from '../../helpers/standins.js';
 import { leftovers } from './backend-helpers.js';
 import { required, sandboxMissing } from './harness.js';
@@ -89,6 +91,7 @@ describe.skipIf(missing !== undefined && !required)(
           benchmark: 'COMPLETED',
         });
         expect(resultValues(r.runDir, 'benchmark')).toMatchObject({ request_count: 4, errors: 0 });
+        expect(notReadyBefore(r.runDir, 'benchmark', ['prefill_worker', 'decode_worker'])).toEqual([]);
         const decode = taskLog(r.runDir, 'decode_worker');
         expect(decode).toMatch(/\[sflow-mpi\] hostfile: 127\.10\.0\.2 slots=2 127\.10\.0\.3 slots=2/);
         expect(decode).toContain('Model registration succeeded: Qwen3-0.6B (decode)');
@@ -102,9 +105,11 @@ describe.skipIf(missing !== undefined && !required)(
       const base = [...QUICK_BENCH, ...sets({ K8S_NAMESPACE: 'default', GPUS_PER_NODE: 2, SERVER_IMAGE: IMAGE, CLIENT_IMAGE: IMAGE })];
       const v = await run(modularFiles('k8s', 'vllm_serve'), [...base, '-s', 'SERVER_GPUS=2', ...(await portArgs('HTTP_PORT'))]);
       expect(resultValues(v.runDir, 'benchmark')).toMatchObject({ request_count: 4, errors: 0 });
+      expect(notReadyBefore(v.runDir, 'benchmark', ['server'])).toEqual([]);
       const w = 'dynamo_trtllm_disagg';
       const t = await run(modularFiles('k8s', w), [...base, '-s', 'SERVER_GPUS=1', ...(await portArgs(...modularPortNames(w)))]);
       expect(resultValues(t.runDir, 'benchmark')).toMatchObject({ request_count: 4, errors: 0 });
+      expect(notReadyBefore(t.runDir, 'benchmark', modularServers(w))).toEqual([]);
       // the engine configuration reached the worker (a ConfigMap); it refuses a missing one
       expect(taskLog(t.runDir, 'decode_server')).toMatch(/rank 0 of 1 runs: python3 -m dynamo\.trtllm .*--extra-engine-args \S+trtllm_decode\.yaml/);
     }); // prettier-ignore

@@ -24,6 +24,8 @@ import {
   sets,
   standinEnv,
   standinsMissing,
+  modularServers,
+  notReadyBefore,
 } from '../../helpers/standins.js';
 import { describeWithEngines } from '../helpers/engines.js';
 import { TAG, cancelNamed, jobsNamed, slurm, until } from './slurm-helpers.js';
@@ -138,6 +140,7 @@ describeWithEngines('the Slurm samples on the test cluster, with the stand-ins',
       cpu_report: 'COMPLETED',
     });
     expect(resultValues(d, 'benchmark')).toEqual({ requests_per_replica: [4, 4] });
+    expect(notReadyBefore(d, 'benchmark', ['server_0', 'server_1'])).toEqual([]);
     expect(taskLog(d, 'cpu_report')).toContain('throughput rows: 2');
     const win = join(d, 'sflow_monitor', 'windowed', 'server__monitored_by__benchmark');
     expect(JSON.parse(readFileSync(join(win, 'window.json'), 'utf8')).status).toBe('resolved');
@@ -165,6 +168,7 @@ describeWithEngines('the Slurm samples on the test cluster, with the stand-ins',
     );
     expect(resultValues(d, 'benchmark_2')).toMatchObject({ request_count: 4, errors: 0 });
     expect(resultValues(d, 'benchmark_3')).toMatchObject({ request_count: 6, errors: 0 });
+    expect(notReadyBefore(d, 'benchmark_2', ['prefill_server_0', 'decode_server_0'])).toEqual([]);
     const decode = taskLog(d, 'decode_server_0');
     expect(decode).toMatch(/^0: .*Model registration succeeded: Qwen3-0\.6B-FP8 \(decode\)$/m);
     expect(decode).toMatch(/^1: \[trtllm-llmapi-launch\] rank 1 of 2: MPI worker of rank 0$/m);
@@ -188,6 +192,7 @@ describeWithEngines('the Slurm samples on the test cluster, with the stand-ins',
     ]); // prettier-ignore
     expect(resultValues(d, 'benchmark')).toMatchObject({ request_count: 4, errors: 0 });
     expect(taskLog(d, 'server')).toContain('Model registration succeeded: Qwen3-0.6B (agg)');
+    expect(notReadyBefore(d, 'benchmark', modularServers('dynamo_sglang'))).toEqual([]);
     expect(readFileSync(join(d, 'server', 'sflow_gpus.log'), 'utf8')).toContain('selected: 0,1');
   });
 
@@ -198,6 +203,7 @@ describeWithEngines('the Slurm samples on the test cluster, with the stand-ins',
       ...(await portArgs(...modularPortNames('dynamo_trtllm'))),
     ]); // prettier-ignore
     expect(resultValues(d, 'benchmark')).toMatchObject({ request_count: 4, errors: 0 });
+    expect(notReadyBefore(d, 'benchmark', ['server'])).toEqual([]);
     const log = taskLog(d, 'server');
     expect(log).toMatch(/^0: \[trtllm-llmapi-launch\] rank 0 of 2 runs: python3 -m dynamo\.trtllm/m);
     expect(log).toMatch(/^1: \[trtllm-llmapi-launch\] rank 1 of 2: MPI worker of rank 0$/m);
