@@ -46,7 +46,8 @@ const WORKFLOWS = [
   'modular_inference',
 ];
 const missing = standinsMissing();
-if (missing) throw new Error(missing); // the cluster is up (else the suite skips): busybox is in its packages
+// busybox comes with the engines' packages: with the cluster up and no busybox, that is a failure
+if (missing && !slurm.skip) throw new Error(missing);
 
 const CLUSTER = sets({
   SLURM_ACCOUNT: TAG,
