@@ -172,7 +172,8 @@ describe('modular/backend_agnostic: every supported backend x workload dry-runs'
   });
 
   it.each(COMBOS)('%s + %s', async (backend, workload) => {
-    const { tasks } = await dryRun(modularFiles(backend, workload));
+    const { out, tasks } = await dryRun(modularFiles(backend, workload));
+    expect(out, 'the fragments agree on what they share').not.toMatch(/⚠.*merge: /);
     const servers = workload.endsWith('_disagg') ? ['prefill_server', 'decode_server'] : ['server'];
     for (const s of servers) {
       expect(tasks[s], s).toMatch(new RegExp(`operator: server \\(${SERVER_OPERATOR[backend]}\\)`));
