@@ -10,9 +10,12 @@
  * client (HTTP probes from the in-cluster probe pod), results are parsed and checked, and no
  * object or process of a run is left.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { taskLog } from '../../helpers/run-dir.js';
+import { sflowAsync } from '../../helpers/cli-async.js';
+import { onlyRunDir, taskLog, taskTable } from '../../helpers/run-dir.js';
 import {
   QUICK_BENCH,
   STANDINS,
@@ -29,7 +32,6 @@ import {
 } from '../../helpers/standins.js';
 import { leftovers } from './backend-helpers.js';
 import { required, sandboxMissing } from './harness.js';
-import { runRecipe } from './run-recipe.js';
 import { withEmulator } from './with-emulator.js';
 
 const IMAGE = 'sflowtest/standins:emulated';
@@ -59,12 +61,31 @@ describe.skipIf(missing !== undefined && !required)(
       },
     );
 
+    /**
+     * The built CLI as its own process (bounded: a stuck run is killed and its output shown),
+     * against the emulator in this process; success, and nothing of the run left.
+     */
     async function run(files: string[], extra: string[]) {
-      const r = await runRecipe(k, files, extra, dirs);
+      const cwd = mkdtempSync(join(tmpdir(), 'sflow-k8s-samples-'));
+      dirs.push(cwd);
+      const args = [
+        'run',
+        ...files.flatMap((f) => ['-f', f]),
+        ...extra,
+        '--kubeconfig',
+        k.emu.kubeconfigPath,
+      ];
+      const r = await sflowAsync(args, {
+        cwd,
+        env: { SFLOW_K8S_WAIT_HEARTBEAT_SECS: '1' },
+        timeoutMs: 200_000,
+      });
       expect(r.code, r.stderr + r.stdout).toBe(0);
+      const runDir = onlyRunDir(join(cwd, 'sflow_output'));
       expect(leftovers(k.emu)).toEqual([]);
-      expect(await processesOf(r.runDir)).toEqual([]);
-      return r;
+      expect(await processesOf(runDir)).toEqual([]);
+      const statuses = Object.fromEntries(Object.entries(taskTable(runDir)).map(([t, v]) => [t, v.status]));
+      return { runDir, statuses };
     }
 
     it('hello_world: one pod', async () => {
