@@ -9,6 +9,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseEventsJsonl } from '../../src/reporters/events-jsonl.js';
 import { REPO } from './cli.js';
@@ -141,6 +142,31 @@ export function notReadyBefore(runDir: string, client: string, servers: string[]
   return servers.filter(
     (s) => !events.some((e) => e.type === 'task_ready' && e.task === s && e.t <= submitted),
   );
+}
+
+/**
+ * The stand-ins' state folders (`sflow-standin.*`) in this process's temp folder and in /tmp
+ * (where pods and steps without TMPDIR make them). A run leaves none: compare before and after.
+ */
+export function standinStateDirs(): string[] {
+  const out = new Set<string>();
+  for (const root of new Set([tmpdir(), '/tmp']))
+    try {
+      for (const d of readdirSync(root)) if (d.startsWith('sflow-standin.')) out.add(join(root, d));
+    } catch {
+      /* no such folder */
+    }
+  return [...out];
+}
+
+/** state folders made since `before` (polled until none or `ms` pass: a stopped server cleans up last) */
+export async function newStandinState(before: string[], ms = 10_000): Promise<string[]> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const left = standinStateDirs().filter((d) => !before.includes(d));
+    if (left.length === 0 || Date.now() > end) return left;
+    await new Promise((r) => setTimeout(r, 250));
+  }
 }
 
 /** a small, quick benchmark: 2 streams x 2 rounds of 8 tokens, readiness checked every second */

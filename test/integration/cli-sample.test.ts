@@ -25,6 +25,8 @@ import {
   modularServers,
   notReadyBefore,
   processesOf,
+  standinStateDirs,
+  newStandinState,
 } from '../helpers/standins.js';
 
 const SAMPLES = join(REPO, 'assets', 'samples');
@@ -259,6 +261,7 @@ describe.skipIf(noStandins !== undefined)(
   () => {
     async function serve(workload: string, extra: string[]) {
       const cwd = scratch();
+      const state = standinStateDirs();
       const r = sflow(
         ['run', ...modularFiles('local', workload).flatMap((f) => ['-f', f]), ...QUICK_BENCH, ...extra,
           ...(await portArgs(...modularPortNames(workload)))],
@@ -271,6 +274,7 @@ describe.skipIf(noStandins !== undefined)(
       expect(resultValues(runDir, 'benchmark').output_token_throughput).toBeGreaterThan(0);
       expect(notReadyBefore(runDir, 'benchmark', modularServers(workload))).toEqual([]);
       expect(await processesOf(runDir)).toEqual([]);
+      expect(await newStandinState(state)).toEqual([]);
       return {
         runDir,
         statuses: Object.fromEntries(Object.entries(taskTable(runDir)).map(([k, v]) => [k, v.status])),

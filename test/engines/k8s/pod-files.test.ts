@@ -38,7 +38,7 @@ describe.skipIf(missing !== undefined && !required)(
       k = await startK8s({
         nodes: 2,
         gpus: 4,
-        images: { 'emulated:1': { mounts: [{ src: dir, dst: '/opt/emulated' }] } },
+        images: { 'emulated:1': { mounts: [{ src: dir, dst: '/opt/emulated' }], privateTmp: true } },
       });
     });
     afterAll(async () => {
@@ -47,9 +47,9 @@ describe.skipIf(missing !== undefined && !required)(
       expect(emulatorMounts()).toEqual([]);
     });
 
-    test("a known image's files appear at their path, read-only, in its containers only", async () => {
-      const cmd =
-        'cat /opt/emulated/tool 2>/dev/null | head -1; /opt/emulated/tool 2>/dev/null || echo missing; touch /opt/emulated/x 2>/dev/null || echo read-only';
+    test("a known image's files appear at their path, read-only, and its /tmp is its own, in its containers only", async () => {
+      const mark = `k8semu-private-tmp-${process.pid}`;
+      const cmd = `cat /opt/emulated/tool 2>/dev/null | head -1; /opt/emulated/tool 2>/dev/null || echo missing; touch /opt/emulated/x 2>/dev/null || echo read-only; touch /tmp/${mark}; ls /tmp | grep -c .`;
       for (const [name, image] of [
         ['img-known', 'emulated:1'],
         ['img-other', 'bash:5'],
@@ -66,8 +66,11 @@ describe.skipIf(missing !== undefined && !required)(
         });
       await finished(k.core, 'img-known');
       await finished(k.core, 'img-other');
-      expect(await log(k, 'img-known')).toBe("#!/bin/sh\nthe image's tool\nread-only\n");
-      expect(await log(k, 'img-other')).toBe('missing\nread-only\n');
+      // the known image's /tmp is its own (only the file it made); the other shares this machine's
+      expect(await log(k, 'img-known')).toBe("#!/bin/sh\nthe image's tool\nread-only\n1\n");
+      expect(await log(k, 'img-other')).toMatch(/^missing\nread-only\n\d+\n$/);
+      expect(existsSync(join('/tmp', mark))).toBe(true); // made by the other image's container
+      rmSync(join('/tmp', mark));
       expect(existsSync(join(dir, 'x'))).toBe(false);
     });
 

@@ -29,6 +29,8 @@ import {
   standinsMissing,
   modularServers,
   notReadyBefore,
+  standinStateDirs,
+  newStandinState,
 } from '../../helpers/standins.js';
 import { leftovers } from './backend-helpers.js';
 import { required, sandboxMissing } from './harness.js';
@@ -47,7 +49,11 @@ describe.skipIf(missing !== undefined && !required)(
     const k = withEmulator(
       missing,
       // the image: the stand-ins' folder as /usr/local (bin/ on every PATH, lib/ beside it)
-      { nodes: 3, gpus: 4, images: { [IMAGE]: { mounts: [{ src: STANDINS, dst: '/usr/local' }] } } },
+      {
+        nodes: 3,
+        gpus: 4,
+        images: { [IMAGE]: { mounts: [{ src: STANDINS, dst: '/usr/local' }], privateTmp: true } },
+      },
       {
         dirs,
         setup: (k) =>
@@ -75,6 +81,7 @@ describe.skipIf(missing !== undefined && !required)(
         '--kubeconfig',
         k.emu.kubeconfigPath,
       ];
+      const state = standinStateDirs();
       const r = await sflowAsync(args, {
         cwd,
         env: { SFLOW_K8S_WAIT_HEARTBEAT_SECS: '1' },
@@ -84,6 +91,7 @@ describe.skipIf(missing !== undefined && !required)(
       const runDir = onlyRunDir(join(cwd, 'sflow_output'));
       expect(leftovers(k.emu)).toEqual([]);
       expect(await processesOf(runDir)).toEqual([]);
+      expect(await newStandinState(state)).toEqual([]);
       const statuses = Object.fromEntries(Object.entries(taskTable(runDir)).map(([t, v]) => [t, v.status]));
       return { runDir, statuses };
     }

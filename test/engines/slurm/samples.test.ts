@@ -26,6 +26,8 @@ import {
   standinsMissing,
   modularServers,
   notReadyBefore,
+  standinStateDirs,
+  newStandinState,
 } from '../../helpers/standins.js';
 import { describeWithEngines } from '../helpers/engines.js';
 import { TAG, cancelNamed, jobsNamed, slurm, until } from './slurm-helpers.js';
@@ -59,6 +61,7 @@ const statuses = (runDir: string) =>
 /** runs a sample with the stand-ins; checks success and that nothing of the run is left */
 async function run(files: string[], extra: string[], fakeGpus = 2) {
   const cwd = newCwd(dirs);
+  const state = standinStateDirs();
   const r = await runSflow(['run', ...files.flatMap((f) => ['-f', f]), ...extra], {
     cwd,
     env: standinEnv(process.env, { fakeGpus }),
@@ -69,6 +72,7 @@ async function run(files: string[], extra: string[], fakeGpus = 2) {
   const workflow = /^(.*)-\d{8}-\d{6}-[0-9a-f]+$/.exec(runDir.split('/').pop()!)![1];
   await until(`squeue empty of ${workflow}`, async () => (await jobsNamed(workflow)).length === 0, 15_000);
   expect(await processesOf(runDir)).toEqual([]);
+  expect(await newStandinState(state)).toEqual([]);
   return runDir;
 }
 
