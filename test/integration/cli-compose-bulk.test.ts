@@ -1,5 +1,5 @@
 /**
- * `sflow compose --bulk-input` (cli.md §9.3, config.md §4.9) over the shipped modular LLM sample:
+ * `sflow compose --bulk-input` (cli.md §9.3, config.md §4.9) over the shipped modular serving sample:
  * one composed recipe per CSV row, row selection, CSV-vs-CLI precedence, --validate, bad input.
  */
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,17 +19,17 @@ afterAll(() => {
 function fixture(csv: string): string {
   const d = mkdtempSync(join(tmpdir(), 'sflow-bulk-'));
   dirs.push(d);
-  cpSync(join(REPO, 'assets', 'samples', 'modular', 'llm_disagg'), d, { recursive: true });
+  cpSync(join(REPO, 'assets', 'samples', 'modular', 'backend_agnostic'), d, { recursive: true });
   writeFileSync(join(d, 'rows.csv'), csv);
   return d;
 }
 
-const BASE = ['workloads/dynamo_infra.yaml', 'workloads/vllm_disagg.yaml', 'benchmark.yaml'];
+const BASE = ['workloads/dynamo_common.yaml', 'workloads/dynamo_vllm_disagg.yaml', 'benchmark.yaml'];
 const CSV = [
-  'sflow_config_file,job_name,MODEL,DECODE_GPUS',
+  'sflow_config_file,job_name,SERVED_MODEL_NAME,SERVER_GPUS',
   'backends/slurm.yaml,,Qwen/Qwen3-8B,4',
   'backends/docker.yaml,,,',
-  'backends/kubernetes.yaml,k8s-small,,1',
+  'backends/k8s.yaml,k8s-small,,1',
 ].join('\n');
 
 function composed(dir: string): Record<string, any> {
@@ -57,10 +57,10 @@ describe('compose --bulk-input', () => {
     ]);
     const slurm = docs['slurm_Qwen_Qwen3-8B_4_001.yaml'];
     expect(slurm.backends[0].type).toBe('slurm');
-    expect(variable(slurm, 'MODEL')).toBe('Qwen/Qwen3-8B');
-    expect(variable(slurm, 'DECODE_GPUS')).toBe(4);
-    expect(variable(docs['docker_002.yaml'], 'MODEL')).toBe('Qwen/Qwen3-0.6B');
-    expect(docs['k8s-small_003.yaml'].workflow.tasks.map((t: any) => t.name)).toContain('decode_worker');
+    expect(variable(slurm, 'SERVED_MODEL_NAME')).toBe('Qwen/Qwen3-8B');
+    expect(variable(slurm, 'SERVER_GPUS')).toBe(4);
+    expect(variable(docs['docker_002.yaml'], 'SERVED_MODEL_NAME')).toBe('Qwen3-0.6B');
+    expect(docs['k8s-small_003.yaml'].workflow.tasks.map((t: any) => t.name)).toContain('decode_server');
   });
 
   it('--row picks rows (1-based, slices with an exclusive end); the CSV beats --set, with a warning', () => {
@@ -74,9 +74,9 @@ describe('compose --bulk-input', () => {
         '--row',
         '2:4',
         '-s',
-        'DECODE_GPUS=2',
+        'SERVER_GPUS=2',
         '-s',
-        'MODEL=x',
+        'SERVED_MODEL_NAME=x',
         '-o',
         'out',
       ],
@@ -85,16 +85,16 @@ describe('compose --bulk-input', () => {
     expect(r.code, r.stderr).toBe(0);
     const docs = composed(dir);
     expect(Object.keys(docs).sort()).toEqual(['docker_002.yaml', 'k8s-small_003.yaml']);
-    expect(variable(docs['docker_002.yaml'], 'DECODE_GPUS')).toBe(2);
-    expect(variable(docs['k8s-small_003.yaml'], 'DECODE_GPUS')).toBe(1);
-    expect(r.stderr).toContain('row 3: the CSV value of DECODE_GPUS overrides --set DECODE_GPUS=2');
+    expect(variable(docs['docker_002.yaml'], 'SERVER_GPUS')).toBe(2);
+    expect(variable(docs['k8s-small_003.yaml'], 'SERVER_GPUS')).toBe(1);
+    expect(r.stderr).toContain('row 3: the CSV value of SERVER_GPUS overrides --set SERVER_GPUS=2');
   });
 
   it('--validate dry-runs each row quietly: a row that cannot be planned is a warning, its file is still written', () => {
     const dir = fixture(CSV.replace('backends/docker.yaml,,,', 'backends/docker.yaml,,,9'));
     const r = sflow(['compose', ...BASE, '-b', 'rows.csv', '--validate', '-o', 'out'], { cwd: dir });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/⚠ row 2 \(.*\) does not dry-run: .*decode_worker/);
+    expect(r.stderr).toMatch(/⚠ row 2 \(.*\) does not dry-run: .*(prefill|decode)_server/);
     expect(r.stderr).not.toMatch(/row 1 .*does not dry-run/);
     expect(Object.keys(composed(dir))).toHaveLength(3);
   });
@@ -106,7 +106,7 @@ describe('compose --bulk-input', () => {
     expect(u.stderr).toMatch(
       /^✗ Configuration error: .*rows\.csv:1:1: column\(s\) 'NOT_A_VAR' name no variable or artifact/,
     );
-    const blank = fixture('sflow_config_file,MODEL\nbackends/local.yaml,a\n ,b\n');
+    const blank = fixture('sflow_config_file,SERVED_MODEL_NAME\nbackends/local.yaml,a\n ,b\n');
     const b = sflow(['compose', ...BASE, '-b', 'rows.csv'], { cwd: blank });
     expect(b.code).toBe(1);
     expect(b.stderr).toMatch(/^✗ Configuration error: rows\.csv:3:1: row 2 has an empty 'sflow_config_file'/);

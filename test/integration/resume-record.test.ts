@@ -66,13 +66,13 @@ const single = readdirSync(SAMPLES).flatMap((d) =>
 describe('the recorded recipe plans the same run', () => {
   it.each(single)('sample %s', (f) => roundTrip([join(SAMPLES, f)]));
 
-  it('the modular llm_disagg sample composed from four files, with -s', () => {
-    const dir = join(REPO, 'assets', 'samples', 'modular', 'llm_disagg');
+  it('the modular backend_agnostic sample composed from four files, with -s', () => {
+    const dir = join(REPO, 'assets', 'samples', 'modular', 'backend_agnostic');
     roundTrip(
       [
         'backends/local.yaml',
-        'workloads/dynamo_infra.yaml',
-        'workloads/vllm_disagg.yaml',
+        'workloads/dynamo_common.yaml',
+        'workloads/dynamo_vllm_disagg.yaml',
         'benchmark.yaml',
       ].map((f) => join(dir, f)),
     );

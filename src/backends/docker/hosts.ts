@@ -60,7 +60,7 @@ export function dockerHosts(config: Obj, plannedCount: number): DockerHostRef[] 
         name: String(h.name ?? address),
         ip: String(h.rendezvous_address ?? h.ip_address ?? address),
         index: i,
-        numGpus: num(h.gpus_per_node),
+        numGpus: num(h.gpus_per_node ?? config.gpus_per_node),
         ...(ssh ? { sshDestination: ssh } : {}),
       },
       endpoint: hostEndpoint(h),

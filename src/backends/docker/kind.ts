@@ -14,9 +14,10 @@ const impl = lazyPart('docker', () => import('./kind-impl.js'));
 
 type Host = Record<string, unknown>;
 
-function hostNodes(hosts: Host[]): PlannedNode[] {
+/** a host's GPUs: its own `gpus_per_node`, else the backend's (`fallback`) */
+function hostNodes(hosts: Host[], fallback: unknown): PlannedNode[] {
   return hosts.map((h, i) => {
-    const gpn = h.gpus_per_node;
+    const gpn = h.gpus_per_node ?? fallback;
     const pick = (...keys: string[]): unknown =>
       keys.map((k) => h[k]).find((v) => v !== undefined && v !== null);
     return {
@@ -82,7 +83,7 @@ function poolNodes({ name, config, nodes }: PlaceholderInput, tools: Placeholder
       );
   });
   config.hosts = hosts;
-  const out = hostNodes(hosts);
+  const out = hostNodes(hosts, config.gpus_per_node);
   const noAddr = out.filter((n) => !n.ip).map((n) => n.name);
   if (noAddr.length) {
     tools.fail(

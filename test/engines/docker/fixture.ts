@@ -5,6 +5,8 @@
  * `/lib` and `/lib64` read-only: containers run the host's bash and python3. Honest for what is
  * tested (the engine really runs the containers); an image that ships bash needs no mounts.
  */
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { BackendContext } from '../../../src/backends/backend.js';
 import { dockerKind } from '../../../src/backends/docker/kind.js';
 import type { PlannedBackend } from '../../../src/plan/types.js';
@@ -51,4 +53,36 @@ export function dockerCtx(env: NodeJS.ProcessEnv, over: Partial<BackendContext> 
     gpuTasks: false,
     ...over,
   };
+}
+
+/**
+ * A `docker` CLI for SFLOW_DOCKER_CLI that records each argv (one line, arguments separated by
+ * TAB) in `argvLog` and drops `--gpus` before handing the rest to the real CLI: the test engines
+ * have no NVIDIA runtime, so GPU tasks run and their device request is checked from the log.
+ * Returns the wrapper's path (in `dir`).
+ */
+export function gpuDroppingCli(dir: string, argvLog: string): string {
+  const wrapper = join(dir, 'docker-rec');
+  writeFileSync(
+    wrapper,
+    [
+      '#!/bin/sh',
+      '# test wrapper: record the argv (one line, arguments separated by TAB), drop --gpus, run docker',
+      `log=${JSON.stringify(argvLog)}`,
+      '{ for a in "$@"; do printf "%s\\t" "$a"; done; printf "\\n"; } >>"$log"',
+      'n=$#; i=0; skip=0',
+      'for a in "$@"; do',
+      '  i=$((i+1))',
+      '  if [ "$i" -eq 1 ]; then set --; fi',
+      '  if [ "$skip" = 1 ]; then skip=0; continue; fi',
+      '  case "$a" in --gpus) skip=1; continue;; --gpus=*) continue;; esac',
+      '  set -- "$@" "$a"',
+      'done',
+      '[ "$n" -eq 0 ] && set --',
+      'exec docker "$@"',
+      '',
+    ].join('\n'),
+  );
+  chmodSync(wrapper, 0o755);
+  return wrapper;
 }

@@ -6,14 +6,14 @@
  * concurrent runs get disjoint cards by UUID, quoted as docker needs; a third run fails fast while
  * they hold every card, and one with --wait-for-gpus waits and then runs.
  */
-import { chmodSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { REPO } from '../../helpers/cli.js';
 import { scratchDir } from '../../helpers/scratch.js';
 import { describeWithEngines, engine } from '../helpers/engines.js';
-import { buildHostbinImage, removeHostbinImage } from './fixture.js';
+import { buildHostbinImage, gpuDroppingCli, removeHostbinImage } from './fixture.js';
 import { dockerFragment, dockerRuns } from './runs.js';
 
 const docker = engine('docker');
@@ -28,28 +28,7 @@ describeWithEngines('Docker backend GPUs (fake nvidia-smi, recorded docker argv)
     await buildHostbinImage(docker, [host()]);
     dir = scratchDir('sflow-docker-gpus-');
     argvLog = join(dir, 'docker-argv.log');
-    const wrapper = join(dir, 'docker-rec');
-    writeFileSync(
-      wrapper,
-      [
-        '#!/bin/sh',
-        '# test wrapper: record the argv (one line, arguments separated by TAB), drop --gpus, run docker',
-        `log=${JSON.stringify(argvLog)}`,
-        '{ for a in "$@"; do printf "%s\\t" "$a"; done; printf "\\n"; } >>"$log"',
-        'n=$#; i=0; skip=0',
-        'for a in "$@"; do',
-        '  i=$((i+1))',
-        '  if [ "$i" -eq 1 ]; then set --; fi',
-        '  if [ "$skip" = 1 ]; then skip=0; continue; fi',
-        '  case "$a" in --gpus) skip=1; continue;; --gpus=*) continue;; esac',
-        '  set -- "$@" "$a"',
-        'done',
-        '[ "$n" -eq 0 ] && set --',
-        'exec docker "$@"',
-        '',
-      ].join('\n'),
-    );
-    chmodSync(wrapper, 0o755);
+    const wrapper = gpuDroppingCli(dir, argvLog);
     env = docker.childEnv({
       PATH: `${join(REPO, 'assets', 'test-bin')}:${process.env.PATH ?? ''}`,
       SFLOW_DOCKER_CLI: wrapper,

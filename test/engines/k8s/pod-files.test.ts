@@ -34,12 +34,44 @@ describe.skipIf(missing !== undefined && !required)(
     beforeAll(async () => {
       if (missing) throw new Error(missing);
       dir = mkdtempSync(join(tmpdir(), 'k8semu-files-'));
-      k = await startK8s({ nodes: 2, gpus: 4 });
+      writeFileSync(join(dir, 'tool'), '#!/bin/sh\necho "the image\'s tool"\n', { mode: 0o755 });
+      k = await startK8s({
+        nodes: 2,
+        gpus: 4,
+        images: { 'emulated:1': { mounts: [{ src: dir, dst: '/opt/emulated' }], privateTmp: true } },
+      });
     });
     afterAll(async () => {
       await k?.emu.stop();
       if (dir) rmSync(dir, { recursive: true, force: true });
       expect(emulatorMounts()).toEqual([]);
+    });
+
+    test("a known image's files appear at their path, read-only, and its /tmp is its own, in its containers only", async () => {
+      const mark = `k8semu-private-tmp-${process.pid}`;
+      const cmd = `cat /opt/emulated/tool 2>/dev/null | head -1; /opt/emulated/tool 2>/dev/null || echo missing; touch /opt/emulated/x 2>/dev/null || echo read-only; touch /tmp/${mark}; ls /tmp | grep -c .`;
+      for (const [name, image] of [
+        ['img-known', 'emulated:1'],
+        ['img-other', 'bash:5'],
+      ])
+        await k.core.createNamespacedPod({
+          namespace: NS,
+          body: {
+            metadata: { name },
+            spec: {
+              restartPolicy: 'Never',
+              containers: [{ name: 'main', image, command: ['sh', '-c', cmd] }],
+            },
+          },
+        });
+      await finished(k.core, 'img-known');
+      await finished(k.core, 'img-other');
+      // the known image's /tmp is its own (only the file it made); the other shares this machine's
+      expect(await log(k, 'img-known')).toBe("#!/bin/sh\nthe image's tool\nread-only\n1\n");
+      expect(await log(k, 'img-other')).toMatch(/^missing\nread-only\n\d+\n$/);
+      expect(existsSync(join('/tmp', mark))).toBe(true); // made by the other image's container
+      rmSync(join('/tmp', mark));
+      expect(existsSync(join(dir, 'x'))).toBe(false);
     });
 
     test('volumes appear at their mount paths; nothing is created on the host', async () => {
