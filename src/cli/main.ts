@@ -356,7 +356,12 @@ export function buildProgram(): Command {
   return program;
 }
 
-export async function main(argv: string[]): Promise<void> {
+/**
+ * `ownsProcess: false` when sflow runs inside another program's process (the in-process test
+ * helper): it then never ends that process itself.
+ */
+export async function main(argv: string[], o: { ownsProcess?: boolean } = {}): Promise<void> {
+  ownsProcess = o.ownsProcess !== false;
   // `sflow schema | head`: a reader that goes away is not an error; during a run it only silences
   // the console (util/console-loss.ts)
   installConsoleGuards();
@@ -404,6 +409,9 @@ export { VERSION };
  * open (a request past its bound that the HTTP client never closed) must not keep the driver
  * alive. The timer does not hold the event loop itself: a clean driver exits at once as before.
  */
+let ownsProcess = true;
+
 function exitAfterRun(): void {
+  if (!ownsProcess) return;
   setTimeout(() => process.exit(process.exitCode ?? 0), 10_000).unref();
 }

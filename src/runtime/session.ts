@@ -134,7 +134,6 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
   });
   for (const w of o.warnings ?? []) bus.emit({ type: 'log', level: 'warning', message: w });
   const unregister = registerRun(trial, bus);
-  const disarm = await armLifeline(o, runDir, bus);
   // a closed pipe or a hung-up terminal silences the console; the run goes on (sflow.log says so)
   const unwatchConsole = onConsoleLost((why) =>
     bus.emit({
@@ -167,6 +166,8 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
     disposeHandlers();
     o.signal?.removeEventListener('abort', onAbort);
   };
+  // armed once the signal handlers are in: a hang-up while the reaper starts is handled too
+  const disarm = await armLifeline(o, runDir, bus);
 
   // workflow.timeout counts from the start of the session, allocation included
   const deadline = new WorkflowDeadline(trial.workflowTimeoutS);

@@ -44,7 +44,7 @@ export async function sflowInProcess(
     if (opts.cwd) process.chdir(opts.cwd);
     // what a new process would not have: nvidia-smi's answer is cached per process
     resetLocalGpuCache();
-    await main(['node', 'sflow', ...args]);
+    await main(['node', 'sflow', ...args], { ownsProcess: false });
     return { code: Number(process.exitCode ?? 0), stdout, stderr };
   } finally {
     process.exitCode = savedExit;

@@ -180,7 +180,7 @@ describe('sflow upgrade --dry-run', () => {
     const index = run(['upgrade', '--dry-run', '--sflow-index-url', 'https://npm.example.invalid/']);
     expect(index.status, index.stderr).toBe(0);
     expect(index.stdout).toContain(
-      `would run: npm install --prefix ${project} --registry https://npm.example.invalid/ sflow@latest`,
+      `would run: npm install --prefix ${project} --registry https://npm.example.invalid/ sflow-cli@latest`,
     );
     const source = run(['upgrade', '--dry-run', '--sflow-source-path', REPO]);
     expect(source.status, source.stderr).toBe(0);

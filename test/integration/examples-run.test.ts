@@ -67,7 +67,7 @@ describeWithShared('spec/examples', 'spec examples run on the local backend', SL
     expect(taskLog(s.runDir, 'greet')).toContain('expr: Hi world x3 (strict=True)');
     expect(taskLog(s.runDir, 'greet')).toContain('computed: 6 / 6');
     const bad = await run(['01_hello_variables.yaml'], ['--set', 'NOT_DECLARED=1']);
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2); // a -s naming what the recipe lacks is a usage error
     expect(bad.stderr).toContain('not defined in the configuration');
     expect(existsSync(join(bad.cwd, 'sflow_output'))).toBe(false);
     const cast = await run(['01_hello_variables.yaml'], ['--set', 'REPEAT=abc']);

@@ -48,7 +48,7 @@ describeWithShared('compat', 'real recipes', () => {
       if (r.ok) continue;
       for (const i of r.issues)
         expect(i.message, rel(f)).toMatch(
-          /^(missing required key '(workflow|name|tasks)'|'tasks' cannot be empty|Task '.*' depends on unknown task '.*')$/,
+          /^(missing required key '(workflow|name|tasks)'|'tasks' cannot be empty|Task '.*' depends on unknown task '.*'|Task '.*' is required_by unknown task '.*')$/,
         );
     }
   });

@@ -51,7 +51,12 @@ export function completeFragment(doc: unknown): unknown {
   const tasks = Array.isArray(wf.tasks) ? [...(wf.tasks as Obj[])] : [];
   const names = new Set(tasks.map((t) => t.name));
   const wanted = new Set<string>();
-  for (const t of tasks) for (const d of (t.depends_on as string[] | undefined) ?? []) wanted.add(d);
+  for (const t of tasks)
+    for (const d of [
+      ...((t.depends_on as string[] | undefined) ?? []),
+      ...((t.required_by as string[] | undefined) ?? []),
+    ])
+      wanted.add(d);
   if (tasks.length === 0) wanted.add('stub');
   for (const n of wanted) if (!names.has(n)) tasks.push({ name: n, script: ['true'] });
   return { ...doc, workflow: { name: 'fragment', ...wf, tasks } };
