@@ -21,7 +21,8 @@ export function shellQuote(w: string): string {
 }
 
 export class CommandLogSink implements RunEventSink {
-  readonly name = 'command logs';
+  /** named by its files, like the other record sinks: a failed write lists them in the verdict */
+  name = 'command logs';
   private readonly tasks = new Map<string, PlannedTask>();
   readonly files = new Map<string, string>();
 
@@ -34,6 +35,7 @@ export class CommandLogSink implements RunEventSink {
       const fam = commandFamily(t.operator.type);
       if (!this.files.has(fam)) this.files.set(fam, resolve(plan.paths.runDir, `${fam}_cmds.log`));
     }
+    if (this.files.size > 0) this.name = [...this.files.values()].join(', ');
   }
 
   /** family → path, for the summary's Command Logs section */

@@ -19,6 +19,8 @@ export interface Member {
   seen: boolean;
   /** when the container was first seen ended (the attached CLI then has a few seconds to finish) */
   endedAt?: number;
+  /** when a poll first found the attached CLI ended (an inspect asked after it is a fresh answer) */
+  cliEndedSeenAt?: number;
   last?: ContainerState;
   /** an engine confirmed its removal (`rm` succeeded or it no longer existed) */
   removed?: boolean;
@@ -62,6 +64,10 @@ const timesOf = (st: ContainerState | undefined): { startedAt?: number; finished
 /** One member's state from the engine's answer and its attached CLI. */
 export function memberState(m: Member, st: ContainerState | undefined, now: number): MemberState {
   const cli: GroupExit | undefined = m.group?.exitInfo();
+  // the engine's answer may have been asked before the CLI ended: only a poll after the one that
+  // first saw the CLI gone can tell "never started" from "ran and ended between the two"
+  const cliEndedBefore = m.cliEndedSeenAt !== undefined;
+  if (cli) m.cliEndedSeenAt ??= now;
   if (st) {
     m.seen = true;
     m.last = st;
@@ -69,7 +75,8 @@ export function memberState(m: Member, st: ContainerState | undefined, now: numb
     if (st.status === 'created') {
       // created but never running: the engine refused to start it (State.Error holds why), or the
       // attached CLI gave up on it; either way it will not start by itself
-      if (st.error || cli) return { state: 'EXITED', code: null, error: startFailure(m, st, cli) };
+      if (st.error || (cli && cliEndedBefore))
+        return { state: 'EXITED', code: null, error: startFailure(m, st, cli) };
       return { state: 'SUBMITTED' };
     }
     if (!ENDED.has(st.status)) return { state: 'RUNNING', ...times };

@@ -242,7 +242,7 @@ describeWithEngines('Slurm: nothing left in the queue', [slurm], () => {
     await stepsRunning(job, 2);
     const r = sflow(['recover', run.runDir()], { cwd, env: slurm.childEnv(), timeoutMs: 60_000 });
     expect(r.code).not.toBe(0); // refused, naming the live driver (Slurm kind's liveDriver)
-    expect(r.stderr).toMatch(/still runs/);
+    expect(r.stderr).toMatch(/another sflow drives this run folder: pid \d+/);
     run.child.kill('SIGTERM');
     expect((await run.done).code).toBe(143);
     await until(`${job} gone`, async () => (await jobsNamed(job)).length === 0, 5_000);
