@@ -184,7 +184,7 @@ describe.skipIf(missing !== undefined && !required)(
         const runDir = onlyRunDir(join(r.cwd, 'sflow_output'));
         const alive = await recover(runDir, r.cwd);
         expect(alive.code, alive.out).not.toBe(0);
-        expect(alive.out).toMatch(/driver still runs \(pid \d+/);
+        expect(alive.out).toMatch(/another sflow drives this run folder: pid \d+/);
         r.child.kill('SIGKILL');
         await r.exited;
         expect(leftovers(k.emu).length).toBeGreaterThan(0);
