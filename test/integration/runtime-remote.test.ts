@@ -102,7 +102,8 @@ describe('orchestrator on a remote engine', () => {
     const { r, events } = await run(
       [{ name: 'a', script: 'sleep 0.3' }],
       { hangStatus: 1 },
-      { pollTimeoutMs: 200 },
+      // the hung call never answers; the bound stays well above a loaded machine's slow answers
+      { pollTimeoutMs: 2_000 },
     );
     expect(r.exitCode).toBe(0);
     const warn = events.find((e) => e.type === 'log' && e.message.includes('status call timed out'));
