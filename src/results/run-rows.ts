@@ -134,6 +134,18 @@ function monitorFigures(files: RunFiles): Map<string, Row> {
   return out;
 }
 
+/**
+ * A ledger without the run's verdict: the archive `upload_all` makes is taken before the verdict
+ * is written, so when every task reached an end the run's status follows from theirs (FAILED, else
+ * CANCELLED, else COMPLETED); a task that never ended makes it UNFINISHED (a killed driver).
+ */
+function derivedStatus(tasks: PlanTaskInfo[], states: Map<string, TaskState>): string {
+  const ends = tasks.map((t) => states.get(t.name)?.status);
+  if (!ends.length || ends.some((s) => s !== 'COMPLETED' && s !== 'FAILED' && s !== 'CANCELLED'))
+    return 'UNFINISHED';
+  return ends.includes('FAILED') ? 'FAILED' : ends.includes('CANCELLED') ? 'CANCELLED' : 'COMPLETED';
+}
+
 interface RunRecordLite {
   run_id?: string;
   workflow?: string;
@@ -171,7 +183,7 @@ export function runRows(files: RunFiles): Row[] {
     recipe_digest:
       recipe === undefined ? null : createHash('sha256').update(recipe).digest('hex').slice(0, 16),
     started_at: started ? new Date(started.t).toISOString() : null,
-    run_status: finished?.status ?? (started ? 'UNFINISHED' : null),
+    run_status: finished?.status ?? (started ? derivedStatus(tasks, states) : null),
   };
   return tasks.map((t) => {
     const s = states.get(t.name);
