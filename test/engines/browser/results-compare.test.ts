@@ -84,9 +84,13 @@ describe.skipIf(noBrowser)('results compare page', () => {
     const front = await page.locator('#scatter polyline.front').getAttribute('points');
     expect(front?.trim().split(/\s+/)).toHaveLength(2);
     // the front's ends are the two front points' centres
-    const centres = await page
-      .locator('#scatter circle.on-front')
-      .evaluateAll((cs) => cs.map((c) => `${c.getAttribute('cx')},${c.getAttribute('cy')}`));
+    const centres = await page.locator('#scatter circle.on-front').evaluateAll((cs) =>
+      cs.map((c) => {
+        // a <circle> in the page (no DOM types in this project's compiler settings)
+        const el = c as unknown as { getAttribute(name: string): string | null };
+        return `${el.getAttribute('cx')},${el.getAttribute('cy')}`;
+      }),
+    );
     expect(front!.trim().split(/\s+/).sort()).toEqual(centres.sort());
     expect(await page.locator('#best').textContent()).toContain('CONC=16 TP=2');
     const box = await page
