@@ -2,12 +2,14 @@
  * `sflow results collect|query|compare|diff` through the built CLI on run folders of the stand-in
  * serving sweep (test/helpers/results-runs.ts: one real run, copies with chosen figures).
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hasStackTrace, sflow } from '../helpers/cli.js';
 import { scratchDir } from '../helpers/scratch.js';
 import { cloneRun, generateRuns, standInValues, templateRun } from '../helpers/results-runs.js';
+import { MONITOR_ENV } from '../helpers/monitored-run.js';
+import { onlyRunDir } from '../helpers/run-dir.js';
 
 let template: string;
 let work: string;
@@ -204,4 +206,65 @@ describe('diff on 200 runs', () => {
     expect(t.code).toBe(1);
     expect(t.stdout).toMatch(/✗ regression: serving_sweep\/bench CONC=16 TP=2 throughput_tok_s/);
   });
+});
+
+describe('monitor figures', () => {
+  it("a monitored task's row carries its windowed report's summary (avg and max per metric)", () => {
+    const dir = join(work, 'monitored');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'r.yaml'),
+      `version: "0.1"
+workflow:
+  name: monitored_bench
+  tasks:
+    - name: load
+      resources: { gpus: { count: 2 } }
+      script:
+        - sleep 1
+        - echo "BENCH START"
+        - sleep 2
+        - echo "BENCH END"
+        - sleep 1
+      monitor:
+        interval: 500
+        window: { start: "BENCH START", end: "BENCH END" }
+        report: { format: [csv] }
+    - name: plain
+      script: ["true"]
+`,
+    );
+    const r = sflow(['run', '-f', 'r.yaml'], { cwd: dir, env: MONITOR_ENV, timeoutMs: 120_000 });
+    expect(r.code, r.stderr).toBe(0);
+    const table = join(work, 'table-mon');
+    expect(sflow(['results', 'collect', join(dir, 'sflow_output'), '-d', table]).code).toBe(0);
+    const q = sflow([
+      'results',
+      'query',
+      'SELECT * FROM results ORDER BY task',
+      '-d',
+      table,
+      '--format',
+      'json',
+    ]);
+    const rows = JSON.parse(q.stdout) as Record<string, unknown>[];
+    const load = rows.find((x) => x.task === 'load')!;
+    const plain = rows.find((x) => x.task === 'plain')!;
+    const run = onlyRunDir(join(dir, 'sflow_output'));
+    const windowed = join(run, 'sflow_monitor', 'windowed');
+    const [view] = readdirSync(windowed);
+    const summary = readFileSync(join(windowed, view, 'summary.csv'), 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1);
+    expect(summary.length).toBeGreaterThan(2);
+    for (const line of summary) {
+      const f = line.split(',');
+      const key = `mon_${f[0]}_${f[1]}`.replace(/[^A-Za-z0-9_]/g, '_');
+      expect(load[`${key}_avg`], key).toBe(Number(f[f.length - 2]));
+      expect(load[`${key}_max`], key).toBe(Number(f[f.length - 1]));
+      expect(plain[`${key}_avg`]).toBeNull();
+    }
+    expect(load.gpus).toBe(2);
+  }, 180_000);
 });
