@@ -3,7 +3,7 @@
  *
  *   util, visualize ─► probes ─► config ─► events ─► operators ─► plan ─► gpu, outputs, preflight,
  *     uploads ─► monitor, artifacts ─► backends ─► runtime ─► reporters, report, samples, skills,
- *     remote ─► cli ─► sea
+ *     remote ─► results ─► cli ─► sea
  *
  * Probes sit below config: a probe kind owns its schema, its planning and its check
  * (docs/adding-a-probe.md), so config builds `task.probes` from the probe registry and the plan
@@ -27,6 +27,7 @@ const layers = [
   ['backends'],
   ['runtime'],
   ['reporters', 'report', 'samples', 'skills', 'remote'],
+  ['results'],
   ['cli'],
   ['sea'],
 ];

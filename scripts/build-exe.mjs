@@ -56,6 +56,7 @@ async function bundleCjs() {
         resolveId(id) {
           if (id === RESVG) return '\0sea-resvg';
           if (/(^|\/)reporters\/tui\/index\.js$/.test(id)) return '\0sea-no-tui';
+          if (id === '@duckdb/node-api') return '\0sea-no-duckdb';
           return null;
         },
         load(id) {
@@ -69,6 +70,14 @@ export function startTui() {
     hint: 'run without --tui (the console view), or use sflow installed with npm',
   });
 }`;
+          // DuckDB's native module (~70 MB per platform) is not carried: `sflow results` says so
+          if (id === '\0sea-no-duckdb')
+            return `import { SflowError } from ${JSON.stringify(join(DIST, 'config', 'errors.js'))};
+throw new SflowError('exe.no_duckdb', 'sflow results needs the DuckDB engine, which the single executable does not carry', {
+  phase: 'limitation',
+  exitCode: 1,
+  hint: 'use sflow installed with npm (npm install --global sflow-cli), which includes @duckdb/node-api; the run folders and S3 archives it reads are the same',
+});`;
           // CommonJS so `const { Resvg } = await import(...)` keeps its named exports
           if (id === '\0sea-resvg')
             return `module.exports = require('node:module').createRequire(globalThis.__sflowSeaUrl)('${RESVG}');`;

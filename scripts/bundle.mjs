@@ -40,6 +40,7 @@ const STALE_MS = 10 * 60 * 1000;
 const EXTERNAL_PACKAGES = [
   '@hpcc-js/wasm-graphviz', // loads its wasm relative to itself
   '@resvg/resvg-js', // native addon
+  '@duckdb/node-api', // native addon (sflow results)
   'dejavu-fonts-ttf', // font files resolved with require.resolve
   'react-devtools-core', // ink's optional dev-only peer (loaded only with DEV=true); not installed
 ];

@@ -8,6 +8,7 @@ import { reportError } from './errors.js';
 import { VERSION, versionText } from './version.js';
 import { kubeFlags } from './kube-flags.js';
 import { registerSetupCommands } from './setup-commands.js';
+import { registerResultsCommands } from './results-commands.js';
 import { PACKAGE_NAME } from '../util/package-name.js';
 import { installConsoleGuards } from '../util/console-loss.js';
 
@@ -279,6 +280,8 @@ export function buildProgram(): Command {
       const { visualizeCommand } = await import('./visualize.js');
       process.exitCode = await visualizeCommand(files, opts);
     });
+
+  registerResultsCommands(program, DOCS);
 
   program
     .command('report')

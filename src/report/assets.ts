@@ -130,11 +130,13 @@ JSON.parse(data.textContent).forEach(function(c){
     ctx.restore();}]}};
   var width=Math.max(480,Math.min(1100,(el.parentNode.clientWidth||1000)-10));
   var opts={title:c.title,width:width,height:220,plugins:[markers],
-    scales:{x:{time:!!c.time,range:c.range?function(u,lo,hi){return [Math.min(lo,c.range[0]),Math.max(hi,c.range[1])];}:undefined},
+    scales:{x:{time:!!c.time,range:c.range?function(u,lo,hi){
+      var a=lo==null?c.range[0]:Math.min(lo,c.range[0]),b=hi==null?c.range[1]:Math.max(hi,c.range[1]);
+      if(!(b>a)){a-=1;b+=1;}return [a,b];}:undefined},
       y:c.unit==='%'?{range:function(u,lo,hi){return [0,Math.max(100,hi)];}}:{}},
-    axes:[{},{label:c.unit||''}],
+    axes:[{label:c.time?'':'s from run start'},{label:c.unit||''}],
     series:[{label:c.time?'time':'s'}].concat(c.series.map(function(s,i){
       return {label:s.label,stroke:s.color||PALETTE[i%PALETTE.length],width:1.5,spanGaps:!!c.gaps,points:{show:!c.stepped&&c.x.length<80},paths:c.stepped?uPlot.paths.stepped({align:1}):undefined};}))};
-  new uPlot(opts,[c.x].concat(c.series.map(function(s){return s.values;})),el);
+  el.uplot=new uPlot(opts,[c.x].concat(c.series.map(function(s){return s.values;})),el);
 });
 })();`;

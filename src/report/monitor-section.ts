@@ -8,11 +8,20 @@ import type { Marker } from './markers.js';
 import type { MonitorView } from './monitor.js';
 import type { PageChart } from './page-chart.js';
 
+/**
+ * `range`: the run's span, epoch seconds. The charts' x is seconds from the run's start, like the
+ * timeline and the concurrency chart, and the axis covers the whole run: a series with a single
+ * sample is drawn at its time within the run's span.
+ */
 export function monitorSection(
   views: MonitorView[],
   markers: Marker[],
   range: [number, number],
 ): { html: string; charts: PageChart[] } {
+  const t0 = range[0];
+  const since = (t: number) => Math.round((t - t0) * 1000) / 1000;
+  const shifted: Marker[] = markers.map(([t, kind, label]) => [since(t), kind, label]);
+  const span: [number, number] = [0, since(range[1])];
   const charts: PageChart[] = [];
   const parts: string[] = [];
   views.forEach((v, i) => {
@@ -25,12 +34,11 @@ export function monitorSection(
         id,
         title: c.title,
         unit: c.unit,
-        time: true,
         gaps: true,
-        x: c.x,
+        x: c.x.map(since),
         series: c.series,
-        markers,
-        range,
+        markers: shifted,
+        range: span,
       });
       parts.push(`<div class="chart monitor" id="${id}" data-title="${esc(c.title)}"></div>`);
     });

@@ -46,7 +46,15 @@ describe('report.html of a monitored run', () => {
     expect(charts[0].series.map((s) => s.label)).toEqual(['GPU 0', 'GPU 1']);
     expect(charts[4].series.map((s) => s.label)).toEqual(['received', 'sent']);
 
-    // every GPU utilisation sample of the monitor's CSV is on the chart, at its time
+    // every GPU utilisation sample of the monitor's CSV is on the chart, at its time in seconds
+    // from the run's start (like the timeline)
+    const t0 =
+      (
+        JSON.parse(readFileSync(join(runDir, 'events.jsonl'), 'utf8').split('\n')[0]) as {
+          type: string;
+          t: number;
+        }
+      ).t / 1000;
     const csv = readFileSync(join(runDir, 'sflow_monitor/lifecycle/workflow/timeline.csv'), 'utf8')
       .trim()
       .split('\n')
@@ -55,7 +63,7 @@ describe('report.html of a monitored run', () => {
       .filter((c) => c[6] === 'gpu_utilization_pct');
     expect(csv.length).toBeGreaterThanOrEqual(4);
     for (const c of csv) {
-      const i = charts[0].x.indexOf(Number(c[0]));
+      const i = charts[0].x.indexOf(Math.round((Number(c[0]) - t0) * 1000) / 1000);
       expect(i, `sample at ${c[0]}`).toBeGreaterThanOrEqual(0);
       expect(charts[0].series[Number(c[5])].values[i]).toBe(Number(c[7]));
     }
@@ -67,5 +75,9 @@ describe('report.html of a monitored run', () => {
     expect(labels[labels.length - 1]).toBe('after done');
     expect(charts[0].markers![0][1]).toBe('start');
     for (const c of charts) expect(c.markers).toEqual(charts[0].markers);
+    // the axis covers the run from its start
+    for (const c of charts) expect((c as Chart & { range: [number, number] }).range[0]).toBe(0);
+    expect(charts[0].markers![0][0]).toBeGreaterThanOrEqual(0);
+    expect(charts[0].markers![0][0]).toBeLessThan(60);
   }, 120_000);
 });

@@ -5,7 +5,16 @@
  * the embedded files (monitor collector, fonts + resvg for PNG) are used from the unpacked copy.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -111,6 +120,18 @@ describe('single executable on a PATH without Node.js', () => {
     );
     // refused before anything is written: no run folder
     expect(existsSync(join(cwd, 'sflow_output'))).toBe(false);
+  });
+
+  it('sflow results says the DuckDB engine is not in the executable, and where to get it', () => {
+    const cwd = join(dir, 'results');
+    mkdirSync(join(cwd, 'sflow_results'), { recursive: true });
+    writeFileSync(join(cwd, 'sflow_results', 'results.parquet'), '');
+    const r = exe(['results', 'query', 'SELECT 1'], cwd);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(
+      /Not supported in this version: sflow results needs the DuckDB engine, which the single executable does not carry\n.*npm install --global sflow-cli/,
+    );
+    expect(r.stderr).not.toMatch(/Internal error/);
   });
 });
 
