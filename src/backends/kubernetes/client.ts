@@ -196,7 +196,9 @@ export class KubeApi {
       bytes += b.length;
       sink(b);
     });
-    let stop = () => out.end();
+    let stop = (): void => {
+      out.end();
+    };
     const unfollow = onAbort(signal, () => stop());
     const ended = new Promise<void>((resolve) => {
       out.once('end', resolve);
