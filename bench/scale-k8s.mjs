@@ -6,7 +6,8 @@
  *
  * Run (after `npm run build`; Node 20, root for the emulator's namespaces):
  *   node --import ./test/fixtures/ts-loader/register.js bench/scale-k8s.mjs [N:M …]
- * (default 16:64 64:256 128:1000; HOLD_S=20 each pod's sleep; GPUS per node = ceil(M/N))
+ * (default 16:64 64:256 128:1000; HOLD_S=20 each pod's sleep; GPUS per node = ceil(M/N); one pod
+ * per replica: `merge_colocated_gpu_pods: false`, MERGE=1 for sflow's default merged pods)
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +19,8 @@ const SIZES = (process.argv.slice(2).length ? process.argv.slice(2) : ['16:64', 
   s.split(':').map(Number),
 );
 const HOLD_S = Number(process.env.HOLD_S ?? 20);
+// one pod per replica by default (MERGE=1: sflow's default, replicas on one node share a pod)
+const MERGE = process.env.MERGE === '1';
 
 export function recipe(pods, gpusPerNode, nodes, hold) {
   return `version: '0.1'
@@ -28,6 +31,7 @@ backends:
     namespace: default
     nodes: ${nodes}
     gpus_per_node: ${gpusPerNode}
+    merge_colocated_gpu_pods: ${MERGE}
 operators:
   - name: pod
     type: k8s
@@ -115,4 +119,4 @@ if (rows.length > 1) {
   console.log(`time to all started: ${JSON.stringify(fit(xs, rows.map((r) => r.allStartedS)))}`);
   console.log(`peak MiB: ${JSON.stringify(fit(xs, rows.map((r) => r.peakMiB)))}`);
 }
-console.log(`\nwrote ${writeJson('scale-k8s', { holdS: HOLD_S, rows })}`);
+console.log(`\nwrote ${writeJson('scale-k8s', { holdS: HOLD_S, merged: MERGE, rows })}`);

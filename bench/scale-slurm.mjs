@@ -14,6 +14,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { fit, phases, root, runEvents, runSflow, table, writeJson } from './scale-lib.mjs';
 
 const SIZES = process.argv.slice(2).map(Number).filter(Boolean);
@@ -135,20 +136,25 @@ async function measure(n) {
   }
 }
 
-const rows = [];
-try {
-  for (const n of SIZES.length ? SIZES : [8, 32, 128]) {
-    const row = await measure(n);
-    rows.push(row);
-    console.error(JSON.stringify(row));
+// the bench itself (scale-concurrent.mjs imports cluster() from here)
+if (import.meta.url === pathToFileURL(process.argv[1]).href) await main();
+
+async function main() {
+  const rows = [];
+  try {
+    for (const n of SIZES.length ? SIZES : [8, 32, 128]) {
+      const row = await measure(n);
+      rows.push(row);
+      console.error(JSON.stringify(row));
+    }
+  } finally {
+    execFileSync(join(root, 'scripts/engines/slurm.sh'), ['down'], { stdio: ['ignore', 'ignore', 'inherit'] });
   }
-} finally {
-  execFileSync(join(root, 'scripts/engines/slurm.sh'), ['down'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  console.log(table(rows, Object.keys(rows[0])));
+  if (rows.length > 1) {
+    const xs = rows.map((r) => r.nodes);
+    console.log(`\ntime to all started: ${JSON.stringify(fit(xs, rows.map((r) => r.allStartedS)))}`);
+    console.log(`peak MiB: ${JSON.stringify(fit(xs, rows.map((r) => r.peakMiB)))}`);
+  }
+  console.log(`\nwrote ${writeJson('scale-slurm', { holdS: HOLD, rows })}`);
 }
-console.log(table(rows, Object.keys(rows[0])));
-if (rows.length > 1) {
-  const xs = rows.map((r) => r.nodes);
-  console.log(`\ntime to all started: ${JSON.stringify(fit(xs, rows.map((r) => r.allStartedS)))}`);
-  console.log(`peak MiB: ${JSON.stringify(fit(xs, rows.map((r) => r.peakMiB)))}`);
-}
-console.log(`\nwrote ${writeJson('scale-slurm', { holdS: HOLD, rows })}`);
