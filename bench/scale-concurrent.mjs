@@ -86,7 +86,10 @@ async function round(engine, runs, target) {
       mkdirSync(dir);
       writeFileSync(join(dir, 'r.yaml'), recipe(engine, target.partition));
       const extra = engine === 'k8s' ? ['--kubeconfig', target.kubeconfig] : [];
-      started.push({ dir, done: runSflow(['run', '-f', 'r.yaml', ...extra], { cwd: dir, env: target.env }).done });
+      started.push({
+        dir,
+        done: runSflow(['run', '-f', 'r.yaml', ...extra], { cwd: dir, env: target.env }).done,
+      });
     }
     const out = [];
     for (const s of started) {
@@ -137,12 +140,17 @@ if (!ENGINES.length || ENGINES.includes('slurm')) {
   const { env } = cluster(Math.max(...sizes));
   try {
     for (const n of sizes) {
-      const row = await round('slurm', n, { partition: env.SFLOW_TEST_SLURM_PARTITION, env: { ...env, NO_COLOR: '1' } });
+      const row = await round('slurm', n, {
+        partition: env.SFLOW_TEST_SLURM_PARTITION,
+        env: { ...env, NO_COLOR: '1' },
+      });
       rows.push(row);
       console.error(JSON.stringify(row));
     }
   } finally {
-    execFileSync(join(root, 'scripts/engines/slurm.sh'), ['down'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(join(root, 'scripts/engines/slurm.sh'), ['down'], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
   }
 }
 const cols = [...new Set(rows.flatMap((r) => Object.keys(r)))];

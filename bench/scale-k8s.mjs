@@ -15,8 +15,8 @@ import { join } from 'node:path';
 import { startEmulator } from '../test/fixtures/k8s-emulator/server.ts';
 import { fit, marginal, phases, runEvents, runSflow, table, writeJson } from './scale-lib.mjs';
 
-const SIZES = (process.argv.slice(2).length ? process.argv.slice(2) : ['16:64', '64:256', '128:1000']).map((s) =>
-  s.split(':').map(Number),
+const SIZES = (process.argv.slice(2).length ? process.argv.slice(2) : ['16:64', '64:256', '128:1000']).map(
+  (s) => s.split(':').map(Number),
 );
 const HOLD_S = Number(process.env.HOLD_S ?? 20);
 // one pod per replica by default (MERGE=1: sflow's default, replicas on one node share a pod)
@@ -53,7 +53,9 @@ workflow:
 
 /** requests that are a poll of pod status (list/get pods, not watches, not logs) */
 const isStatusRead = (q) =>
-  q.method === 'GET' && /\/pods(\/[^/]+)?$/.test(q.path) && !(q.query.watch === 'true' || q.query.watch === '1');
+  q.method === 'GET' &&
+  /\/pods(\/[^/]+)?$/.test(q.path) &&
+  !(q.query.watch === 'true' || q.query.watch === '1');
 
 async function measure(nodes, pods) {
   const gpus = Math.ceil(pods / nodes);
@@ -115,8 +117,26 @@ console.log(table(rows, cols));
 if (rows.length > 1) {
   const xs = rows.map((r) => r.pods);
   const started = rows.map((r) => r.allStartedS - r.firstStartS);
-  console.log(`\nstart spread per added pod (s): ${marginal(xs, started).map((v) => v.toFixed(4)).join(', ')}`);
-  console.log(`time to all started: ${JSON.stringify(fit(xs, rows.map((r) => r.allStartedS)))}`);
-  console.log(`peak MiB: ${JSON.stringify(fit(xs, rows.map((r) => r.peakMiB)))}`);
+  console.log(
+    `\nstart spread per added pod (s): ${marginal(xs, started)
+      .map((v) => v.toFixed(4))
+      .join(', ')}`,
+  );
+  console.log(
+    `time to all started: ${JSON.stringify(
+      fit(
+        xs,
+        rows.map((r) => r.allStartedS),
+      ),
+    )}`,
+  );
+  console.log(
+    `peak MiB: ${JSON.stringify(
+      fit(
+        xs,
+        rows.map((r) => r.peakMiB),
+      ),
+    )}`,
+  );
 }
 console.log(`\nwrote ${writeJson('scale-k8s', { holdS: HOLD_S, merged: MERGE, rows })}`);

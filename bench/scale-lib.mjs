@@ -13,11 +13,11 @@ export const root = new URL('..', import.meta.url).pathname;
 /** `sflow <args>` (the build: `npm run build` first) in `cwd`; resolves with exit code, wall ms, peak RSS (MiB, sampled from /proc), stderr tail */
 export function runSflow(args, { cwd, env = {}, timeoutMs = 900_000 } = {}) {
   const t0 = performance.now();
-  const child = spawn(
-    process.execPath,
-    ['--trace-warnings', join(root, 'bin/sflow.js'), ...args],
-    { cwd, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, SFLOW_TASK_OUTPUT: 'never', ...env } },
-  );
+  const child = spawn(process.execPath, ['--trace-warnings', join(root, 'bin/sflow.js'), ...args], {
+    cwd,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, SFLOW_TASK_OUTPUT: 'never', ...env },
+  });
   let stderr = '';
   child.stderr.on('data', (b) => {
     stderr = (stderr + b.toString()).slice(-20_000);
@@ -105,7 +105,9 @@ export function marginal(xs, ys) {
 export function table(rows, cols) {
   const head = `| ${cols.join(' | ')} |`;
   const sep = `|${cols.map(() => '---').join('|')}|`;
-  const body = rows.map((r) => `| ${cols.map((c) => (r[c] === undefined ? '—' : String(r[c]))).join(' | ')} |`);
+  const body = rows.map(
+    (r) => `| ${cols.map((c) => (r[c] === undefined ? '—' : String(r[c]))).join(' | ')} |`,
+  );
   return [head, sep, ...body].join('\n');
 }
 
@@ -116,11 +118,18 @@ export function writeJson(name, data) {
 }
 
 export function machine() {
-  return { node: process.version, cpus: cpuCount(), load: loadavg().map((l) => +l.toFixed(2)), at: new Date().toISOString() };
+  return {
+    node: process.version,
+    cpus: cpuCount(),
+    load: loadavg().map((l) => +l.toFixed(2)),
+    at: new Date().toISOString(),
+  };
 }
 function cpuCount() {
   try {
-    return readFileSync('/proc/cpuinfo', 'utf8').split('\n').filter((l) => l.startsWith('processor')).length;
+    return readFileSync('/proc/cpuinfo', 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('processor')).length;
   } catch {
     return undefined;
   }

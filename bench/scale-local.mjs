@@ -48,8 +48,25 @@ for (const kind of ['tasks', 'replicas']) {
   const rs = rows.filter((r) => r.kind === kind);
   if (rs.length < 2) continue;
   const xs = rs.map((r) => r.n);
-  const per = marginal(xs, rs.map((r) => r.wallS)).map((v) => `${(v * 1000).toFixed(2)} ms`);
-  console.log(`\n${kind}: wall per added task between sizes ${per.join(', ')}; wall ${JSON.stringify(fit(xs, rs.map((r) => r.wallS)))}`);
-  console.log(`${kind}: peak MiB ${JSON.stringify(fit(xs, rs.map((r) => r.peakMiB)))}`);
+  const per = marginal(
+    xs,
+    rs.map((r) => r.wallS),
+  ).map((v) => `${(v * 1000).toFixed(2)} ms`);
+  console.log(
+    `\n${kind}: wall per added task between sizes ${per.join(', ')}; wall ${JSON.stringify(
+      fit(
+        xs,
+        rs.map((r) => r.wallS),
+      ),
+    )}`,
+  );
+  console.log(
+    `${kind}: peak MiB ${JSON.stringify(
+      fit(
+        xs,
+        rs.map((r) => r.peakMiB),
+      ),
+    )}`,
+  );
 }
 console.log(`\nwrote ${writeJson('scale-local', { rows })}`);

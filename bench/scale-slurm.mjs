@@ -46,7 +46,10 @@ export function shims(dir, log) {
   for (const c of COMMANDS) {
     const path = execFileSync('sh', ['-c', `command -v ${c} || true`], { encoding: 'utf8' }).trim();
     if (!path) continue;
-    writeFileSync(join(bin, c), `#!/bin/sh\nprintf '%s %s %s\\n' "$(date +%s.%N)" ${c} "$*" >> '${log}'\nexec '${path}' "$@"\n`);
+    writeFileSync(
+      join(bin, c),
+      `#!/bin/sh\nprintf '%s %s %s\\n' "$(date +%s.%N)" ${c} "$*" >> '${log}'\nexec '${path}' "$@"\n`,
+    );
     chmodSync(join(bin, c), 0o755);
   }
   return bin;
@@ -63,7 +66,9 @@ export function readCalls(log) {
 }
 
 export const isStatus = (c) =>
-  c.cmd === 'squeue' || c.cmd === 'sacct' || (c.cmd === 'scontrol' && c.args.filter((a) => !a.startsWith('-'))[0] === 'show');
+  c.cmd === 'squeue' ||
+  c.cmd === 'sacct' ||
+  (c.cmd === 'scontrol' && c.args.filter((a) => !a.startsWith('-'))[0] === 'show');
 
 function recipe(n, partition) {
   return `version: '0.1'
@@ -148,13 +153,29 @@ async function main() {
       console.error(JSON.stringify(row));
     }
   } finally {
-    execFileSync(join(root, 'scripts/engines/slurm.sh'), ['down'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(join(root, 'scripts/engines/slurm.sh'), ['down'], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
   }
   console.log(table(rows, Object.keys(rows[0])));
   if (rows.length > 1) {
     const xs = rows.map((r) => r.nodes);
-    console.log(`\ntime to all started: ${JSON.stringify(fit(xs, rows.map((r) => r.allStartedS)))}`);
-    console.log(`peak MiB: ${JSON.stringify(fit(xs, rows.map((r) => r.peakMiB)))}`);
+    console.log(
+      `\ntime to all started: ${JSON.stringify(
+        fit(
+          xs,
+          rows.map((r) => r.allStartedS),
+        ),
+      )}`,
+    );
+    console.log(
+      `peak MiB: ${JSON.stringify(
+        fit(
+          xs,
+          rows.map((r) => r.peakMiB),
+        ),
+      )}`,
+    );
   }
   console.log(`\nwrote ${writeJson('scale-slurm', { holdS: HOLD, rows })}`);
 }
