@@ -8,6 +8,7 @@
  */
 import { reportExternalCall, reportSlowCall, SLOW_CALL_MS, type ExternalCallTrace } from './bounded-exec.js';
 import { errorMessage } from './errors.js';
+import { onAbort } from './abort-fanout.js';
 import { sleep } from './sleep.js';
 
 export interface BoundedCallOptions {
@@ -53,8 +54,8 @@ export async function boundedCall<T>(
   try {
     for (attempt = 1; ; attempt++) {
       const ac = new AbortController();
-      const onAbort = () => ac.abort(o.signal?.reason);
-      o.signal?.addEventListener('abort', onAbort, { once: true });
+      // one shared listener per caller's signal, however many calls wait on it (abort-fanout.ts)
+      const unfollow = onAbort(o.signal, () => ac.abort(o.signal?.reason));
       let timer: NodeJS.Timeout | undefined;
       try {
         const limit = new Promise<never>((_, reject) => {
@@ -79,7 +80,7 @@ export async function boundedCall<T>(
         if (!again) break;
       } finally {
         clearTimeout(timer);
-        o.signal?.removeEventListener('abort', onAbort);
+        unfollow();
       }
       await sleep(delay, o.signal);
       delay *= 2;

@@ -8,6 +8,7 @@
  */
 import { PassThrough, Writable } from 'node:stream';
 import * as k8s from '@kubernetes/client-node';
+import { onAbort } from '../../util/abort-fanout.js';
 import { boundedCall } from '../../util/bounded-call.js';
 import { errorMessage } from '../../util/errors.js';
 
@@ -187,32 +188,40 @@ export class KubeApi {
     sink: (chunk: Buffer) => void,
     signal: AbortSignal,
   ): Promise<number> {
+    // a follow asked for after its own stop is no request at all (and no failed call)
+    if (signal.aborted) return 0;
     const out = new PassThrough();
     let bytes = 0;
     out.on('data', (b: Buffer) => {
       bytes += b.length;
       sink(b);
     });
+    let stop = (): void => {
+      out.end();
+    };
+    const unfollow = onAbort(signal, () => stop());
     const ended = new Promise<void>((resolve) => {
       out.once('end', resolve);
       out.once('close', resolve);
-      signal.addEventListener('abort', () => resolve(), { once: true });
     });
-    const ctl = await boundedCall(
-      TOOL,
-      ['logs', 'pods', `${pod}/${container}`, '--follow'],
-      () => new k8s.Log(this.kc).log(this.namespace, pod, container, out, { follow: true }),
-      { timeoutMs: this.readMs, signal },
-    );
-    const onAbort = () => {
-      ctl.abort();
-      out.end();
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-    await ended;
-    signal.removeEventListener('abort', onAbort);
-    return bytes;
+    try {
+      const ctl = await boundedCall(
+        TOOL,
+        ['logs', 'pods', `${pod}/${container}`, '--follow'],
+        () => new k8s.Log(this.kc).log(this.namespace, pod, container, out, { follow: true }),
+        // a follow we cut short ourselves while it opened is the end we asked for, not a failure
+        { timeoutMs: this.readMs, signal, expected: () => signal.aborted },
+      );
+      if (signal.aborted) ctl.abort();
+      stop = () => {
+        ctl.abort();
+        out.end();
+      };
+      if (!signal.aborted) await ended;
+      return bytes;
+    } finally {
+      unfollow();
+    }
   }
 
   /**

@@ -229,7 +229,8 @@ export class MergedPods {
     const r = this.run();
     const pod = r.watch.get(g.pod);
     const st = podState(pod);
-    if (pod && st.started && !g.streaming) this.follow(g);
+    // once: a group whose stream ended stays ended (later pod events must not follow it again)
+    if (pod && st.started && !g.streaming && !g.ended) this.follow(g);
     if (st.phase === 'Running' && g.gatesWaiting.size) {
       const open = [...g.gatesWaiting];
       g.gatesWaiting.clear();
