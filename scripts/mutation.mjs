@@ -16,19 +16,19 @@ import { fileURLToPath } from 'node:url';
 import { groups } from '../stryker.config.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const FLOOR = 80;
 
 function parseArgs(argv) {
-  const o = { groups: Object.keys(groups), budgetS: 3600, force: false, storedOnly: false };
+  const o = { groups: Object.keys(groups), budgetS: 3600, force: false, storedOnly: false, floor: 80 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--group') o.groups = (argv[++i] ?? '').split(',').filter(Boolean);
     else if (a === '--budget-s') o.budgetS = Number(argv[++i]);
     else if (a === '--force') o.force = true;
+    else if (a === '--floor') o.floor = Number(argv[++i]);
     else if (a === '--stored-only') o.storedOnly = true;
     else if (a === '-h' || a === '--help') {
       console.log(
-        'usage: node scripts/mutation.mjs [--group g1,g2] [--budget-s S] [--force] [--stored-only]',
+        'usage: node scripts/mutation.mjs [--group g1,g2] [--budget-s S] [--floor P (80)] [--force] [--stored-only]',
       );
       console.log(`groups: ${Object.keys(groups).join(', ')}`);
       console.log('--stored-only: only the groups that have a stored report (CI: an incremental check)');
@@ -39,9 +39,9 @@ function parseArgs(argv) {
     }
   }
   const unknown = o.groups.filter((g) => !groups[g]);
-  if (unknown.length || !(o.budgetS > 0)) {
+  if (unknown.length || !(o.budgetS > 0) || !(o.floor >= 0 && o.floor <= 100)) {
     console.error(
-      `unknown group ${unknown.join(', ') || '(none)'} or bad --budget-s; groups: ${Object.keys(groups).join(', ')}`,
+      `unknown group ${unknown.join(', ') || '(none)'} or bad --budget-s / --floor; groups: ${Object.keys(groups).join(', ')}`,
     );
     process.exit(2);
   }
@@ -170,10 +170,10 @@ if (measured === 0) {
 }
 const all = score(total);
 console.log(
-  `   ${'all'.padEnd(9)} ${all.toFixed(2).padStart(6)} %  (floor ${FLOOR} %), ${Math.round((Date.now() - started) / 1000)} s`,
+  `   ${'all'.padEnd(9)} ${all.toFixed(2).padStart(6)} %  (floor ${opts.floor} %), ${Math.round((Date.now() - started) / 1000)} s`,
 );
-if (all < FLOOR) {
-  console.error(`!! mutation score ${all.toFixed(2)} % is below the floor of ${FLOOR} %`);
+if (all < opts.floor) {
+  console.error(`!! mutation score ${all.toFixed(2)} % is below the floor of ${opts.floor} %`);
   failed = true;
 }
 process.exit(failed ? 1 : 0);

@@ -6,7 +6,7 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { expandFrom, fromRoot } from '../../../src/uploads/glob.js';
+import { expandFrom, fromRoot, uploadSources } from '../../../src/uploads/glob.js';
 import { scratchDir } from '../../helpers/scratch.js';
 
 describe('sets in a glob segment', () => {
@@ -77,5 +77,45 @@ describe('links that leave the folder', () => {
   it('a pattern under a folder that does not exist matches nothing', () => {
     expect(expandFrom(join(root, 'nope', '*.txt'), '/', { followSymlinks: false })).toEqual([]);
     expect(expandFrom(join(root, 'nope', 'a.txt'), '/', { followSymlinks: false })).toEqual([]);
+  });
+});
+
+describe('a folder as an upload source', () => {
+  const root = scratchDir('sflow-glob-folder-');
+  const out = join(root, 'elsewhere');
+  const dir = join(root, 'results');
+  mkdirSync(out);
+  mkdirSync(join(dir, 'm', 'z'), { recursive: true });
+  writeFileSync(join(out, 'secret.txt'), 's');
+  // written out of order: the result is sorted by name
+  for (const f of ['zz.txt', 'm/z/2.txt', 'b.txt', 'm/1.txt', 'a.txt', 'Q.txt'])
+    writeFileSync(join(dir, f), f);
+  symlinkSync(join(dir, 'a.txt'), join(dir, 'm', 'near.txt')); // a link to a file inside
+  symlinkSync(join(out, 'secret.txt'), join(dir, 'far.txt')); // a link to a file outside
+  symlinkSync(out, join(dir, 'folder-link')); // a link to a folder: never walked
+  const all = ['Q.txt', 'a.txt', 'b.txt', 'm/1.txt', 'm/near.txt', 'm/z/2.txt', 'zz.txt'];
+
+  it('gives every file below it, named by its relative path, sorted; links to files followed', () => {
+    const r = uploadSources('results', root);
+    expect(r.folder).toBe(true);
+    expect(r.files.map((f) => f.name)).toEqual([...all, 'far.txt'].sort());
+    expect(r.files.find((f) => f.name === 'm/z/2.txt')?.path).toBe(join(dir, 'm', 'z', '2.txt'));
+  });
+
+  it('with followSymlinks: false keeps links inside the folder and lists the others', () => {
+    const outside: string[] = [];
+    const r = uploadSources(dir, '/', { followSymlinks: false, outside });
+    expect(r.files.map((f) => f.name)).toEqual(all);
+    expect(outside).toEqual([join(dir, 'far.txt')]);
+  });
+
+  it('a glob or a file is not a folder', () => {
+    expect(uploadSources('results/*.txt', root)).toEqual({
+      files: ['Q.txt', 'a.txt', 'b.txt', 'far.txt', 'zz.txt'].map((f) => ({ path: join(dir, f), name: f })),
+      folder: false,
+    });
+    expect(uploadSources('results/m/1.txt', root).files).toEqual([
+      { path: join(dir, 'm', '1.txt'), name: '1.txt' },
+    ]);
   });
 });
