@@ -46,6 +46,7 @@ export default tseslint.config(
       'bin/**',
       'assets/**',
       'bench/results/**',
+      '.stryker-tmp/**',
       '.dependency-cruiser.cjs',
     ],
   },

@@ -17,12 +17,14 @@ function segmentRegex(seg: string): RegExp {
     if (c === '*') re += '[^/]*';
     else if (c === '?') re += '[^/]';
     else if (c === '[') {
-      const end = seg.indexOf(']', i + 2);
+      // as in the shell: `[!…]` negates, and a `]` first in the set (after `[` or `[!`) is one of its characters
+      const negated = seg[i + 1] === '!';
+      const first = i + (negated ? 2 : 1);
+      const end = seg.indexOf(']', first + 1);
       if (end < 0) re += '\\[';
       else {
-        let body = seg.slice(i + 1, end);
-        if (body.startsWith('!')) body = '^' + body.slice(1);
-        re += `[${body.replace(/\\/g, '\\\\')}]`;
+        const body = seg.slice(first, end).replace(/[\\\]]/g, '\\$&');
+        re += `[${negated ? '^' : ''}${body}]`;
         i = end;
       }
     } else re += c.replace(/[.+^${}()|\\]/g, '\\$&');

@@ -117,6 +117,12 @@ describe('from globs', () => {
     expect(expandFrom(join(dir, '*.json'), '/')).toEqual([join(dir, 'a.json'), join(dir, 'b.json')]);
     expect(expandFrom(join(dir, '?.txt'), '/')).toEqual([join(dir, 'c.txt')]);
     expect(expandFrom(join(dir, '[ab].json'), '/')).toEqual([join(dir, 'a.json'), join(dir, 'b.json')]);
+    // [!…] negates the set (as in the shell): every one-letter name but a
+    expect(expandFrom(join(dir, '[!a].json'), '/')).toEqual([join(dir, 'b.json')]);
+    expect(expandFrom(join(dir, '[!a-b].*'), '/')).toEqual([join(dir, 'c.txt')]);
+    expect(expandFrom(join(dir, '**', '[!ab].json'), '/')).toEqual(
+      ['sub/d.json', 'sub/deep/e.json'].map((f) => join(dir, f)),
+    );
     expect(expandFrom(join(dir, '**', '*.json'), '/')).toEqual(
       ['a.json', 'b.json', 'sub/d.json', 'sub/deep/e.json'].map((f) => join(dir, f)),
     );

@@ -223,6 +223,22 @@ describe('warnings and errors', () => {
     }
   });
 
+  it('an error found at the end of the input points at the last written character', () => {
+    // `[a, b` never closed: the parser reports the end of the input; the b (line 2, col 14) is shown
+    const cases: [string, number, number][] = [
+      ['workflow:\n  tasks: [a, b', 2, 14],
+      ['workflow:\n  tasks: [a, b\n', 2, 14],
+      ['workflow:\n  tasks: [a, b\n\n  \n\n', 2, 14],
+      ['a: {x: 1', 1, 8],
+      ['a: 1\nb: "open\n\n\n', 2, 8],
+    ];
+    for (const [text, line, col] of cases) {
+      const e = thrown(() => parseYamlText(text, 's.yaml'));
+      expect(e.code, text).toBe('config.yaml_syntax');
+      expect(e.location, JSON.stringify(text)).toEqual({ file: 's.yaml', line, col });
+    }
+  });
+
   it('reads files; a missing file is a usage-level error (exit 2)', () => {
     const dir = scratchDir('sflow-yaml-');
     const f = join(dir, 'a.yaml');

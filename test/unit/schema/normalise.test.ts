@@ -101,11 +101,33 @@ describe('normalised output', () => {
 
   it('types backends and operators by their discriminator', () => {
     const r = ok(
-      recipe({ backends: [{ name: 's', type: 'slurm', account: 'a', partition: 'p', time: 30, nodes: 2 }] }),
+      recipe({
+        backends: [
+          { name: 's', type: 'slurm', account: 'a', partition: 'p', time: 30, nodes: 2 },
+          { name: 'l', type: 'local' },
+        ],
+        operators: [
+          { name: 'o1', type: 'srun', partition: 'gpu', ntasks: 4, container_mounts: ['/a:/a'] },
+          { name: 'o2', type: 'python', python_exec: 'python3.12' },
+          { name: 'o3', type: 'bash' },
+        ],
+      }),
     );
     const b = r.backends?.[0];
     expect(b?.type).toBe('slurm');
     if (b?.type === 'slurm') expect([b.account, b.time, b.nodes]).toEqual(['a', 30, 2]);
+    expect(r.backends?.[1].type).toBe('local');
+    const [srun, py, bash] = r.operators ?? [];
+    expect(srun?.type).toBe('srun');
+    if (srun?.type === 'srun')
+      expect([srun.partition, srun.ntasks, srun.container_mounts]).toEqual(['gpu', 4, ['/a:/a']]);
+    expect(py?.type).toBe('python');
+    if (py?.type === 'python') expect(py.python_exec).toBe('python3.12');
+    expect(bash).toEqual({ name: 'o3', type: 'bash' });
+    // the discriminator picks the shape: a field of another kind is refused
+    const wrong = validateRecipe(recipe({ operators: [{ name: 'x', type: 'bash', python_exec: 'p' }] }));
+    expect(wrong.ok).toBe(false);
+    if (!wrong.ok) expect(JSON.stringify(wrong.issues)).toContain('python_exec');
   });
 });
 

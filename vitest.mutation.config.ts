@@ -1,0 +1,28 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * The tests StrykerJS runs against each mutant (stryker.config.mjs, docs/testing.md "Mutation
+ * testing"): the fast in-process unit tests of the mutated core modules, plus the two small
+ * integration files that cover the launcher and the task log. No CLI builds, no engines.
+ */
+export default defineConfig({
+  test: {
+    include: [
+      'test/unit/expr/**/*.test.ts',
+      'test/unit/config/**/*.test.ts',
+      'test/unit/plan/**/*.test.ts',
+      'test/unit/placement/**/*.test.ts',
+      'test/unit/artifacts/upload-keys.test.ts',
+      'test/unit/uploads/**/*.test.ts',
+      'test/unit/probes/**/*.test.ts',
+      'test/unit/runtime/**/*.test.ts',
+      'test/unit/outputs/**/*.test.ts',
+      'test/unit/gpu/**/*.test.ts',
+      'test/integration/launcher.test.ts',
+      'test/integration/task-log.test.ts',
+    ],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    pool: 'forks',
+  },
+});
