@@ -6,7 +6,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { didYouMean, SflowError } from '../config/errors.js';
 import { reportError } from './errors.js';
 import { VERSION, versionText } from './version.js';
-import { kubeFlags } from './kube-flags.js';
+import { addBackendFlags } from './backend-flags.js';
 import { registerSetupCommands } from './setup-commands.js';
 import { registerResultsCommands } from './results-commands.js';
 import { PACKAGE_NAME } from '../util/package-name.js';
@@ -125,12 +125,6 @@ export function buildProgram(): Command {
       'add a default monitor to these tasks (comma separated, repeatable)',
       collect,
     )
-    .option('-e, --extra-args <arg>', 'appended to every slurm backend extra_args', collect)
-    .option(
-      '--extra-docker-args <arg>',
-      'merged into every docker backend extra_args, per option, this flag winning (repeatable)',
-      collect,
-    )
     .option('-v, --verbose', 'more detail in sflow.log (same as --log-level debug)')
     .option(
       '--resume <run-dir>',
@@ -142,18 +136,16 @@ export function buildProgram(): Command {
       'a secret variable from a file, kept off command lines (repeatable; or SFLOW_SECRET_<NAME>)',
       collect,
     );
-  kubeFlags(run)
-    .addHelpText('after', `\n${DOCS}`)
-    .action(async (files: string[], opts: Record<string, unknown>) => {
-      if (opts.ssh !== undefined) {
-        const { sshCommand } = await import('./remote-run.js');
-        process.exitCode = await sshCommand('run', files, opts);
-        return;
-      }
-      const { runCommand } = await import('./run.js');
-      process.exitCode = await runCommand(files, opts);
-      exitAfterRun();
-    });
+  run.addHelpText('after', `\n${DOCS}`).action(async (files: string[], opts: Record<string, unknown>) => {
+    if (opts.ssh !== undefined) {
+      const { sshCommand } = await import('./remote-run.js');
+      process.exitCode = await sshCommand('run', files, opts);
+      return;
+    }
+    const { runCommand } = await import('./run.js');
+    process.exitCode = await runCommand(files, opts);
+    exitAfterRun();
+  });
 
   fileOptions(
     program
@@ -297,17 +289,14 @@ export function buildProgram(): Command {
       process.exitCode = await reportCommand(dirs, opts);
     });
 
-  // --kube* flags: where a Kubernetes run's objects live when its run record is not enough
-  kubeFlags(
-    program
-      .command('recover')
-      .description('stop what runs whose driver was killed left behind, and mark them as ended')
-      .argument(
-        '[run-dirs...]',
-        'run directories (default: every run of yours on this machine whose driver is gone)',
-      )
-      .option('--grace-seconds <s>', 'TERM → KILL grace for what is left', '5'),
-  )
+  program
+    .command('recover')
+    .description('stop what runs whose driver was killed left behind, and mark them as ended')
+    .argument(
+      '[run-dirs...]',
+      'run directories (default: every run of yours on this machine whose driver is gone)',
+    )
+    .option('--grace-seconds <s>', 'TERM → KILL grace for what is left', '5')
     .addHelpText('after', `\n${DOCS}`)
     .action(async (dirs: string[], opts: Record<string, unknown>) => {
       const { recoverCommand } = await import('./recover.js');
@@ -353,6 +342,9 @@ export function buildProgram(): Command {
     program.commands.find((c) => c.name() === 'compose')!,
     false,
   );
+  // the backend types' flags of run and recover (-e, --extra-docker-args, --kube*), from the backend
+  // registry, loaded only when one of those commands runs
+  program.hook('preSubcommand', (_program, sub) => addBackendFlags(sub));
   // the program itself takes no arguments: extra words reach its action as an unknown command
   // (set last, so the subcommands created above keep rejecting excess arguments)
   program.allowExcessArguments(true);

@@ -6,8 +6,9 @@
  */
 import { DockerBackendSchema } from '../../config/schema/backend-docker.js';
 import type { PlaceholderInput, PlaceholderTools, PlannedNode } from '../../plan/types.js';
-import { lazyPart, type BackendKind } from '../kind.js';
+import { lazyPart, stringList, type BackendKind } from '../kind.js';
 import { localEngineNodes } from './local-nodes.js';
+import { applyDockerExtraArgs } from './extra-args.js';
 import { dockerCollectorLauncher } from './monitor-collector.js';
 
 const impl = lazyPart('docker', () => import('./kind-impl.js'));
@@ -97,6 +98,15 @@ function poolNodes({ name, config, nodes }: PlaceholderInput, tools: Placeholder
 }
 
 export const dockerKind: BackendKind = {
+  cliFlags: [
+    {
+      flags: '--extra-docker-args <arg>',
+      description: 'merged into every docker backend extra_args, per option, this flag winning (repeatable)',
+      repeatable: true,
+      commands: ['run'],
+    },
+  ],
+  applyRunFlags: (recipe, options) => applyDockerExtraArgs(recipe, stringList(options.extraDockerArgs)),
   type: 'docker',
   settings: DockerBackendSchema,
   capabilities: {
