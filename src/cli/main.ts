@@ -69,16 +69,8 @@ export function usageShape(text: string): string {
   return text.replace(/^error: /, '✗ Usage error: ');
 }
 
-export function buildProgram(): Command {
-  const program = new Command('sflow');
-  program
-    .description('Run one YAML GPU workflow on a workstation, Docker, Slurm or Kubernetes')
-    .addHelpText('after', `\n${DOCS}`)
-    .option('-V, --version', 'print the version and runtime details')
-    .exitOverride()
-    // commander's own errors (unknown option, bad choice, missing argument) in the one shape every
-    // command uses: `✗ Usage error: …` (README, Errors); the subcommands inherit this
-    .configureOutput({ outputError: (str, write) => write(usageShape(str)) });
+/** `sflow` alone, `sflow --version`, and an unknown command word */
+function rootAction(program: Command): void {
   program.action((opts: { version?: boolean }) => {
     if (opts.version) {
       process.stdout.write(versionText() + '\n');
@@ -100,7 +92,10 @@ export function buildProgram(): Command {
     program.outputHelp();
     process.exitCode = 2;
   });
+}
 
+/** `sflow run` (its backend flags are added from the registry when it runs: backend-flags.ts) */
+function addRunCommand(program: Command): void {
   const run = fileOptions(program.command('run').description('run a workflow (or plan it with --dry-run)'))
     .option('--dry-run', 'plan only: print the plan (placement, GPUs, exact commands) and create nothing')
     .option('--tui', 'full-screen live view (ignored with --dry-run)')
@@ -146,7 +141,10 @@ export function buildProgram(): Command {
     process.exitCode = await runCommand(files, opts);
     exitAfterRun();
   });
+}
 
+/** `sflow batch` (Slurm, through the backend registry's batch scheduler) */
+function addBatchCommand(program: Command): void {
   fileOptions(
     program
       .command('batch')
@@ -228,7 +226,10 @@ export function buildProgram(): Command {
       const { batchCommand } = await import('./batch.js');
       process.exitCode = await batchCommand(files, opts);
     });
+}
 
+/** `sflow compose` */
+function addComposeCommand(program: Command): void {
   fileOptions(program.command('compose').description('merge several recipe files into one'), false)
     .option('-o, --output <path>', 'write the composed YAML here (default, or -: stdout)')
     .option('-r, --resolve', 'inline resolvable variables')
@@ -250,7 +251,10 @@ export function buildProgram(): Command {
       const { composeCommand } = await import('./compose.js');
       process.exitCode = await composeCommand(files, opts);
     });
+}
 
+/** `sflow visualize` */
+function addVisualizeCommand(program: Command): void {
   fileOptions(program.command('visualize').description('render the task DAG'))
     .addOption(
       new Option('--format <fmt>', "output format (default: from -o's extension, else svg)").choices([
@@ -272,6 +276,23 @@ export function buildProgram(): Command {
       const { visualizeCommand } = await import('./visualize.js');
       process.exitCode = await visualizeCommand(files, opts);
     });
+}
+
+export function buildProgram(): Command {
+  const program = new Command('sflow');
+  program
+    .description('Run one YAML GPU workflow on a workstation, Docker, Slurm or Kubernetes')
+    .addHelpText('after', `\n${DOCS}`)
+    .option('-V, --version', 'print the version and runtime details')
+    .exitOverride()
+    // commander's own errors (unknown option, bad choice, missing argument) in the one shape every
+    // command uses: `✗ Usage error: …` (README, Errors); the subcommands inherit this
+    .configureOutput({ outputError: (str, write) => write(usageShape(str)) });
+  rootAction(program);
+  addRunCommand(program);
+  addBatchCommand(program);
+  addComposeCommand(program);
+  addVisualizeCommand(program);
 
   registerResultsCommands(program, DOCS);
 
