@@ -41,10 +41,10 @@ export const LIMITS = {
  * back up. Lower an entry when a change brings its figure down; never raise one to let a change in.
  */
 export const REACHED = {
-  casts: 488,
+  casts: 487,
   recordUnknown: 126,
   asUnknownAs: 5,
-  longFunctions: 22,
+  longFunctions: 21,
   probeKindFiles: 3,
 };
 export const LONG_FUNCTION_LINES = 100;
