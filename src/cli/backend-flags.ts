@@ -40,6 +40,6 @@ export function declareBackendFlags(
 /** The same, importing the backend registry first (only for the commands the flags belong to). */
 export async function addBackendFlags(cmd: Command): Promise<void> {
   if (!isBackendCommand(cmd.name())) return;
-  const { backendCliFlags } = await import('../backends/registry.js');
-  declareBackendFlags(cmd, backendCliFlags);
+  const { lightBackendCliFlags } = await import('../backends/cli-flags.js');
+  declareBackendFlags(cmd, lightBackendCliFlags);
 }

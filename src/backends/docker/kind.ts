@@ -9,6 +9,7 @@ import type { PlaceholderInput, PlaceholderTools, PlannedNode } from '../../plan
 import { lazyPart, stringList, type BackendKind } from '../kind.js';
 import { localEngineNodes } from './local-nodes.js';
 import { applyDockerExtraArgs } from './extra-args.js';
+import { DOCKER_CLI_FLAGS } from './cli-flags.js';
 import { dockerCollectorLauncher } from './monitor-collector.js';
 
 const impl = lazyPart('docker', () => import('./kind-impl.js'));
@@ -98,14 +99,7 @@ function poolNodes({ name, config, nodes }: PlaceholderInput, tools: Placeholder
 }
 
 export const dockerKind: BackendKind = {
-  cliFlags: [
-    {
-      flags: '--extra-docker-args <arg>',
-      description: 'merged into every docker backend extra_args, per option, this flag winning (repeatable)',
-      repeatable: true,
-      commands: ['run'],
-    },
-  ],
+  cliFlags: DOCKER_CLI_FLAGS,
   applyRunFlags: (recipe, options) => applyDockerExtraArgs(recipe, stringList(options.extraDockerArgs)),
   type: 'docker',
   settings: DockerBackendSchema,

@@ -5,18 +5,12 @@ import { inheritedJob, nodeFilter, sallocArgv } from './allocate.js';
 import { slurmCollectorLauncher } from './monitor-collector.js';
 import { applySlurmExtraArgs, applySlurmGpusPerNode } from './extra-args.js';
 import { slurmBatch } from './batch-env.js';
+import { SLURM_CLI_FLAGS } from './cli-flags.js';
 
 const impl = lazyPart('slurm', () => import('./kind-impl.js'));
 
 export const slurmKind: BackendKind = {
-  cliFlags: [
-    {
-      flags: '-e, --extra-args <arg>',
-      description: 'appended to every slurm backend extra_args',
-      repeatable: true,
-      commands: ['run'],
-    },
-  ],
+  cliFlags: SLURM_CLI_FLAGS,
   applyRunFlags: (recipe, options, env) => [
     ...applySlurmExtraArgs(recipe, stringList(options.extraArgs)),
     ...applySlurmGpusPerNode(recipe, env),

@@ -11,6 +11,7 @@ import {
   batchScheduler,
 } from '../../../src/backends/registry.js';
 import { sflow } from '../../helpers/cli.js';
+import { lightBackendCliFlags } from '../../../src/backends/cli-flags.js';
 import type { Recipe } from '../../../src/config/schema/index.js';
 
 /** the loose backends of a test as the validated recipe's (only the fields the code reads) */
@@ -34,6 +35,10 @@ describe('backend flags from the registry', () => {
           f.commands.includes(cmd),
         );
     }
+  });
+
+  it("the light flag list (read by --help without the registry) is the registry kinds' own", () => {
+    for (const c of ['run', 'recover'] as const) expect(lightBackendCliFlags(c)).toEqual(backendCliFlags(c));
   });
 
   it('backendCliFlags gives each command its own flags, once each', () => {
