@@ -80,6 +80,17 @@ module.exports = {
       to: { path: '^src/backends/([^/]+)/', pathNot: '^src/backends/$1/' },
     },
     {
+      name: 'cli-no-backend-kind',
+      comment:
+        'the CLI reaches a backend type only through the registry (its flags, its batch, its recovery): never a backend folder, an operator or a probe kind module',
+      severity: 'error',
+      from: { path: '^src/cli/' },
+      to: {
+        path: ['^src/backends/[^/]+/', '^src/operators/', '^src/probes/kinds/'],
+        pathNot: '^src/operators/(index|types)\\.ts$',
+      },
+    },
+    {
       name: 'plan-no-runtime-concerns',
       comment:
         'the plan is pure data built from the recipe: it starts, reads, writes and calls nothing (runtime, backends, outputs, processes, files, sockets); path and crypto (hashes for names) are all it needs of Node',

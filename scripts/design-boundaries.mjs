@@ -27,7 +27,6 @@ export function isParseBoundary(file) {
 export const RECORD_ALLOW_LIST = [
   'src/backends/backend.ts',
   'src/backends/docker/docker-backend.ts',
-  'src/backends/docker/extra-args.ts',
   'src/backends/docker/hosts.ts',
   'src/backends/docker/kind.ts',
   'src/backends/docker/member-command.ts',
@@ -46,7 +45,6 @@ export const RECORD_ALLOW_LIST = [
   'src/backends/kubernetes/task-pods.ts',
   'src/backends/registry.ts',
   'src/backends/slurm/allocate.ts',
-  'src/backends/slurm/extra-args.ts',
   'src/plan/assertions.ts',
   'src/plan/backends.ts',
   'src/plan/build-place.ts',

@@ -26,6 +26,7 @@ export interface ProbeKindCommit {
   docs: string[];
 }
 export const LIMITS: Record<Exclude<keyof Figures, 'sourceFiles'>, number>;
+export const REACHED: Record<Exclude<keyof Figures, 'sourceFiles'>, number>;
 export const LONG_FUNCTION_LINES: number;
 export function recordAliases(file: string, text: string): Set<string>;
 export function analyseSource(file: string, text: string, aliases?: Set<string>): Analysis;

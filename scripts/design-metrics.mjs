@@ -14,10 +14,12 @@
  *                    (src/probes/registry.ts), for kinds added after the registry existed; the
  *                    user docs it touched are listed beside it
  *
- * node scripts/design-metrics.mjs [--json] [--list] [--enforce] [--root DIR]
+ * node scripts/design-metrics.mjs [--json] [--list] [--enforce | --ratchet] [--root DIR]
  *   --list      every counted place as file:line
  *   --root      measure another checkout (e.g. `git worktree add /tmp/old main`)
  *   --enforce   exit 1 when a figure is over its limit (LIMITS below, issue 26's acceptance)
+ *   --ratchet   exit 1 when a figure is over the figure reached so far (REACHED below; CI runs
+ *               this until the LIMITS hold): a figure may only go down; lower REACHED with it
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -32,6 +34,17 @@ export const LIMITS = {
   asUnknownAs: 0,
   longFunctions: 0,
   /** its module, the registry and its tests (docs/adding-a-probe.md; test/unit/repo/adding-a-kind.test.ts) */
+  probeKindFiles: 3,
+};
+/**
+ * The figures reached so far (issue 26's second part, on branch arch2): CI fails when one goes
+ * back up. Lower an entry when a change brings its figure down; never raise one to let a change in.
+ */
+export const REACHED = {
+  casts: 501,
+  recordUnknown: 126,
+  asUnknownAs: 5,
+  longFunctions: 21,
   probeKindFiles: 3,
 };
 export const LONG_FUNCTION_LINES = 100;
@@ -287,8 +300,9 @@ function main(argv) {
           for (const p of list)
             console.log(`${name}\t${p.file}:${p.line}${p.name ? `\t${p.name} (${p.lines} lines)` : ''}`);
   }
-  if (!flag('--enforce')) return 0;
-  const over = Object.entries(LIMITS).filter(([k, limit]) => m.figures[k] !== null && m.figures[k] > limit);
+  const limits = flag('--enforce') ? LIMITS : flag('--ratchet') ? REACHED : undefined;
+  if (!limits) return 0;
+  const over = Object.entries(limits).filter(([k, limit]) => m.figures[k] !== null && m.figures[k] > limit);
   for (const [k, limit] of over) console.error(`!! ${k}: ${m.figures[k]} is over its limit ${limit}`);
   return over.length ? 1 : 0;
 }

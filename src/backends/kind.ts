@@ -5,6 +5,8 @@
  */
 import type * as z from 'zod';
 import type { CollectorLauncher } from '../monitor/launcher.js';
+import type { ExecOutcome } from '../util/bounded-exec.js';
+import type { Recipe } from '../config/schema/index.js';
 import type { Backend, BackendContext } from './backend.js';
 import type {
   BackendTraits,
@@ -52,6 +54,55 @@ export interface BackendKind extends BackendTraits {
    */
   liveDriver?: (runDir: string) => string | undefined;
   recoverRun?: (runDir: string, o: RunRecoveryOptions) => Promise<string[]>;
+  /**
+   * The command-line flags this type adds (`sflow run -e`, `--extra-docker-args`, `--kube*`): the
+   * CLI declares them from the registry, and hands each kind the whole option bag it reads them from.
+   */
+  cliFlags?: readonly BackendCliFlag[];
+  /**
+   * Applies this type's `sflow run` flags (and the environment a batch script sets) to the validated
+   * recipe before it is planned, also for a dry-run; returns one warning or note per line.
+   */
+  applyRunFlags?: (
+    recipe: Pick<Recipe, 'backends'>,
+    options: CliOptionBag,
+    env: NodeJS.ProcessEnv,
+  ) => string[];
+  /** `sflow batch`: the type's batch scheduler (Slurm's sinfo, sacctmgr and sbatch); absent: none */
+  batch?: BatchScheduler;
+}
+
+/** the commands a backend's flags may belong to */
+export type BackendCliCommand = 'run' | 'recover';
+
+export interface BackendCliFlag {
+  /** as commander spells it: `-e, --extra-args <arg>` */
+  flags: string;
+  description: string;
+  /** each use adds one value (an array option) */
+  repeatable?: boolean;
+  commands: readonly BackendCliCommand[];
+}
+
+/** one call of a batch scheduler's command-line tool, bounded (locally, or on a login node over SSH) */
+export type SchedulerCall = (
+  tool: string,
+  args: string[],
+  o?: { timeoutMs?: number },
+) => Promise<ExecOutcome>;
+
+export interface BatchScheduler {
+  /** the scheduler's tools on this machine, with this environment */
+  local(env?: NodeJS.ProcessEnv): SchedulerCall;
+  /** the partition a job goes to when none is named (bounded, silent on failure) */
+  defaultPartition(call?: SchedulerCall): Promise<string | undefined>;
+  /** the user's account (bounded, silent on failure) */
+  defaultAccount(call?: SchedulerCall, env?: NodeJS.ProcessEnv): Promise<string | undefined>;
+  /** submits a written script: the job id, or an error in the scheduler's own words */
+  submit(
+    script: string,
+    call?: SchedulerCall,
+  ): Promise<{ jobId: string; output: string } | { error: string }>;
 }
 
 export interface RunRecoveryOptions {
@@ -63,6 +114,11 @@ export interface RunRecoveryOptions {
 
 /** the command line's options, as commander hands them over (each kind reads its own) */
 export type CliOptionBag = Record<string, unknown>;
+
+/** a repeatable flag's values from the option bag (absent: none) */
+export function stringList(v: unknown): string[] {
+  return Array.isArray(v) ? v.map(String) : typeof v === 'string' ? [v] : [];
+}
 /** `<name>-node0`, `<name>-node1`, … at `0.0.0.<i+1>` (backends.md §1.4). */
 export function placeholderNodes(
   name: string,

@@ -5,6 +5,7 @@
  * line here plus its folder under src/backends/ (docs/adding-a-backend.md).
  */
 import { SflowError } from '../config/errors.js';
+import type { Recipe } from '../config/schema/index.js';
 import type {
   BackendCatalog,
   BackendType,
@@ -16,7 +17,7 @@ import type {
 import type { CollectorLauncher } from '../monitor/launcher.js';
 import type { Backend, BackendContext } from './backend.js';
 import { dockerKind } from './docker/kind.js';
-import type { BackendKind, CliOptionBag } from './kind.js';
+import type { BackendCliCommand, BackendCliFlag, BackendKind, BatchScheduler, CliOptionBag } from './kind.js';
 import { kubernetesKind } from './kubernetes/kind.js';
 import { localKind } from './local/kind.js';
 import { slurmKind } from './slurm/kind.js';
@@ -112,4 +113,36 @@ export async function dryRunDetails(
     if (detail && used.has(b.name)) by.set(b.name, await detail(plan, b, options));
   }
   return (t) => by.get(t.backend)?.(t) ?? [];
+}
+
+/** The flags every backend type adds to one command, in registry order (each flag once). */
+export function backendCliFlags(command: BackendCliCommand): BackendCliFlag[] {
+  const out: BackendCliFlag[] = [];
+  for (const k of Object.values(BACKEND_KINDS))
+    for (const f of k.cliFlags ?? [])
+      if (f.commands.includes(command) && !out.some((o) => o.flags === f.flags)) out.push(f);
+  return out;
+}
+
+/**
+ * Each backend type applies its `sflow run` flags to the validated recipe (Slurm's -e, Docker's
+ * --extra-docker-args, a batch job's SFLOW_SLURM_GPUS_PER_NODE); the warnings and notes, in order.
+ */
+export function applyBackendRunFlags(
+  recipe: Pick<Recipe, 'backends'>,
+  options: CliOptionBag,
+  env: NodeJS.ProcessEnv = process.env,
+): string[] {
+  return Object.values(BACKEND_KINDS).flatMap((k) => k.applyRunFlags?.(recipe, options, env) ?? []);
+}
+
+/** `sflow batch`: the batch scheduler of the backend type that has one (capability `batch`). */
+export function batchScheduler(): BatchScheduler {
+  const kind = Object.values(BACKEND_KINDS).find((k) => k.capabilities.batch && k.batch);
+  if (!kind?.batch)
+    throw new SflowError('cli.not_yet', 'no backend of this version of sflow submits batch jobs', {
+      phase: 'limitation',
+      hint: 'use sflow run',
+    });
+  return kind.batch;
 }

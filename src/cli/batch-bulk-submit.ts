@@ -12,7 +12,7 @@ import { basename, dirname, extname, join, resolve } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { parse } from 'yaml';
 import { SflowError } from '../config/errors.js';
-import { submitBatch } from '../backends/slurm/batch-env.js';
+import { batchScheduler } from '../backends/registry.js';
 import { batchScript, composedPathFor } from './batch-script.js';
 import {
   ensureLogDirs,
@@ -185,7 +185,7 @@ export async function batchBulkSubmit(
     let line = `  ${name}: ${path}`;
     if (opts.submit) {
       ensureLogDirs(input);
-      const sub = await submitBatch(path);
+      const sub = await batchScheduler().submit(path);
       if ('error' in sub) {
         failures.push(`${file}: sbatch failed: ${sub.error}`);
         record('', '', 'sbatch failed');

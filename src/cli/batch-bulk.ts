@@ -20,7 +20,7 @@ import {
 } from '../config/bulk-csv.js';
 import { SflowError } from '../config/errors.js';
 import { loadRecipe } from '../config/load.js';
-import { submitBatch } from '../backends/slurm/batch-env.js';
+import { batchScheduler } from '../backends/registry.js';
 import { batchScript, composedPathFor } from './batch-script.js';
 import {
   ensureLogDirs,
@@ -197,7 +197,7 @@ export async function batchBulk(
     let line = `  [${r.index}] ${name}: ${path}`;
     if (opts.submit) {
       ensureLogDirs(input);
-      const sub = await submitBatch(path);
+      const sub = await batchScheduler().submit(path);
       if ('error' in sub) {
         failures.push(`[${r.index}] sbatch failed: ${sub.error}`);
         record('', '');

@@ -8,7 +8,7 @@
  * else (partition, account) `sinfo` / `sacctmgr` (cli/batch-allocation.ts); the script says which.
  */
 import { resolve } from 'node:path';
-import { detectAccount, detectPartition, submitBatch } from '../backends/slurm/batch-env.js';
+import { batchScheduler } from '../backends/registry.js';
 import { SflowError } from '../config/errors.js';
 import { parseTaskMonitorFlag } from '../config/monitor-flags.js';
 import { AllocationResolver } from './batch-allocation.js';
@@ -28,7 +28,6 @@ import { reportError } from './errors.js';
 import { VERSION } from './version.js';
 import { loadRecipe } from '../config/load.js';
 import { SECRET_ENV_PREFIX } from '../config/secret-variables.js';
-import { slurmExec } from '../backends/slurm/slurm-exec.js';
 import { howToGiveSecrets, loadWithSecrets, promptedSecrets, secretSources } from './secrets.js';
 
 /** a command-line mistake: exit 2 (README, Exit codes) */
@@ -76,8 +75,8 @@ async function setup(opts: Record<string, unknown>): Promise<BatchSetup> {
       extra: (opts.sbatchExtraArgs as string[] | undefined) ?? [],
     },
     {
-      partition: () => detectPartition(),
-      account: () => detectAccount(),
+      partition: () => batchScheduler().defaultPartition(),
+      account: () => batchScheduler().defaultAccount(),
       source: (field) =>
         field === 'partition' ? 'sinfo (the default partition)' : 'sacctmgr (your association)',
     },
@@ -211,7 +210,8 @@ async function single(positional: string[], opts: Record<string, unknown>, s: Ba
   // values typed at the prompt go to the job in sbatch's environment (sbatch exports it)
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const [k, v] of Object.entries(promptedSecrets(opts))) env[`${SECRET_ENV_PREFIX}${k}`] = v;
-  const r = await submitBatch(path, slurmExec(env));
+  const scheduler = batchScheduler();
+  const r = await scheduler.submit(path, scheduler.local(env));
   if ('error' in r) {
     process.stderr.write(`✗ sbatch failed: ${r.error}\n`);
     return 1;

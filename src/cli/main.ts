@@ -6,7 +6,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { didYouMean, SflowError } from '../config/errors.js';
 import { reportError } from './errors.js';
 import { VERSION, versionText } from './version.js';
-import { kubeFlags } from './kube-flags.js';
+import { addBackendFlags } from './backend-flags.js';
 import { registerSetupCommands } from './setup-commands.js';
 import { registerResultsCommands } from './results-commands.js';
 import { PACKAGE_NAME } from '../util/package-name.js';
@@ -69,16 +69,8 @@ export function usageShape(text: string): string {
   return text.replace(/^error: /, '✗ Usage error: ');
 }
 
-export function buildProgram(): Command {
-  const program = new Command('sflow');
-  program
-    .description('Run one YAML GPU workflow on a workstation, Docker, Slurm or Kubernetes')
-    .addHelpText('after', `\n${DOCS}`)
-    .option('-V, --version', 'print the version and runtime details')
-    .exitOverride()
-    // commander's own errors (unknown option, bad choice, missing argument) in the one shape every
-    // command uses: `✗ Usage error: …` (README, Errors); the subcommands inherit this
-    .configureOutput({ outputError: (str, write) => write(usageShape(str)) });
+/** `sflow` alone, `sflow --version`, and an unknown command word */
+function rootAction(program: Command): void {
   program.action((opts: { version?: boolean }) => {
     if (opts.version) {
       process.stdout.write(versionText() + '\n');
@@ -100,7 +92,10 @@ export function buildProgram(): Command {
     program.outputHelp();
     process.exitCode = 2;
   });
+}
 
+/** `sflow run` (its backend flags are added from the registry when it runs: backend-flags.ts) */
+function addRunCommand(program: Command): void {
   const run = fileOptions(program.command('run').description('run a workflow (or plan it with --dry-run)'))
     .option('--dry-run', 'plan only: print the plan (placement, GPUs, exact commands) and create nothing')
     .option('--tui', 'full-screen live view (ignored with --dry-run)')
@@ -125,12 +120,6 @@ export function buildProgram(): Command {
       'add a default monitor to these tasks (comma separated, repeatable)',
       collect,
     )
-    .option('-e, --extra-args <arg>', 'appended to every slurm backend extra_args', collect)
-    .option(
-      '--extra-docker-args <arg>',
-      'merged into every docker backend extra_args, per option, this flag winning (repeatable)',
-      collect,
-    )
     .option('-v, --verbose', 'more detail in sflow.log (same as --log-level debug)')
     .option(
       '--resume <run-dir>',
@@ -142,19 +131,20 @@ export function buildProgram(): Command {
       'a secret variable from a file, kept off command lines (repeatable; or SFLOW_SECRET_<NAME>)',
       collect,
     );
-  kubeFlags(run)
-    .addHelpText('after', `\n${DOCS}`)
-    .action(async (files: string[], opts: Record<string, unknown>) => {
-      if (opts.ssh !== undefined) {
-        const { sshCommand } = await import('./remote-run.js');
-        process.exitCode = await sshCommand('run', files, opts);
-        return;
-      }
-      const { runCommand } = await import('./run.js');
-      process.exitCode = await runCommand(files, opts);
-      exitAfterRun();
-    });
+  run.addHelpText('after', `\n${DOCS}`).action(async (files: string[], opts: Record<string, unknown>) => {
+    if (opts.ssh !== undefined) {
+      const { sshCommand } = await import('./remote-run.js');
+      process.exitCode = await sshCommand('run', files, opts);
+      return;
+    }
+    const { runCommand } = await import('./run.js');
+    process.exitCode = await runCommand(files, opts);
+    exitAfterRun();
+  });
+}
 
+/** `sflow batch` (Slurm, through the backend registry's batch scheduler) */
+function addBatchCommand(program: Command): void {
   fileOptions(
     program
       .command('batch')
@@ -236,7 +226,10 @@ export function buildProgram(): Command {
       const { batchCommand } = await import('./batch.js');
       process.exitCode = await batchCommand(files, opts);
     });
+}
 
+/** `sflow compose` */
+function addComposeCommand(program: Command): void {
   fileOptions(program.command('compose').description('merge several recipe files into one'), false)
     .option('-o, --output <path>', 'write the composed YAML here (default, or -: stdout)')
     .option('-r, --resolve', 'inline resolvable variables')
@@ -258,7 +251,10 @@ export function buildProgram(): Command {
       const { composeCommand } = await import('./compose.js');
       process.exitCode = await composeCommand(files, opts);
     });
+}
 
+/** `sflow visualize` */
+function addVisualizeCommand(program: Command): void {
   fileOptions(program.command('visualize').description('render the task DAG'))
     .addOption(
       new Option('--format <fmt>', "output format (default: from -o's extension, else svg)").choices([
@@ -280,6 +276,23 @@ export function buildProgram(): Command {
       const { visualizeCommand } = await import('./visualize.js');
       process.exitCode = await visualizeCommand(files, opts);
     });
+}
+
+export function buildProgram(): Command {
+  const program = new Command('sflow');
+  program
+    .description('Run one YAML GPU workflow on a workstation, Docker, Slurm or Kubernetes')
+    .addHelpText('after', `\n${DOCS}`)
+    .option('-V, --version', 'print the version and runtime details')
+    .exitOverride()
+    // commander's own errors (unknown option, bad choice, missing argument) in the one shape every
+    // command uses: `✗ Usage error: …` (README, Errors); the subcommands inherit this
+    .configureOutput({ outputError: (str, write) => write(usageShape(str)) });
+  rootAction(program);
+  addRunCommand(program);
+  addBatchCommand(program);
+  addComposeCommand(program);
+  addVisualizeCommand(program);
 
   registerResultsCommands(program, DOCS);
 
@@ -297,17 +310,14 @@ export function buildProgram(): Command {
       process.exitCode = await reportCommand(dirs, opts);
     });
 
-  // --kube* flags: where a Kubernetes run's objects live when its run record is not enough
-  kubeFlags(
-    program
-      .command('recover')
-      .description('stop what runs whose driver was killed left behind, and mark them as ended')
-      .argument(
-        '[run-dirs...]',
-        'run directories (default: every run of yours on this machine whose driver is gone)',
-      )
-      .option('--grace-seconds <s>', 'TERM → KILL grace for what is left', '5'),
-  )
+  program
+    .command('recover')
+    .description('stop what runs whose driver was killed left behind, and mark them as ended')
+    .argument(
+      '[run-dirs...]',
+      'run directories (default: every run of yours on this machine whose driver is gone)',
+    )
+    .option('--grace-seconds <s>', 'TERM → KILL grace for what is left', '5')
     .addHelpText('after', `\n${DOCS}`)
     .action(async (dirs: string[], opts: Record<string, unknown>) => {
       const { recoverCommand } = await import('./recover.js');
@@ -353,6 +363,9 @@ export function buildProgram(): Command {
     program.commands.find((c) => c.name() === 'compose')!,
     false,
   );
+  // the backend types' flags of run and recover (-e, --extra-docker-args, --kube*), from the backend
+  // registry, loaded only when one of those commands runs
+  program.hook('preSubcommand', (_program, sub) => addBackendFlags(sub));
   // the program itself takes no arguments: extra words reach its action as an unknown command
   // (set last, so the subcommands created above keep rejecting excess arguments)
   program.allowExcessArguments(true);

@@ -11,8 +11,8 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { detectAccount, detectPartition } from '../backends/slurm/batch-env.js';
-import type { SlurmExec } from '../backends/slurm/slurm-exec.js';
+import { batchScheduler } from '../backends/registry.js';
+import type { SchedulerCall } from '../backends/kind.js';
 import { reportError } from './errors.js';
 import { batchScript, type BatchScriptInput } from './batch-script.js';
 import { invalidJob, recipeField, validateJob, type BatchCommon, type ValidJob } from './batch-job.js';
@@ -71,7 +71,7 @@ function count(v: unknown, flag: string): number | undefined {
 }
 
 /** The Slurm CLIs on the remote host, each call bounded. */
-export function sshSlurmExec(t: SshTarget): SlurmExec {
+export function sshSlurmExec(t: SshTarget): SchedulerCall {
   return async (tool, args, o = {}) => {
     const started = Date.now();
     const r = await sshCall(t, [tool, ...args].map(shQuote).join(' '), {
@@ -231,14 +231,14 @@ export async function batchSshCommand(positional: string[], opts: Record<string,
     const alloc = await new AllocationResolver(
       flags,
       {
-        partition: () => detectPartition(exec),
+        partition: () => batchScheduler().defaultPartition(exec),
         account: async () => {
           const who = await sshCall(target, 'id -un', {
             timeoutMs: 30_000,
             what: 'asking the remote user name',
           });
           const user = who.code === 0 ? who.stdout.trim() : '';
-          return user ? detectAccount(exec, { USER: user }) : undefined;
+          return user ? batchScheduler().defaultAccount(exec, { USER: user }) : undefined;
         },
         source: (field) => `${field === 'partition' ? 'sinfo' : 'sacctmgr'} on ${target.destination}`,
       },

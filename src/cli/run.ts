@@ -9,10 +9,9 @@ import { parseWaitForGpus } from '../gpu/settings.js';
 import { inputFiles, printWarnings } from './common.js';
 import { loadWithSecrets, runLoadOptions, warnSecretsOnCommandLine } from './secrets.js';
 import { reportError } from './errors.js';
-import { applySlurmExtraArgs, applySlurmGpusPerNode } from '../backends/slurm/extra-args.js';
-import { applyDockerExtraArgs } from '../backends/docker/extra-args.js';
 import { runPreflight } from './run-preflight.js';
 import {
+  applyBackendRunFlags,
   backendCatalog,
   discoverTopology,
   dryRunDetails,
@@ -38,12 +37,8 @@ export async function runCommand(positional: string[], opts: Record<string, unkn
     // a dry-run asks for nothing: a secret without a value is shown masked like the others
     const loaded = opts.dryRun ? load() : await loadWithSecrets(load, opts, 'cannot run');
     warnSecretsOnCommandLine(loaded, (w) => loaded.warnings.push({ message: w }));
-    for (const w of [
-      ...applySlurmExtraArgs(loaded.recipe, (opts.extraArgs as string[] | undefined) ?? []),
-      ...applySlurmGpusPerNode(loaded.recipe),
-      ...applyDockerExtraArgs(loaded.recipe, (opts.extraDockerArgs as string[] | undefined) ?? []),
-    ])
-      loaded.warnings.push({ message: w });
+    // each backend type's own flags (-e, --extra-docker-args) and a batch job's environment
+    for (const w of applyBackendRunFlags(loaded.recipe, opts)) loaded.warnings.push({ message: w });
     applyMonitorFlags(loaded.recipe, {
       workflow: Boolean(opts.enableWorkflowMonitor),
       tasks: (opts.enableTaskMonitor as string[] | undefined) ?? [],

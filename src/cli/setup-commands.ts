@@ -77,6 +77,9 @@ export function registerSetupCommands(program: Command, docs: string): void {
     )
     .action(async (shell: string) => {
       const { completionCommand } = await import('./completion.js');
+      const { addBackendFlags } = await import('./backend-flags.js');
+      // the backend types' flags are declared when their command runs: completion lists them too
+      for (const c of program.commands) await addBackendFlags(c);
       process.exitCode = completionCommand(shell, program);
     });
 }

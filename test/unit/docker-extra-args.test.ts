@@ -4,6 +4,10 @@ import {
   mergeDockerArgs,
   parseDockerArgs,
 } from '../../src/backends/docker/extra-args.js';
+import type { Recipe } from '../../src/config/schema/index.js';
+
+/** the loose backends of a test as the validated recipe's (only the fields the code reads) */
+const asRecipe = (r: { backends: object[] }) => r as unknown as Pick<Recipe, 'backends'>;
 
 describe('--extra-docker-args', () => {
   it('reads separate and = values as one option', () => {
@@ -36,7 +40,7 @@ describe('--extra-docker-args', () => {
         { name: 'l', type: 'local' },
       ],
     };
-    expect(applyDockerExtraArgs(recipe, ['--ipc=host'])).toEqual([
+    expect(applyDockerExtraArgs(asRecipe(recipe), ['--ipc=host'])).toEqual([
       "--extra-docker-args: backend 'd1': --ipc=host replaces --ipc=private",
     ]);
     expect(recipe.backends.map((b) => (b as { extra_args?: string[] }).extra_args)).toEqual([
@@ -44,9 +48,9 @@ describe('--extra-docker-args', () => {
       ['--ipc=host'],
       undefined,
     ]);
-    expect(applyDockerExtraArgs({ backends: [{ name: 'l', type: 'local' }] }, ['--ipc=host'])).toEqual([
-      '--extra-docker-args --ipc=host: the recipe has no docker backend; nothing to add them to',
-    ]);
-    expect(applyDockerExtraArgs({ backends: [] }, [])).toEqual([]);
+    expect(
+      applyDockerExtraArgs(asRecipe({ backends: [{ name: 'l', type: 'local' }] }), ['--ipc=host']),
+    ).toEqual(['--extra-docker-args --ipc=host: the recipe has no docker backend; nothing to add them to']);
+    expect(applyDockerExtraArgs(asRecipe({ backends: [] }), [])).toEqual([]);
   });
 });

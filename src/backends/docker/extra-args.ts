@@ -7,7 +7,7 @@
  * repeatable one (`-v`, `-e`, `--device`, `--cap-add`, …) is added unless the very same option and
  * value is already there. Pool hosts' own `extra_args` are left as they are (they are per host).
  */
-type Obj = Record<string, unknown>;
+import type { Recipe } from '../../config/schema/index.js';
 
 /** options docker accepts several times, each adding one more (docker run --help) */
 const REPEATABLE = new Set([
@@ -66,19 +66,19 @@ export function mergeDockerArgs(recipe: string[], cli: string[]): { args: string
 }
 
 /** Mutates the validated recipe; returns one line per change worth saying (or a warning). */
-export function applyDockerExtraArgs(recipe: Obj, args: string[]): string[] {
+export function applyDockerExtraArgs(recipe: Pick<Recipe, 'backends'>, args: string[]): string[] {
   if (!args.length) return [];
-  const backends = ((recipe.backends as Obj[] | undefined) ?? []).filter((b) => b?.type === 'docker');
+  const backends = (recipe.backends ?? []).filter((b) => b.type === 'docker');
   if (!backends.length)
     return [
       `--extra-docker-args ${args.join(' ')}: the recipe has no docker backend; nothing to add them to`,
     ];
   const lines: string[] = [];
   for (const b of backends) {
-    const own = Array.isArray(b.extra_args) ? (b.extra_args as unknown[]).map(String) : [];
+    const own = b.extra_args ?? [];
     const { args: merged, notes } = mergeDockerArgs(own, args);
     b.extra_args = merged;
-    for (const n of notes) lines.push(`--extra-docker-args: backend '${String(b.name)}': ${n}`);
+    for (const n of notes) lines.push(`--extra-docker-args: backend '${b.name}': ${n}`);
   }
   return lines;
 }

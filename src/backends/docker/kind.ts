@@ -6,8 +6,10 @@
  */
 import { DockerBackendSchema } from '../../config/schema/backend-docker.js';
 import type { PlaceholderInput, PlaceholderTools, PlannedNode } from '../../plan/types.js';
-import { lazyPart, type BackendKind } from '../kind.js';
+import { lazyPart, stringList, type BackendKind } from '../kind.js';
 import { localEngineNodes } from './local-nodes.js';
+import { applyDockerExtraArgs } from './extra-args.js';
+import { DOCKER_CLI_FLAGS } from './cli-flags.js';
 import { dockerCollectorLauncher } from './monitor-collector.js';
 
 const impl = lazyPart('docker', () => import('./kind-impl.js'));
@@ -97,6 +99,8 @@ function poolNodes({ name, config, nodes }: PlaceholderInput, tools: Placeholder
 }
 
 export const dockerKind: BackendKind = {
+  cliFlags: DOCKER_CLI_FLAGS,
+  applyRunFlags: (recipe, options) => applyDockerExtraArgs(recipe, stringList(options.extraDockerArgs)),
   type: 'docker',
   settings: DockerBackendSchema,
   capabilities: {

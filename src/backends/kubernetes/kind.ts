@@ -4,10 +4,12 @@ import { lazyPart, placeholderNodes, type BackendKind } from '../kind.js';
 import { refineKubernetesPlan } from './merge-groups.js';
 import { driverGone } from '../driver-identity.js';
 import { liveDriverOf } from './run-record.js';
+import { KUBERNETES_CLI_FLAGS } from './cli-flags.js';
 
 const impl = lazyPart('kubernetes', () => import('./kind-impl.js'));
 
 export const kubernetesKind: BackendKind = {
+  cliFlags: KUBERNETES_CLI_FLAGS,
   type: 'kubernetes',
   settings: KubernetesBackendSchema,
   capabilities: {

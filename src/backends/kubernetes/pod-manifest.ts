@@ -85,7 +85,119 @@ const quantity = (v: unknown): string | undefined => str(v);
 
 export function buildPod(c: ManifestContext, op: Obj, p: PodPlan, warn: (m: string) => void): k8s.V1Pod {
   const s = c.settings;
+  const parts: PodParts = { c, op, p };
   const hostNetwork = bool(op.host_network, s.hostNetwork);
+  const { volumes, mounts, init } = podVolumes(parts);
+
+  const { requests, limits, claims } = podResources(parts);
+
+  const env = containerEnv(parts);
+
+  const caps = p.rdma?.capabilities ?? [];
+  let security: Obj = {
+    ...(bool(op.run_as_root, false) ? { runAsUser: 0, runAsGroup: 0 } : {}),
+    ...(caps.length ? { capabilities: { add: caps } } : {}),
+  };
+  if (isObj(op.security_context))
+    security = deepMerge(security, op.security_context, 'security_context', warn, false);
+
+  let container: Obj = {
+    name: 'main',
+    image: p.image,
+    command: p.command,
+    ...(str(op.image_pull_policy) ? { imagePullPolicy: String(op.image_pull_policy) } : {}),
+    ...(str(op.working_dir) ? { workingDir: String(op.working_dir) } : {}),
+    ...(env.size ? { env: [...env.values()] } : {}),
+    ...(p.envSecret ? { envFrom: [{ secretRef: { name: p.envSecret } }] } : {}),
+    ...(Object.keys(requests).length || Object.keys(limits).length || claims.length
+      ? {
+          resources: {
+            ...(Object.keys(requests).length ? { requests } : {}),
+            ...(Object.keys(limits).length ? { limits } : {}),
+            // the container must name every pod claim it uses (GPUs, the compute-domain channel)
+            ...(claims.length ? { claims: claims.map((c) => ({ name: c.name })) } : {}),
+          },
+        }
+      : {}),
+    volumeMounts: mounts,
+    ...(Object.keys(security).length ? { securityContext: security } : {}),
+    ...(Array.isArray(op.ports) || p.ports
+      ? { ports: [...(p.ports ?? []), ...((op.ports as unknown[]) ?? [])] }
+      : {}),
+    ...(isObj(op.lifecycle) ? { lifecycle: op.lifecycle } : {}),
+    ...(bool(op.tty, false) && p.role === 'task' ? { tty: true, stdin: false } : {}),
+  };
+  if (isObj(op.container_overrides))
+    container = deepMerge(container, op.container_overrides, 'container_overrides', warn);
+
+  const pullSecrets = (
+    Array.isArray(op.image_pull_secrets)
+      ? op.image_pull_secrets
+      : str(op.image_pull_secrets)
+        ? [op.image_pull_secrets]
+        : []
+  ).map((n) => ({ name: String(n) }));
+  const nodeSelector = {
+    ...s.nodeSelector,
+    ...Object.fromEntries(
+      Object.entries((op.node_selector as Obj | undefined) ?? {}).map(([k, v]) => [k, String(v)]),
+    ),
+    ...(p.node ? { 'kubernetes.io/hostname': p.node } : {}),
+  };
+  const { labels, annotations } = podMetadata(parts);
+  let spec: Obj = {
+    restartPolicy: str(op.restart) ?? 'Never',
+    ...(Object.keys(nodeSelector).length ? { nodeSelector } : {}),
+    ...(s.tolerations.length ? { tolerations: s.tolerations } : {}),
+    ...(hostNetwork ? { hostNetwork: true, dnsPolicy: 'ClusterFirstWithHostNet' } : {}),
+    ...(s.hostIpc ? { hostIPC: true } : {}),
+    ...(str(op.service_account) ? { serviceAccountName: String(op.service_account) } : {}),
+    ...(pullSecrets.length ? { imagePullSecrets: pullSecrets } : {}),
+    ...(str(op.runtime_class) ? { runtimeClassName: String(op.runtime_class) } : {}),
+    ...(str(op.priority_class) ? { priorityClassName: String(op.priority_class) } : {}),
+    ...(op.termination_grace_period !== undefined && op.termination_grace_period !== null
+      ? { terminationGracePeriodSeconds: Number(op.termination_grace_period) }
+      : {}),
+    ...(isObj(op.pod_security_context) ? { securityContext: op.pod_security_context } : {}),
+    ...(init.length ? { initContainers: init } : {}),
+    containers: [container],
+    volumes,
+    ...(claims.length ? { resourceClaims: claims } : {}),
+  };
+  if (isObj(op.pod_overrides)) {
+    const { metadata: overMeta, spec: overSpec, ...rest } = op.pod_overrides;
+    if (Object.keys(rest).length)
+      warn(`pod_overrides: only metadata and spec are merged (ignored: ${Object.keys(rest).join(', ')})`);
+    if (isObj(overSpec)) spec = deepMerge(spec, overSpec, 'pod_overrides.spec', warn);
+    if (isObj(overMeta)) {
+      const m = deepMerge({ labels: {}, annotations: {} }, overMeta, 'pod_overrides.metadata', warn);
+      Object.assign(annotations, m.annotations as Obj);
+      // sflow's own labels win: they are what every deletion selects on
+      for (const [k, v] of Object.entries((m.labels as Obj) ?? {})) if (!(k in labels)) labels[k] = String(v);
+    }
+  }
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: p.name, namespace: c.namespace, labels, annotations },
+    spec: spec as unknown as k8s.V1PodSpec,
+  };
+}
+
+/** what each part of a pod is built from: the manifest context, the operator's settings, the pod */
+interface PodParts {
+  c: ManifestContext;
+  op: Obj;
+  p: PodPlan;
+}
+
+/** the pod's volumes and the main container's mounts; init containers that make claims writable */
+function podVolumes({ c, op, p }: PodParts): {
+  volumes: k8s.V1Volume[];
+  mounts: k8s.V1VolumeMount[];
+  init: k8s.V1Container[];
+} {
+  const s = c.settings;
   const mounts: k8s.V1VolumeMount[] = [];
   const volumes: k8s.V1Volume[] = [];
   if (p.scriptConfigMap) {
@@ -147,7 +259,16 @@ export function buildPod(c: ManifestContext, op: Obj, p: PodPlan, warn: (m: stri
   }
   volumes.push(...(p.extraVolumes ?? []));
   mounts.push(...(p.extraMounts ?? []));
+  return { volumes, mounts, init };
+}
 
+/** the main container's requests and limits, and the pod's resource claims */
+function podResources({ c, op, p }: PodParts): {
+  requests: Record<string, string>;
+  limits: Record<string, string>;
+  claims: k8s.V1PodResourceClaim[];
+} {
+  const s = c.settings;
   // resources: GPUs (device plugin or DRA), cpu/memory
   const requests: Record<string, string> = {};
   const limits: Record<string, string> = {};
@@ -161,7 +282,11 @@ export function buildPod(c: ManifestContext, op: Obj, p: PodPlan, warn: (m: stri
   const claims: k8s.V1PodResourceClaim[] = [];
   if (p.claimTemplate) claims.push({ name: 'gpus', resourceClaimTemplateName: p.claimTemplate });
   if (p.channelTemplate) claims.push({ name: 'cd-channel', resourceClaimTemplateName: p.channelTemplate });
+  return { requests, limits, claims };
+}
 
+/** the main container's environment, by name */
+function containerEnv({ op, p }: PodParts): Map<string, k8s.V1EnvVar> {
   // environment: the task's Secret, per-pod values, the operator's raw EnvVar list (wins by name)
   const env = new Map<string, k8s.V1EnvVar>();
   for (const [k, v] of Object.entries(p.rdma?.env ?? {})) env.set(k, { name: k, value: v });
@@ -170,58 +295,14 @@ export function buildPod(c: ManifestContext, op: Obj, p: PodPlan, warn: (m: stri
   if (RUNS_TASKS.has(p.role))
     env.set(NODE_NAME_ENV, { name: NODE_NAME_ENV, valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } });
   for (const e of (op.env as k8s.V1EnvVar[] | undefined) ?? []) env.set(e.name, e);
+  return env;
+}
 
-  const caps = p.rdma?.capabilities ?? [];
-  let security: Obj = {
-    ...(bool(op.run_as_root, false) ? { runAsUser: 0, runAsGroup: 0 } : {}),
-    ...(caps.length ? { capabilities: { add: caps } } : {}),
-  };
-  if (isObj(op.security_context))
-    security = deepMerge(security, op.security_context, 'security_context', warn, false);
-
-  let container: Obj = {
-    name: 'main',
-    image: p.image,
-    command: p.command,
-    ...(str(op.image_pull_policy) ? { imagePullPolicy: String(op.image_pull_policy) } : {}),
-    ...(str(op.working_dir) ? { workingDir: String(op.working_dir) } : {}),
-    ...(env.size ? { env: [...env.values()] } : {}),
-    ...(p.envSecret ? { envFrom: [{ secretRef: { name: p.envSecret } }] } : {}),
-    ...(Object.keys(requests).length || Object.keys(limits).length || claims.length
-      ? {
-          resources: {
-            ...(Object.keys(requests).length ? { requests } : {}),
-            ...(Object.keys(limits).length ? { limits } : {}),
-            // the container must name every pod claim it uses (GPUs, the compute-domain channel)
-            ...(claims.length ? { claims: claims.map((c) => ({ name: c.name })) } : {}),
-          },
-        }
-      : {}),
-    volumeMounts: mounts,
-    ...(Object.keys(security).length ? { securityContext: security } : {}),
-    ...(Array.isArray(op.ports) || p.ports
-      ? { ports: [...(p.ports ?? []), ...((op.ports as unknown[]) ?? [])] }
-      : {}),
-    ...(isObj(op.lifecycle) ? { lifecycle: op.lifecycle } : {}),
-    ...(bool(op.tty, false) && p.role === 'task' ? { tty: true, stdin: false } : {}),
-  };
-  if (isObj(op.container_overrides))
-    container = deepMerge(container, op.container_overrides, 'container_overrides', warn);
-
-  const pullSecrets = (
-    Array.isArray(op.image_pull_secrets)
-      ? op.image_pull_secrets
-      : str(op.image_pull_secrets)
-        ? [op.image_pull_secrets]
-        : []
-  ).map((n) => ({ name: String(n) }));
-  const nodeSelector = {
-    ...s.nodeSelector,
-    ...Object.fromEntries(
-      Object.entries((op.node_selector as Obj | undefined) ?? {}).map(([k, v]) => [k, String(v)]),
-    ),
-    ...(p.node ? { 'kubernetes.io/hostname': p.node } : {}),
-  };
+/** the operator's labels and annotations under sflow's own */
+function podMetadata({ c, op, p }: PodParts): {
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+} {
   const labels = {
     ...Object.fromEntries(
       Object.entries((op.labels as Obj | undefined) ?? {}).map(([k, v]) => [k, String(v)]),
@@ -237,44 +318,7 @@ export function buildPod(c: ManifestContext, op: Obj, p: PodPlan, warn: (m: stri
     [A_DRIVER]: c.driver,
     [A_RUN_ID]: c.run.runId,
   };
-  let spec: Obj = {
-    restartPolicy: str(op.restart) ?? 'Never',
-    ...(Object.keys(nodeSelector).length ? { nodeSelector } : {}),
-    ...(s.tolerations.length ? { tolerations: s.tolerations } : {}),
-    ...(hostNetwork ? { hostNetwork: true, dnsPolicy: 'ClusterFirstWithHostNet' } : {}),
-    ...(s.hostIpc ? { hostIPC: true } : {}),
-    ...(str(op.service_account) ? { serviceAccountName: String(op.service_account) } : {}),
-    ...(pullSecrets.length ? { imagePullSecrets: pullSecrets } : {}),
-    ...(str(op.runtime_class) ? { runtimeClassName: String(op.runtime_class) } : {}),
-    ...(str(op.priority_class) ? { priorityClassName: String(op.priority_class) } : {}),
-    ...(op.termination_grace_period !== undefined && op.termination_grace_period !== null
-      ? { terminationGracePeriodSeconds: Number(op.termination_grace_period) }
-      : {}),
-    ...(isObj(op.pod_security_context) ? { securityContext: op.pod_security_context } : {}),
-    ...(init.length ? { initContainers: init } : {}),
-    containers: [container],
-    volumes,
-    ...(claims.length ? { resourceClaims: claims } : {}),
-  };
-  if (isObj(op.pod_overrides)) {
-    const { metadata: overMeta, spec: overSpec, ...rest } = op.pod_overrides;
-    if (Object.keys(rest).length)
-      warn(`pod_overrides: only metadata and spec are merged (ignored: ${Object.keys(rest).join(', ')})`);
-    if (isObj(overSpec)) spec = deepMerge(spec, overSpec, 'pod_overrides.spec', warn);
-    if (isObj(overMeta)) {
-      const m = deepMerge({ labels: {}, annotations: {} }, overMeta, 'pod_overrides.metadata', warn);
-      Object.assign(annotations, m.annotations as Obj);
-      // sflow's own labels win: they are what every deletion selects on
-      for (const [k, v] of Object.entries((m.labels as Obj) ?? {}))
-        if (!(k in labels)) (labels as Obj)[k] = String(v);
-    }
-  }
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name: p.name, namespace: c.namespace, labels, annotations },
-    spec: spec as unknown as k8s.V1PodSpec,
-  };
+  return { labels, annotations };
 }
 
 function num(perUnit: number | null, units: number): string | undefined {

@@ -5,6 +5,7 @@
  * same calls on a login node.
  */
 import { userInfo } from 'node:os';
+import type { BatchScheduler } from '../kind.js';
 import { slurmExec, callFailure, type SlurmExec } from './slurm-exec.js';
 
 const DETECT_MS = 10_000;
@@ -59,3 +60,11 @@ export async function submitBatch(
   if (r.ok && id) return { jobId: id, output: r.stdout.trim() };
   return { error: callFailure('sbatch', [script], r) };
 }
+
+/** Slurm's side of `sflow batch`, dispatched through the registry (`BackendKind.batch`). */
+export const slurmBatch: BatchScheduler = {
+  local: (env) => slurmExec(env),
+  defaultPartition: (call) => detectPartition(call),
+  defaultAccount: (call, env) => detectAccount(call, env),
+  submit: (script, call) => submitBatch(script, call),
+};

@@ -4,13 +4,19 @@
  * value that is already in a backend's list as the same option (`--exclusive` twice) is not added
  * again; bare values (`1` in `-G 1`) are always appended, so repeated values survive (0.3.1).
  */
-type Obj = Record<string, unknown>;
+import type { Recipe } from '../../config/schema/index.js';
+
+type Backends = Pick<Recipe, 'backends'>;
+
+function slurmBackends(recipe: Backends) {
+  return (recipe.backends ?? []).filter((b) => b.type === 'slurm');
+}
 
 /** Mutates the validated recipe; returns a warning per value skipped as a repeat. */
-export function applySlurmExtraArgs(recipe: Obj, args: string[]): string[] {
+export function applySlurmExtraArgs(recipe: Backends, args: string[]): string[] {
   const warnings: string[] = [];
   if (!args.length) return warnings;
-  const backends = ((recipe.backends as Obj[] | undefined) ?? []).filter((b) => b?.type === 'slurm');
+  const backends = slurmBackends(recipe);
   if (!backends.length) {
     warnings.push(
       `-e/--extra-args ${args.join(' ')}: the recipe has no slurm backend; nothing to add them to`,
@@ -18,10 +24,10 @@ export function applySlurmExtraArgs(recipe: Obj, args: string[]): string[] {
     return warnings;
   }
   for (const b of backends) {
-    const list = Array.isArray(b.extra_args) ? [...(b.extra_args as unknown[])] : [];
+    const list = [...(b.extra_args ?? [])];
     for (const a of args) {
       if (a.startsWith('-') && list.includes(a)) {
-        warnings.push(`-e ${a}: backend '${String(b.name)}' already passes ${a}; not added twice`);
+        warnings.push(`-e ${a}: backend '${b.name}' already passes ${a}; not added twice`);
         continue;
       }
       list.push(a);
@@ -35,17 +41,17 @@ export function applySlurmExtraArgs(recipe: Obj, args: string[]): string[] {
  * `SFLOW_SLURM_GPUS_PER_NODE` (set by scripts of `sflow batch --gpus-per-node`): the GPUs per node
  * every slurm backend plans with inside the job, as the batch dry-run did. Returns a note per change.
  */
-export function applySlurmGpusPerNode(recipe: Obj, env: NodeJS.ProcessEnv = process.env): string[] {
+export function applySlurmGpusPerNode(recipe: Backends, env: NodeJS.ProcessEnv = process.env): string[] {
   const v = env.SFLOW_SLURM_GPUS_PER_NODE;
   if (!v) return [];
   const n = Number(v);
   if (!Number.isInteger(n) || n < 1)
     return [`SFLOW_SLURM_GPUS_PER_NODE=${v} is not a positive integer: ignored`];
   const notes: string[] = [];
-  for (const b of ((recipe.backends as Obj[] | undefined) ?? []).filter((x) => x?.type === 'slurm')) {
+  for (const b of slurmBackends(recipe)) {
     if (b.gpus_per_node !== undefined && String(b.gpus_per_node) !== String(n))
       notes.push(
-        `backend '${String(b.name)}': gpus_per_node ${String(b.gpus_per_node)} → ${n} (SFLOW_SLURM_GPUS_PER_NODE, from sflow batch --gpus-per-node)`,
+        `backend '${b.name}': gpus_per_node ${String(b.gpus_per_node)} → ${n} (SFLOW_SLURM_GPUS_PER_NODE, from sflow batch --gpus-per-node)`,
       );
     b.gpus_per_node = n;
   }

@@ -1,12 +1,21 @@
 /** Slurm (backends.md §4): the registry entry — capabilities, placeholders, the exact salloc, the backend. */
 import { SlurmBackendSchema } from '../../config/schema/backends.js';
-import { lazyPart, placeholderNodes, type BackendKind } from '../kind.js';
+import { lazyPart, placeholderNodes, stringList, type BackendKind } from '../kind.js';
 import { inheritedJob, nodeFilter, sallocArgv } from './allocate.js';
 import { slurmCollectorLauncher } from './monitor-collector.js';
+import { applySlurmExtraArgs, applySlurmGpusPerNode } from './extra-args.js';
+import { slurmBatch } from './batch-env.js';
+import { SLURM_CLI_FLAGS } from './cli-flags.js';
 
 const impl = lazyPart('slurm', () => import('./kind-impl.js'));
 
 export const slurmKind: BackendKind = {
+  cliFlags: SLURM_CLI_FLAGS,
+  applyRunFlags: (recipe, options, env) => [
+    ...applySlurmExtraArgs(recipe, stringList(options.extraArgs)),
+    ...applySlurmGpusPerNode(recipe, env),
+  ],
+  batch: slurmBatch,
   type: 'slurm',
   settings: SlurmBackendSchema,
   capabilities: {

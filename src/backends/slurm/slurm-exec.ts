@@ -17,8 +17,13 @@ export const CONTROL_TIMEOUT_MS = 30_000;
 
 export type SlurmExec = (tool: SlurmTool, args: string[], o?: SlurmExecOptions) => Promise<ExecOutcome>;
 
-/** A Slurm caller bound to an environment (`ctx.env` of the run). */
-export function slurmExec(env: NodeJS.ProcessEnv = process.env): SlurmExec {
+/**
+ * A Slurm caller bound to an environment (`ctx.env` of the run). It takes any tool name, so it is
+ * both a `SlurmExec` and the registry's `SchedulerCall` (`sflow batch`).
+ */
+export function slurmExec(
+  env: NodeJS.ProcessEnv = process.env,
+): (tool: string, args: string[], o?: SlurmExecOptions) => Promise<ExecOutcome> {
   const base: Record<string, string | undefined> = { ...env };
   return (tool, args, o = {}) =>
     boundedExec(tool, args, {

@@ -5,6 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { applySlurmExtraArgs, applySlurmGpusPerNode } from '../../../src/backends/slurm/extra-args.js';
+import type { Recipe } from '../../../src/config/schema/index.js';
+
+/** the loose backends of a test as the validated recipe's (only the fields the code reads) */
+const asRecipe = (r: { backends: object[] }) => r as unknown as Pick<Recipe, 'backends'>;
 
 const recipe = () => ({
   backends: [
@@ -16,7 +20,7 @@ const recipe = () => ({
 describe('slurm extra args and GPUs per node from the command line', () => {
   it('-e values follow the recipe own, in order; -G 1 -N 1 keeps both 1s; a repeated option is skipped', () => {
     const r = recipe();
-    const w = applySlurmExtraArgs(r, ['-G', '1', '-N', '1', '--exclusive']);
+    const w = applySlurmExtraArgs(asRecipe(r), ['-G', '1', '-N', '1', '--exclusive']);
     expect(r.backends[0].extra_args).toEqual(['--exclusive', '-G', '1', '-N', '1']);
     expect(r.backends[1]).toEqual({ name: 'loc', type: 'local' });
     expect(w).toEqual(["-e --exclusive: backend 'cl' already passes --exclusive; not added twice"]);
@@ -24,15 +28,17 @@ describe('slurm extra args and GPUs per node from the command line', () => {
 
   it('a recipe without a slurm backend: a warning, nothing changed', () => {
     const r = { backends: [{ name: 'loc', type: 'local' }] };
-    expect(applySlurmExtraArgs(r, ['--x'])[0]).toContain('no slurm backend');
+    expect(applySlurmExtraArgs(asRecipe(r), ['--x'])[0]).toContain('no slurm backend');
   });
 
   it('SFLOW_SLURM_GPUS_PER_NODE replaces gpus_per_node (noted); a bad value is ignored (noted)', () => {
     const r = recipe();
-    expect(applySlurmGpusPerNode(r, { SFLOW_SLURM_GPUS_PER_NODE: '4' })[0]).toContain('gpus_per_node 8 → 4');
+    expect(applySlurmGpusPerNode(asRecipe(r), { SFLOW_SLURM_GPUS_PER_NODE: '4' })[0]).toContain(
+      'gpus_per_node 8 → 4',
+    );
     expect(r.backends[0].gpus_per_node).toBe(4);
-    expect(applySlurmGpusPerNode(r, { SFLOW_SLURM_GPUS_PER_NODE: 'x' })[0]).toContain('ignored');
+    expect(applySlurmGpusPerNode(asRecipe(r), { SFLOW_SLURM_GPUS_PER_NODE: 'x' })[0]).toContain('ignored');
     expect(r.backends[0].gpus_per_node).toBe(4);
-    expect(applySlurmGpusPerNode(r, {})).toEqual([]);
+    expect(applySlurmGpusPerNode(asRecipe(r), {})).toEqual([]);
   });
 });

@@ -7,8 +7,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BACKEND_KINDS } from '../../../src/backends/registry.js';
+import { BACKEND_KINDS, backendCliFlags } from '../../../src/backends/registry.js';
 import { buildProgram } from '../../../src/cli/main.js';
+import { declareBackendFlags } from '../../../src/cli/backend-flags.js';
 import { BACKEND_TYPES, OPERATOR_TYPES, recipeJsonSchema } from '../../../src/config/schema/index.js';
 import { NOT_YET } from '../../../src/plan/not-yet.js';
 import { REPO } from '../../helpers/cli.js';
@@ -161,6 +162,8 @@ function recipeFields(): string[] {
 
 function cliFlags(): string[] {
   const program = buildProgram();
+  // the backend types' flags (declared when run/recover is dispatched)
+  for (const c of program.commands) declareBackendFlags(c, backendCliFlags);
   const flags = [program, ...program.commands].flatMap((c) => c.options.map((o) => o.long ?? o.short ?? ''));
   return [...new Set(flags)].filter((f) => f && f !== '--help');
 }

@@ -15,8 +15,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BACKEND_KINDS } from '../../../src/backends/registry.js';
+import { BACKEND_KINDS, backendCliFlags } from '../../../src/backends/registry.js';
 import { buildProgram } from '../../../src/cli/main.js';
+import { declareBackendFlags } from '../../../src/cli/backend-flags.js';
 import { recipeJsonSchema } from '../../../src/config/schema/index.js';
 import { NOT_YET, type NotYetRow } from '../../../src/plan/not-yet.js';
 import { REPO } from '../../helpers/cli.js';
@@ -164,6 +165,8 @@ export function contradictions(
 const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
 const facts = notRunning(NOT_YET, readme);
 const program = buildProgram();
+// the backend types' flags (declared when run/recover is dispatched)
+for (const c of program.commands) declareBackendFlags(c, backendCliFlags);
 const flags = new Set(
   [program, ...program.commands].flatMap((c) => c.options.flatMap((o) => [o.long ?? '', o.short ?? ''])),
 );
