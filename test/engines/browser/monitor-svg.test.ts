@@ -6,7 +6,7 @@
  *
  *   npm run test:browser
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -14,32 +14,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { buildMonitorReports } from '../../../src/monitor/reports.js';
 import { S, T0, writeRawRun } from '../../helpers/monitor-raw.js';
+import { launchChromium, noBrowserReason } from './chromium.js';
 
-const CHROMIUM = process.env.SFLOW_CHROMIUM ?? '/usr/bin/chromium';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
-function engineSkipReason(): string | undefined {
-  const why = existsSync(CHROMIUM) ? undefined : `${CHROMIUM} not found (apt-get install chromium)`;
-  if (why && process.env.SFLOW_REQUIRE_ENGINES === '1') throw new Error(`SFLOW_REQUIRE_ENGINES=1 but ${why}`);
-  return why;
-}
-
-const noBrowser = engineSkipReason();
+const noBrowser = noBrowserReason();
 const root = mkdtempSync(join(tmpdir(), 'sflow-mon-browser-'));
 let browser: Browser | undefined;
 
 beforeAll(async () => {
   if (noBrowser) return;
-  const { chromium } = await import('playwright-core');
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, timeout: 60_000 });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

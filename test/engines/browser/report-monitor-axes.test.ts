@@ -6,7 +6,7 @@
  *
  *   npm run test:browser
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,22 +15,9 @@ import { sflow } from '../../helpers/cli.js';
 import { onlyRunDir } from '../../helpers/run-dir.js';
 import { MONITORED, MONITOR_ENV } from '../../helpers/monitored-run.js';
 import { scratchDir } from '../../helpers/scratch.js';
+import { launchChromium, noBrowserReason } from './chromium.js';
 
-const CHROMIUM = process.env.SFLOW_CHROMIUM ?? '/usr/bin/chromium';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-];
-
-function skipReason(): string | undefined {
-  const why = existsSync(CHROMIUM) ? undefined : `${CHROMIUM} not found (apt-get install chromium)`;
-  if (why && process.env.SFLOW_REQUIRE_ENGINES === '1') throw new Error(`SFLOW_REQUIRE_ENGINES=1 but ${why}`);
-  return why;
-}
-const noBrowser = skipReason();
+const noBrowser = noBrowserReason();
 let browser: Browser | undefined;
 let runDir: string;
 
@@ -81,8 +68,7 @@ beforeAll(async () => {
   const r = sflow(['run', '-f', 'r.yaml'], { cwd: dir, env: MONITOR_ENV, timeoutMs: 120_000 });
   if (r.code !== 0) throw new Error(`monitored run failed: ${r.stderr}`);
   runDir = onlyRunDir(join(dir, 'sflow_output'));
-  const { chromium } = await import('playwright-core');
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, timeout: 60_000 });
+  browser = await launchChromium();
 }, 180_000);
 afterAll(async () => {
   await browser?.close();

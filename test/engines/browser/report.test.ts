@@ -8,7 +8,7 @@
  *
  *   npm run test:browser
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -26,35 +26,17 @@ import {
   runRecipe,
   sharedSkipReason,
 } from '../../helpers/report-runs.js';
+import { launchChromium, noBrowserReason } from './chromium.js';
 
-const CHROMIUM = process.env.SFLOW_CHROMIUM ?? '/usr/bin/chromium';
 const ARTIFACTS = join(REPO, 'test-artifacts', 'browser');
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
-function engineSkipReason(): string | undefined {
-  const why = existsSync(CHROMIUM) ? undefined : `${CHROMIUM} not found (apt-get install chromium)`;
-  if (why && process.env.SFLOW_REQUIRE_ENGINES === '1') throw new Error(`SFLOW_REQUIRE_ENGINES=1 but ${why}`);
-  return why;
-}
-
-const noBrowser = engineSkipReason();
+const noBrowser = noBrowserReason();
 const noShared = sharedSkipReason();
 const cleanup: string[] = [];
 let browser: Browser | undefined;
 
 beforeAll(async () => {
   if (noBrowser) return;
-  const { chromium } = await import('playwright-core');
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, timeout: 60_000 });
+  browser = await launchChromium();
   mkdirSync(ARTIFACTS, { recursive: true });
 });
 afterAll(async () => {

@@ -5,7 +5,7 @@
  *
  *   npm run test:browser
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,30 +13,16 @@ import type { Browser } from 'playwright-core';
 import { sflow } from '../../helpers/cli.js';
 import { scratchDir } from '../../helpers/scratch.js';
 import { SERVING_SWEEP } from '../../helpers/results-runs.js';
+import { launchChromium, noBrowserReason } from './chromium.js';
 
-const CHROMIUM = process.env.SFLOW_CHROMIUM ?? '/usr/bin/chromium';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-];
-
-function skipReason(): string | undefined {
-  const why = existsSync(CHROMIUM) ? undefined : `${CHROMIUM} not found (apt-get install chromium)`;
-  if (why && process.env.SFLOW_REQUIRE_ENGINES === '1') throw new Error(`SFLOW_REQUIRE_ENGINES=1 but ${why}`);
-  return why;
-}
-const noBrowser = skipReason();
+const noBrowser = noBrowserReason();
 let browser: Browser | undefined;
 let work: string;
 
 beforeAll(async () => {
   if (noBrowser) return;
   work = scratchDir('sflow-results-page-');
-  const { chromium } = await import('playwright-core');
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, timeout: 60_000 });
+  browser = await launchChromium();
 }, 120_000);
 afterAll(async () => {
   await browser?.close();
