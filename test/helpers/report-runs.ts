@@ -1,6 +1,6 @@
 /** Runs for the report tests: spec examples and generated recipes through the built CLI. */
+import { freePorts } from './free-ports.js';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SHARED, sflow, type CliResult } from './cli.js';
@@ -59,22 +59,7 @@ workflow:
 }
 
 /** Free TCP ports on 127.0.0.1 (bound, read and released). */
-export async function freePorts(n: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: n },
-      () =>
-        new Promise<import('node:net').Server>((resolve, reject) => {
-          const s = createServer();
-          s.once('error', reject);
-          s.listen(0, '127.0.0.1', () => resolve(s));
-        }),
-    ),
-  );
-  const ports = servers.map((s) => (s.address() as { port: number }).port);
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  return ports;
-}
+export { freePorts };
 
 export function reportOf(runDir: string): string {
   return readFileSync(join(runDir, 'report.html'), 'utf8');

@@ -6,9 +6,9 @@
  * Without busybox the stand-ins cannot run: `standinsMissing()` says so (tests skip with it,
  * or fail under SFLOW_REQUIRE_ENGINES=1).
  */
+import { freePorts } from './free-ports.js';
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseEventsJsonl } from '../../src/reporters/events-jsonl.js';
@@ -46,23 +46,7 @@ export function standinEnv(
   return out;
 }
 
-function onePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '0.0.0.0', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-/** `n` distinct ports free on every address right now (services bind 0.0.0.0) */
-export async function freePorts(n: number): Promise<number[]> {
-  const out = new Set<number>();
-  while (out.size < n) out.add(await onePort());
-  return [...out];
-}
+export { freePorts };
 
 /** `-s NAME=port` for each name, each a distinct free port */
 export async function portArgs(...names: string[]): Promise<string[]> {
