@@ -108,7 +108,7 @@ describe('orchestrator on a remote engine', () => {
     expect(r.exitCode).toBe(0);
     const warn = events.find((e) => e.type === 'log' && e.message.includes('status call timed out'));
     expect(warn).toBeDefined();
-  });
+  }, 120_000);
 
   it('a launch that fails after submit fails the task with the engine reason', async () => {
     const { r, events } = await run(
