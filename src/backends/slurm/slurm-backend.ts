@@ -8,15 +8,13 @@
  * call for all steps, grace, one `scancel --signal=KILL`. Release cancels only an owned job.
  */
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, writeFileSync } from 'node:fs';
-import { basename, delimiter, join } from 'node:path';
+import { basename } from 'node:path';
 import { SflowError } from '../../config/errors.js';
-import { readAsset } from '../../config/assets.js';
 import { processStartTime } from '../../util/process-liveness.js';
-import { GPU_PRELUDE_FILE } from '../../operators/srun-step.js';
 import type { PlannedBackend, PlannedNode } from '../../plan/types.js';
 import { errorMessage } from '../../util/errors.js';
 import { sleep } from '../../util/sleep.js';
+import { onPath } from '../../util/on-path.js';
 import { spawnGroup, type GroupHandle } from '../../util/process-group.js';
 import {
   HANDLE_VERSION,
@@ -47,7 +45,8 @@ import {
   stepsOf,
   type LiveAttempt,
 } from './live-steps.js';
-import { discoverNodes, probeGpuTopology } from './nodes.js';
+import { discoverNodes } from './nodes.js';
+import { stagePrelude, stepGpuEnv, withGpuTopology } from './gpu-env.js';
 import { oneLineFields } from './steps.js';
 import { callFailure, slurmExec, type SlurmExec } from './slurm-exec.js';
 import { stopAttempts } from './stop.js';
@@ -186,14 +185,15 @@ export class SlurmBackend implements Backend {
         this.ctx.log(
           `backend '${this.name}': the recipe asks for ${want} node(s); Slurm job ${jobId} has ${nodes.length}: planning on the job's nodes`,
         );
-      if (this.ctx.gpuTasks) nodes = await this.withGpuTopology(jobId, nodes, signal);
+      if (this.ctx.gpuTasks)
+        nodes = await withGpuTopology(this.exec, (l) => this.ctx.log(l), jobId, nodes, signal);
     } catch (e) {
       if (owned) await this.cancelJob(jobId);
       throw e;
     }
     this.allocation = { id: jobId, nodes, owned };
     this.released = false;
-    if (this.ctx.gpuTasks) this.stagePrelude();
+    if (this.ctx.gpuTasks) stagePrelude(this.ctx.runDir, (l) => this.ctx.log(l));
     return this.allocation;
   }
 
@@ -205,7 +205,7 @@ export class SlurmBackend implements Backend {
     const env: Record<string, string> = {
       ...req.baseEnv,
       ...spec.env,
-      ...this.gpuEnv(task.nodes, task.gpus),
+      ...stepGpuEnv(this.allocation?.nodes ?? [], task.nodes, task.gpus),
     };
     // Slurm steps see every card of the node; the in-step prelude narrows CUDA_VISIBLE_DEVICES (0.3.1)
     if (step) delete env.NVIDIA_VISIBLE_DEVICES;
@@ -455,43 +455,6 @@ export class SlurmBackend implements Backend {
     for (const w of this.watchers) w.onStatus(a.handle, s);
   }
 
-  /** GPU settings every step gets: the plan, the node size, and the UUID tables the prelude matches */
-  private gpuEnv(nodes: PlannedNode[], gpus: number[] | null): Record<string, string> {
-    const env: Record<string, string> = { SFLOW_GPU_PLAN: gpus?.length ? gpus.join(',') : '' };
-    if (!gpus?.length) return env;
-    const count = nodes[0]?.numGpus;
-    if (count !== null && count !== undefined) env.SFLOW_NODE_GPU_COUNT = String(count);
-    const byNode = (this.allocation?.nodes ?? [])
-      .filter((n) => nodes.some((t) => t.name === n.name) && n.gpuUuids?.length)
-      .map((n) => `${n.name}=${n.gpuUuids!.join(',')}`);
-    if (byNode.length) env.SFLOW_GPU_UUIDS_BY_NODE = byNode.join(';');
-    return env;
-  }
-
-  private async withGpuTopology(
-    jobId: string,
-    nodes: PlannedNode[],
-    signal: AbortSignal,
-  ): Promise<PlannedNode[]> {
-    const topo = await probeGpuTopology(this.exec, jobId, nodes, signal);
-    if (topo.missing.length)
-      this.ctx.log(
-        `GPU topology probe: no GPU UUIDs for ${topo.missing.join('; ')} — in-step GPU selection falls back to index arithmetic there`,
-      );
-    return nodes.map((n) => (topo.uuids.has(n.name) ? { ...n, gpuUuids: topo.uuids.get(n.name) } : n));
-  }
-
-  /** the in-step GPU selection prelude, staged in the run folder that every step can read */
-  private stagePrelude(): void {
-    try {
-      writeFileSync(join(this.ctx.runDir, GPU_PRELUDE_FILE), readAsset('sh/gpu-select.sh'), { mode: 0o644 });
-    } catch (e) {
-      this.ctx.log(
-        `cannot stage the in-step GPU selection script in ${this.ctx.runDir}: ${errorMessage(e)}; GPU steps will exit 97`,
-      );
-    }
-  }
-
   private async cancelJob(jobId: string): Promise<void> {
     const r = await this.exec('scancel', [jobId], { retries: 2, timeoutMs: 15_000 });
     if (!r.ok)
@@ -518,17 +481,4 @@ export class SlurmBackend implements Backend {
   private note(err: Error | undefined): void {
     if (err) this.ctx.log(`cannot write the Slurm allocation record in ${this.ctx.runDir}: ${err.message}`);
   }
-}
-
-/** `tool` is an executable file in one of the PATH folders */
-function onPath(tool: string, path = ''): boolean {
-  return path.split(delimiter).some((dir) => {
-    if (!dir) return false;
-    try {
-      accessSync(join(dir, tool), constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
 }
