@@ -21,6 +21,7 @@ export default defineConfig({
       'test/integration/launcher.test.ts',
       'test/integration/task-log.test.ts',
     ],
+    globalSetup: ['test/mutation/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

@@ -9,21 +9,10 @@
  * clean up after themselves (test/helpers/scratch.ts). The index of live runs lives there too.
  */
 import { execFileSync } from 'node:child_process';
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  rmdirSync,
-  rmSync,
-  statSync,
-  utimesSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, rmdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { privateTmp } from './helpers/private-tmp.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const stamp = join(root, 'dist', '.build-stamp');
@@ -85,56 +74,8 @@ function onlyInProcessTests(): boolean {
   return filters.every((f) => /^(\.\/)?test\/(unit|conformance)(\/|$)/.test(f));
 }
 
-/** total size of a folder tree in bytes (best effort) */
-function du(p: string): number {
-  try {
-    const st = statSync(p);
-    if (!st.isDirectory()) return st.size;
-    return readdirSync(p).reduce((n, e) => n + du(join(p, e)), 0);
-  } catch {
-    return 0;
-  }
-}
-
-/**
- * A private temp folder for this test run; returns the check that runs at the end. Root-owned
- * and sticky like /tmp, so tests acting as other users can use it too.
- */
-function privateTmp(): () => void {
-  const dir = mkdtempSync(join(tmpdir(), 'sflow-tests-'));
-  chmodSync(dir, 0o1777);
-  process.env.TMPDIR = dir;
-  // the index of live runs (runtime/live-runs.ts) of every sflow the tests start: this run's own,
-  // so a run never recovers (stops, marks) another test run's killed drivers, nor the user's
-  const runIndex = join(dir, 'sflow-run-index');
-  process.env.SFLOW_RUN_INDEX_DIR = runIndex;
-  // Node 22.1+: bin/sflow.js keeps V8's compiled code in $NODE_COMPILE_CACHE (else
-  // <tmp>/node-compile-cache): one cache for the whole run, removed with the run index
-  const compileCache = join(dir, 'node-compile-cache');
-  process.env.NODE_COMPILE_CACHE = compileCache;
-  return () => {
-    rmSync(runIndex, { recursive: true, force: true });
-    rmSync(compileCache, { recursive: true, force: true });
-    let left: string[];
-    try {
-      left = readdirSync(dir);
-    } catch {
-      return;
-    }
-    if (left.length > 0) {
-      const lines = left.map((e) => `  ${e} (${Math.ceil(du(join(dir, e)) / 1024)} KiB)`);
-      process.stderr.write(
-        `\n✗ tests left ${left.length} entr${left.length === 1 ? 'y' : 'ies'} in the temp folder ${dir} ` +
-          `(every test must remove what it creates; use test/helpers/scratch.ts):\n${lines.join('\n')}\n`,
-      );
-      process.exitCode = 1;
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
-}
-
 export default async function setup(): Promise<() => void> {
-  const checkTmp = privateTmp();
+  const checkTmp = privateTmp({ checkLeft: true });
   try {
     if (!onlyInProcessTests() && !fresh()) await build();
   } catch (e) {
