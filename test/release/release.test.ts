@@ -13,12 +13,11 @@ import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { REPO as ROOT } from '../helpers/cli.js';
 import { scratchDir } from '../helpers/scratch.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   name: string;
   version: string;

@@ -5,12 +5,12 @@
  */
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { REPO as ROOT } from '../../helpers/cli.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const git = (args: string[]) => spawnSync('git', args, { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
+const git = (args: string[], input?: string) =>
+  spawnSync('git', args, { cwd: ROOT, input, encoding: 'utf8', timeout: 30_000 });
 const inGit = git(['rev-parse', '--is-inside-work-tree']).stdout.trim() === 'true';
 
 /** every folder under `dir` (relative to the repository root), `dir` included */
@@ -32,23 +32,14 @@ describe.skipIf(!inGit)('.gitignore hides no test or source file', () => {
       'scripts/probe.mjs',
       'bench/probe.mjs',
     ];
-    const check = spawnSync('git', ['check-ignore', '--no-index', '--verbose', '--stdin'], {
-      cwd: ROOT,
-      input: probes.join('\n') + '\n',
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
+    const check = git(['check-ignore', '--no-index', '--verbose', '--stdin'], probes.join('\n') + '\n');
     // exit 1: none of them is ignored; 0: some are (listed with the pattern that hides them)
     expect(check.stdout).toBe('');
     expect(check.status).toBe(1);
   });
 
   it('the check would see an ignored file (a probe under node_modules/ is reported)', () => {
-    const check = spawnSync('git', ['check-ignore', '--no-index', 'node_modules/probe.test.ts'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
+    const check = git(['check-ignore', '--no-index', 'node_modules/probe.test.ts']);
     expect(check.status).toBe(0);
   });
 });
