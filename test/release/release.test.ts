@@ -203,7 +203,14 @@ describe('the single executable', () => {
   it('x64 runs with an empty PATH: --version, a sample and its dry-run', () => {
     const exe = join(out, 'sflow-linux-x64');
     const elsewhere = scratchDir('sflow-exe-');
-    const env = { HOME: elsewhere, PATH: '', NO_COLOR: '1' };
+    // nothing on PATH; the run's own temp folder and run index, so nothing lands in the real /tmp
+    const env = {
+      HOME: elsewhere,
+      PATH: '',
+      NO_COLOR: '1',
+      TMPDIR: process.env.TMPDIR ?? '',
+      SFLOW_RUN_INDEX_DIR: process.env.SFLOW_RUN_INDEX_DIR ?? '',
+    };
     const v = step('the executable --version', exe, ['--version'], { cwd: elsewhere, env });
     expect(v.stdout).toContain(PKG.version);
     step('the executable sample', exe, ['sample', 'self_contained/local/hello_world'], {
