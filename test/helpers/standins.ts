@@ -143,12 +143,22 @@ export function standinStateDirs(): string[] {
   return [...out];
 }
 
+/** a state folder with what it holds (the role's files say which server left it) */
+function describeState(dir: string): string {
+  try {
+    const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort();
+    return `${dir} holding [${files.join(', ')}]`;
+  } catch {
+    return `${dir} (removed while listed)`;
+  }
+}
+
 /** state folders made since `before` (polled until none or `ms` pass: a stopped server cleans up last) */
 export async function newStandinState(before: string[], ms = 10_000): Promise<string[]> {
   const end = Date.now() + ms;
   for (;;) {
     const left = standinStateDirs().filter((d) => !before.includes(d));
-    if (left.length === 0 || Date.now() > end) return left;
+    if (left.length === 0 || Date.now() > end) return left.map(describeState);
     await new Promise((r) => setTimeout(r, 250));
   }
 }
