@@ -4,6 +4,7 @@
  * which calls create → preflight → allocate → plan → orchestrate → release in that order. Around
  * it: the run view (console or --tui), the hardware monitor, and report.html afterwards.
  */
+import { limitHeapGrowth } from '../util/heap-growth.js';
 import type { Backend, BackendContext } from '../backends/backend.js';
 import {
   backendCatalog,
@@ -140,6 +141,8 @@ export async function executeRecipe(
   // from here a closed stdout or a hung-up terminal only silences the console: the run goes on to
   // its end, its files and its exit code (held until the process ends)
   holdConsole();
+  // a long-lived driver: V8's heap kept near its live data (util/heap-growth.ts, docs/scale.md)
+  limitHeapGrowth();
   // runs of this user whose driver was killed: stop their leftovers first, say so, mark them
   const lost = await recoverLostRunsBeforeRun(o.opts);
   // http(s) artifacts downloaded (or found in the cache) before anything is allocated; the S3

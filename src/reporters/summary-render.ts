@@ -277,7 +277,11 @@ function enginePicked(t: PlanTaskInfo, row: TaskRow | undefined): string[] {
 function renderExternal(m: SummaryModel): string[] {
   if (m.external.length === 0) return ['Verdict: OK (no external commands)'];
   const by = new Map<string, typeof m.external>();
-  for (const r of m.external) by.set(r.tool, [...(by.get(r.tool) ?? []), r]);
+  for (const r of m.external) {
+    const list = by.get(r.tool);
+    if (list) list.push(r);
+    else by.set(r.tool, [r]);
+  }
   const rows: string[][] = [['TOOL', 'CALLS', 'FAILED', 'TIMEOUTS', 'MEAN', 'MAX', 'VERDICT']];
   for (const [tool, list] of [...by].sort(([a], [b]) => a.localeCompare(b))) {
     const failed = list.filter((r) => !r.ok).length;

@@ -34,7 +34,11 @@ export function stopTargets(tasks: TaskRt[]): StopTarget[] {
 
 function byBackend(targets: StopTarget[]): Map<Backend, StopTarget[]> {
   const m = new Map<Backend, StopTarget[]>();
-  for (const t of targets) m.set(t.backend, [...(m.get(t.backend) ?? []), t]);
+  for (const t of targets) {
+    const list = m.get(t.backend);
+    if (list) list.push(t);
+    else m.set(t.backend, [t]);
+  }
   return m;
 }
 
@@ -98,10 +102,17 @@ export async function stopAll(
       stopBatch(b, list, graceMs, false, signal).then((rs) => rs.forEach(onStopped)),
     ),
   );
+  // the bound's listener is removed once the stops end: a timeout signal with a listener is kept
+  // alive by Node until it fires, and this listener's closure holds the whole run (its tasks,
+  // handles, sinks) — seconds of a big run's memory pinned through its report
+  let onBound = (): void => undefined;
   const timedOut = await Promise.race([
     all.then(() => false),
-    new Promise<boolean>((r) => bound.addEventListener('abort', () => r(true), { once: true })),
-  ]);
+    new Promise<boolean>((r) => {
+      onBound = () => r(true);
+      bound.addEventListener('abort', onBound, { once: true });
+    }),
+  ]).finally(() => bound.removeEventListener('abort', onBound));
   if (timedOut) {
     await killAll(targets);
     await Promise.race([all, sleep(2_000, undefined, { ref: false })]);

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LaunchFailure, LauncherProcess } from '../../src/util/launcher/client.js';
+import { LAUNCH_WINDOW, LaunchFailure, LauncherProcess } from '../../src/util/launcher/client.js';
 import { processesWith, until } from '../conformance/procs.js';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -90,6 +90,60 @@ describe.each(['perl', 'node'] as const)('%s launcher', (kind) => {
     await expect(fail([dir])).rejects.toMatchObject({ code: 'EACCES' });
     // still serving afterwards
     expect(await (await run('exit 3')).exited).toEqual({ code: 3, signal: null });
+  });
+
+  it('holds at most LAUNCH_WINDOW requests on the wire: the rest wait unencoded, in order, and all start', async () => {
+    const l = await start();
+    const total = LAUNCH_WINDOW * 4 + 3;
+    const logs = Array.from({ length: total }, (_, i) => join(dir, `${kind}-window-${i}.log`));
+    // each request carries a big environment: 200 of them encoded at once were 200 frames held
+    const env = { PATH: process.env.PATH, BIG: 'x'.repeat(4096) };
+    const all = logs.map((logPath, i) =>
+      l.launch({ argv: ['sh', '-c', `echo ${i}`], cwd: dir, env, logPath, graceMs: 1000 }),
+    );
+    expect(l.unanswered).toBe(LAUNCH_WINDOW);
+    expect(l.queued).toBe(total - LAUNCH_WINDOW);
+    let most = 0;
+    const started = await Promise.all(
+      all.map((p) =>
+        p.then((s) => {
+          most = Math.max(most, l.unanswered);
+          return s;
+        }),
+      ),
+    );
+    expect(most).toBeLessThanOrEqual(LAUNCH_WINDOW);
+    expect(l.queued).toBe(0);
+    const exits = await Promise.all(started.map((s) => s.exited));
+    expect(exits.every((e) => e.code === 0)).toBe(true);
+    expect(logs.map((f) => readFileSync(f, 'utf8').trim())).toEqual(logs.map((_, i) => String(i)));
+    // every request started a process of its own
+    const pids = started.map((s) => s.pid);
+    expect(new Set(pids).size).toBe(total);
+  });
+
+  it('a request that cannot be framed fails alone when its turn comes; the others start', async () => {
+    const l = await start();
+    const ok = (i: number) =>
+      l.launch({
+        argv: ['true'],
+        cwd: dir,
+        env: {},
+        logPath: join(dir, `${kind}-nul-${i}.log`),
+        graceMs: 1000,
+      });
+    const before = Array.from({ length: LAUNCH_WINDOW + 2 }, (_, i) => ok(i));
+    const bad = l.launch({
+      argv: ['echo', 'a\0b'],
+      cwd: dir,
+      env: {},
+      logPath: join(dir, 'never.log'),
+      graceMs: 1000,
+    });
+    const after = ok(99);
+    await expect(bad).rejects.toThrow(/NUL/);
+    for (const s of await Promise.all([...before, after]))
+      expect(await s.exited).toEqual({ code: 0, signal: null });
   });
 
   it('SIGKILL of the driver: the lifeline stops every group, a TERM-ignoring one after the grace', async () => {

@@ -11,13 +11,14 @@
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { groupState, processStartTime } from '../../util/process-liveness.js';
-import type { TaskGpuClaims } from '../../gpu/task-claims.js';
+import type { ClaimedGpus, TaskGpuClaims } from '../../gpu/task-claims.js';
 import type { PlannedBackend, PlannedNode, PlannedTask } from '../../plan/types.js';
 import { SflowError } from '../../config/errors.js';
 import { raceAbort } from '../../util/abort.js';
 import { errorMessage } from '../../util/errors.js';
 import { getLauncher, warmLauncher } from '../../util/launcher/client.js';
 import { spawnGroup, type GroupExit, type GroupHandle } from '../../util/process-group.js';
+import { Slots } from '../../util/slots.js';
 import { stopGroup } from '../../util/terminate/index.js';
 import {
   HANDLE_VERSION,
@@ -77,6 +78,13 @@ interface Live {
   container?: TaskContainer;
 }
 
+/**
+ * Attempts being started at once (building their environment, handed to the launcher): the
+ * launcher starts one at a time, so more in flight only hold memory — 10,000 tasks submitted
+ * together each held their ~5 KB environment and its encoded frame until their turn.
+ */
+export const LOCAL_STARTS_IN_FLIGHT = 64;
+
 const NO_CONTEXT: BackendContext = {
   runId: 'local',
   runDir: '',
@@ -95,6 +103,8 @@ export class LocalBackend implements Backend {
   private released = false;
   private readonly host = hostname();
   private readonly reaper = new ContainerReaper();
+  /** starts in flight (LOCAL_STARTS_IN_FLIGHT); taken after the task's GPUs are granted */
+  readonly starting = new Slots(LOCAL_STARTS_IN_FLIGHT);
 
   constructor(
     private readonly planned: PlannedBackend,
@@ -128,9 +138,26 @@ export class LocalBackend implements Backend {
   async launch(req: LaunchRequest, signal: AbortSignal): Promise<TaskHandle> {
     signal.throwIfAborted();
     const { task } = req;
-    const spec = req.specs[0];
     if (this.claims) await getLauncher(); // its pid goes into the GPU records (gpu/keeper.ts)
     const got = this.claims ? await this.claims.acquire(task, signal) : null;
+    let release: () => void;
+    try {
+      release = await this.starting.acquire(signal);
+    } catch (e) {
+      if (got) await this.claims?.done(task.name);
+      throw e;
+    }
+    try {
+      return await this.start(req, got, signal);
+    } finally {
+      release();
+    }
+  }
+
+  /** builds the attempt's environment and starts it (one of the starts in flight) */
+  private async start(req: LaunchRequest, got: ClaimedGpus | null, signal: AbortSignal): Promise<TaskHandle> {
+    const { task } = req;
+    const spec = req.specs[0];
     const env = {
       ...req.baseEnv,
       ...spec.env,

@@ -46,6 +46,20 @@ export class LaunchFailure extends Error {
 
 const READY_TIMEOUT_MS = 10_000;
 
+/**
+ * Launch requests written to the launcher and not yet answered (started or failed). The launcher
+ * starts one attempt at a time, so a deeper pipe only holds frames: 10,000 tasks submitted at once
+ * were 10,000 encoded frames (each carries the task's whole environment, ~5–8 KB) waiting in the
+ * driver's memory. The rest wait as requests and are encoded when their turn comes.
+ */
+export const LAUNCH_WINDOW = 32;
+
+interface Queued {
+  fields: Omit<LaunchFields, 'id'>;
+  ok: (s: Started) => void;
+  fail: (e: Error) => void;
+}
+
 interface Running {
   resolve: (e: LeaderExit) => void;
 }
@@ -56,6 +70,9 @@ export class LauncherProcess {
   private seq = 0;
   private readonly waiting = new Map<number, { ok: (s: Started) => void; fail: (e: Error) => void }>();
   private readonly running = new Map<number, Running>();
+  /** requests not yet written (LAUNCH_WINDOW are unanswered), first in first out */
+  private queue: Array<Queued | undefined> = [];
+  private queueHead = 0;
   private rest = '';
   private dead: string | undefined;
   private stderr = '';
@@ -117,13 +134,45 @@ export class LauncherProcess {
   /** Hands one attempt to the launcher; resolves once it runs (exec'd), rejects if it could not start. */
   launch(f: Omit<LaunchFields, 'id'>): Promise<Started> {
     if (this.dead) return Promise.reject(new Error(`the sflow launcher ${this.dead}`));
-    const id = ++this.seq;
-    const frame = encodeLaunch({ ...f, id });
     return new Promise<Started>((ok, fail) => {
-      this.waiting.set(id, { ok, fail });
+      this.queue.push({ fields: f, ok, fail });
       this.busy();
-      this.proc.stdin.write(frame);
+      this.pump();
     });
+  }
+
+  /** requests waiting for a place in the window (for tests and the measurements) */
+  get queued(): number {
+    return this.queue.length - this.queueHead;
+  }
+
+  /** frames written whose answer has not come yet */
+  get unanswered(): number {
+    return this.waiting.size;
+  }
+
+  /** Writes queued requests while fewer than LAUNCH_WINDOW are unanswered. */
+  private pump(): void {
+    while (!this.dead && this.waiting.size < LAUNCH_WINDOW && this.queueHead < this.queue.length) {
+      const q = this.queue[this.queueHead];
+      this.queue[this.queueHead++] = undefined; // answered requests are not kept
+      if (this.queueHead > 1024 && this.queueHead * 2 > this.queue.length) {
+        this.queue = this.queue.slice(this.queueHead);
+        this.queueHead = 0;
+      }
+      if (!q) continue;
+      const id = ++this.seq;
+      let frame: Buffer;
+      try {
+        frame = encodeLaunch({ ...q.fields, id });
+      } catch (e) {
+        q.fail(e instanceof Error ? e : new Error(String(e)));
+        continue;
+      }
+      this.waiting.set(id, { ok: q.ok, fail: q.fail });
+      this.proc.stdin.write(frame);
+    }
+    this.idle();
   }
 
   private onData(chunk: string, ready: () => void): void {
@@ -141,13 +190,14 @@ export class LauncherProcess {
         this.waiting.delete(r.id);
         const exited = new Promise<LeaderExit>((resolve) => this.running.set(r.pid, { resolve }));
         w.ok({ pid: r.pid, startTime: r.startTime, exited });
+        this.pump();
       } else if (r.kind === 'failed') {
         const w = this.waiting.get(r.id);
         if (!w) continue;
         this.waiting.delete(r.id);
         const e = errnoInfo(r.errno);
         w.fail(new LaunchFailure(e.message, e.code));
-        this.idle();
+        this.pump();
       } else {
         const run = this.running.get(r.pid);
         if (!run) continue;
@@ -165,6 +215,10 @@ export class LauncherProcess {
     if (current && currentProc === this) current = undefined;
     for (const w of this.waiting.values()) w.fail(new Error(`the sflow launcher ${why}`));
     this.waiting.clear();
+    for (let i = this.queueHead; i < this.queue.length; i++)
+      this.queue[i]?.fail(new Error(`the sflow launcher ${why}`));
+    this.queue = [];
+    this.queueHead = 0;
     for (const [pid, run] of this.running) {
       try {
         process.kill(-pid, 'SIGKILL');
@@ -187,7 +241,7 @@ export class LauncherProcess {
   }
 
   private idle(): void {
-    if (this.waiting.size || this.running.size) return;
+    if (this.waiting.size || this.running.size || this.queued) return;
     this.proc.unref();
     (this.proc.stdout as Socket).unref();
     (this.proc.stderr as Socket).unref();
