@@ -4,20 +4,32 @@
  * write JSON. No engine is started here.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadavg } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 
 export const root = new URL('..', import.meta.url).pathname;
 
-/** `sflow <args>` (the build: `npm run build` first) in `cwd`; resolves with exit code, wall ms, peak RSS (MiB, sampled from /proc), stderr tail */
+/**
+ * `sflow <args>` (the build: `npm run build` first) in `cwd`; resolves with exit code, wall ms,
+ * peak RSS (MiB: the process's own maxRSS at exit, from bench/rss-hook.mjs, or VmHWM sampled from
+ * /proc every 200 ms when it did not exit normally — sampling alone missed a peak in the last
+ * moments, the report), stderr tail
+ */
 export function runSflow(args, { cwd, env = {}, timeoutMs = 900_000 } = {}) {
   const t0 = performance.now();
-  const child = spawn(process.execPath, ['--trace-warnings', join(root, 'bin/sflow.js'), ...args], {
-    cwd,
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, SFLOW_TASK_OUTPUT: 'never', ...env },
-  });
+  const rssDir = mkdtempSync(join(tmpdir(), 'sflow-scale-rss-'));
+  const rssFile = join(rssDir, 'rss');
+  const hook = join(root, 'bench', 'rss-hook.mjs');
+  const child = spawn(
+    process.execPath,
+    ['--trace-warnings', '--import', hook, join(root, 'bin/sflow.js'), ...args],
+    {
+      cwd,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, SFLOW_TASK_OUTPUT: 'never', SFLOW_BENCH_RSS_FILE: rssFile, ...env },
+    },
+  );
   let stderr = '';
   child.stderr.on('data', (b) => {
     stderr = (stderr + b.toString()).slice(-20_000);
@@ -37,7 +49,14 @@ export function runSflow(args, { cwd, env = {}, timeoutMs = 900_000 } = {}) {
     child.once('exit', (code, signal) => {
       clearInterval(timer);
       clearTimeout(killer);
-      resolve({ code, signal, wallMs: performance.now() - t0, peakMiB: peak, stderr });
+      let exact = 0;
+      try {
+        exact = Math.max(...readFileSync(rssFile, 'utf8').split('\n').filter(Boolean).map(Number)) / 1024;
+      } catch {
+        /* killed: the sampled figure */
+      }
+      rmSync(rssDir, { recursive: true, force: true });
+      resolve({ code, signal, wallMs: performance.now() - t0, peakMiB: Math.max(peak, exact), stderr });
     }),
   );
   return { child, done, sample };
