@@ -17,12 +17,16 @@ import type {
   PlannedTask,
 } from '../plan/types.js';
 
-export interface BackendKind extends BackendTraits {
-  type: BackendType;
+/**
+ * `T`: the type this kind owns; its functions receive planned backends of that type only (the
+ * registry, keyed by type, pairs each type with its own kind), so they read their settings typed.
+ */
+export interface BackendKind<T extends BackendType = BackendType> extends BackendTraits<T> {
+  type: T;
   /** zod schema of the recipe's `backends[]` entry of this type */
   settings: z.ZodType;
   /** creates an instance for a run; absent while the type plans but does not run yet */
-  create?: (planned: PlannedBackend, ctx: BackendContext) => Backend;
+  create?(this: void, planned: PlannedBackend<T>, ctx: BackendContext): Backend;
   /**
    * Imports what `create`, `liveDriver` and `recoverRun` need (a backend's client libraries stay
    * out of runs that do not use its type: the Kubernetes client alone is ~6 MB of code to
@@ -33,16 +37,17 @@ export interface BackendKind extends BackendTraits {
    * What a dry-run may learn without allocating anything (local: the machine's GPUs from
    * nvidia-smi); nodes to plan on instead of the placeholders, or undefined.
    */
-  discover?: (planned: PlannedBackend, signal: AbortSignal) => Promise<PlannedNode[] | undefined>;
+  discover?(this: void, planned: PlannedBackend<T>, signal: AbortSignal): Promise<PlannedNode[] | undefined>;
   /**
    * Lines `--dry-run` prints under each of its tasks beyond the command (Kubernetes: the pod
    * manifests a launch sends); `options` are the command line's (e.g. --namespace).
    */
-  dryRunDetail?: (
+  dryRunDetail?(
+    this: void,
     plan: Plan,
-    backend: PlannedBackend,
+    backend: PlannedBackend<T>,
     options: CliOptionBag,
-  ) => Promise<(task: PlannedTask) => string[]>;
+  ): Promise<(task: PlannedTask) => string[]>;
   /** starts hardware monitor collectors on its nodes; absent: its nodes are not sampled yet */
   monitorCollector?: () => CollectorLauncher;
   /**

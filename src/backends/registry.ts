@@ -22,15 +22,20 @@ import { kubernetesKind } from './kubernetes/kind.js';
 import { localKind } from './local/kind.js';
 import { slurmKind } from './slurm/kind.js';
 
-export const BACKEND_KINDS: Readonly<Record<BackendType, BackendKind>> = {
+/** each type's own kind (a kind typed for another type does not fit its key) */
+export const BACKEND_KINDS: { readonly [T in BackendType]: BackendKind<T> } = {
   local: localKind,
   docker: dockerKind,
   slurm: slurmKind,
   kubernetes: kubernetesKind,
 };
 
+function isBackendType(type: string): type is BackendType {
+  return Object.hasOwn(BACKEND_KINDS, type);
+}
+
 export function backendKind(type: string): BackendKind | undefined {
-  return Object.hasOwn(BACKEND_KINDS, type) ? BACKEND_KINDS[type as BackendType] : undefined;
+  return isBackendType(type) ? BACKEND_KINDS[type] : undefined;
 }
 
 /**

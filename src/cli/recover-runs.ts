@@ -16,7 +16,7 @@ import type { RunEvent, RunEventInput } from '../events/events.js';
 import { HandleLedger, ledgerPath, readHandleLedger } from '../events/handle-ledger.js';
 import type { TaskHandle } from '../events/handle.js';
 import { runDirLayout } from '../outputs/run-dir.js';
-import type { BackendType, PlannedBackend } from '../plan/types.js';
+import type { PlannedBackend } from '../plan/types.js';
 import { EventsJsonlSink } from '../reporters/events-jsonl.js';
 import { SflowLogSink } from '../reporters/sflow-log.js';
 import { SummaryLogSink } from '../reporters/summary-log.js';
@@ -88,15 +88,16 @@ export function readRunEvents(runDir: string): RunEvent[] {
 function recoverer(h: TaskHandle, runDir: string, kinds: readonly BackendKind[]) {
   const kind = kinds.find((k) => k.type === h.type);
   if (!kind?.create) return undefined;
-  const planned: PlannedBackend = {
+  // a recovered backend has no recipe entry: its kind reads defaults from an empty one
+  const planned = {
     name: h.backend,
-    type: h.type as BackendType,
+    type: h.type,
     isDefault: false,
     placeholder: false,
     nodes: [],
     config: {},
     capabilities: kind.capabilities,
-  };
+  } as unknown as PlannedBackend;
   const ctx: BackendContext = {
     runId: `recover-${h.runId}`,
     runDir,

@@ -3,6 +3,7 @@
  * to the types fields need, and turn evaluation failures into located plan errors.
  */
 import { SflowError } from './errors.js';
+import type { Expr } from './schema/common.js';
 import { formatPath, locate, type PathSeg } from './source.js';
 import { compileCached } from './templates.js';
 import {
@@ -87,15 +88,32 @@ export function evaluateField(value: unknown, scope: Scope, where?: Where): Valu
   }
 }
 
+/**
+ * A recipe entry after `resolveDeep`: every string is rendered, so a field that could hold a
+ * `\${{ }}` expression holds its text; shapes are kept.
+ */
+export type Resolved<T> = T extends Expr
+  ? string
+  : T extends ReadonlyArray<infer E>
+    ? Array<Resolved<E>>
+    : T extends object
+      ? { [K in keyof T]: Resolved<T[K]> }
+      : T;
+
 /** Resolve every string inside a structure (operator configs, backend fields), keeping shapes. */
-export function resolveDeep(value: unknown, scope: Scope, where: Where): unknown {
+export function resolveDeep<T>(value: T, scope: Scope, where: Where): Resolved<T> {
+  // the walk keeps every shape and renders strings to strings: what Resolved<T> says
+  return resolveWalk(value, scope, where) as Resolved<T>;
+}
+
+function resolveWalk(value: unknown, scope: Scope, where: Where): unknown {
   if (typeof value === 'string') return renderField(value, scope, where);
   if (Array.isArray(value))
-    return value.map((v, i) => resolveDeep(v, scope, { doc: where.doc, path: [...where.path, i] }));
+    return value.map((v, i) => resolveWalk(v, scope, { doc: where.doc, path: [...where.path, i] }));
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value))
-      out[k] = resolveDeep(v, scope, { doc: where.doc, path: [...where.path, k] });
+      out[k] = resolveWalk(v, scope, { doc: where.doc, path: [...where.path, k] });
     return out;
   }
   return value;

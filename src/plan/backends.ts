@@ -6,17 +6,16 @@
  * caller: the plan imports no backend.
  */
 import type { Scope, Value } from '../config/expr/index.js';
-import type { BackendCatalog, BackendType, PlaceholderTools, PlannedBackend, PlannedNode } from './types.js';
+import type { Backend as BackendEntry, LocalBackend } from '../config/schema/backends.js';
+import type { BackendCatalog, PlaceholderTools, PlannedBackend, PlannedNode } from './types.js';
 import { planError, resolveDeep, resolveInt, type Where } from '../config/resolve.js';
 
-type Obj = Record<string, unknown>;
-
 export interface BackendDecl {
-  item: Obj;
+  item: BackendEntry;
   where: Where;
 }
 
-export const DEFAULT_LOCAL_BACKEND = { name: 'local', type: 'local', default: true };
+export const DEFAULT_LOCAL_BACKEND: LocalBackend = { name: 'local', type: 'local', default: true };
 
 export function planBackends(
   decls: BackendDecl[],
@@ -27,11 +26,11 @@ export function planBackends(
 ): PlannedBackend[] {
   const list = decls.length
     ? decls
-    : [{ item: DEFAULT_LOCAL_BACKEND as Obj, where: { doc: {}, path: ['backends'] } }];
+    : [{ item: DEFAULT_LOCAL_BACKEND, where: { doc: {}, path: ['backends'] } }];
   const explicitDefault = list.findIndex((d) => d.item.default === true);
   return list.map((d, i) => {
     const item = d.item;
-    const type = item.type as BackendType;
+    const type = item.type;
     const at = (path: Array<string | number>): Where => ({
       doc: d.where.doc,
       path: [...d.where.path, ...path],
@@ -44,14 +43,14 @@ export function planBackends(
         `backend '${String(item.name)}' has unknown type '${type}'`,
       );
     }
-    const config = resolveDeep(item, scope, d.where) as Obj;
+    const config = resolveDeep(item, scope, d.where);
     const tools: PlaceholderTools = {
       fail(path, code, message, hint) {
         throw planError(at(path), code, message, hint);
       },
       int: (value, path, label) => resolveInt(value, scope, at(path), label),
     };
-    const intField = (key: string): number | null =>
+    const intField = (key: 'nodes' | 'gpus_per_node'): number | null =>
       config[key] === undefined || config[key] === null
         ? null
         : tools.int(config[key], [key], `backends.${item.name}.${key}`);
@@ -70,6 +69,7 @@ export function planBackends(
     const input = { name: String(item.name), config, nodes: nodesCount, gpusPerNode: gpn };
     const planned = traits.placeholder(input, tools);
     const allocateCommand = traits.allocationCommand?.({ ...input, workflow });
+    // `type` and `config` belong together (the entry's own type): the union member this object is
     return {
       name: String(item.name),
       type,
@@ -79,8 +79,16 @@ export function planBackends(
       config,
       capabilities: traits.capabilities,
       ...(allocateCommand ? { allocateCommand } : {}),
-    };
+    } as PlannedBackend;
   });
+}
+
+/**
+ * A backend's resolved field by its recipe name, for code that lists fields by name whatever the
+ * backend's type (the dry-run's details, the not-yet table): undefined where the type has none.
+ */
+export function backendField(b: PlannedBackend, key: string): unknown {
+  return Object.hasOwn(b.config, key) ? Object.getOwnPropertyDescriptor(b.config, key)?.value : undefined;
 }
 
 /** The `backends` expression namespace: name → {name, nodes: [{name, ip_address, index, num_gpus}]} */

@@ -73,7 +73,7 @@ export function planScope(loaded: LoadedRecipe, opts: BuildOptions): PlanScope {
   const globalScope = variableScope(globals);
 
   // 2. backends
-  const backendItems = ((recipe.backends ?? []) as Obj[]).map((item, i) => ({
+  const backendItems = (recipe.backends ?? []).map((item, i) => ({
     item,
     where: { doc, path: ['backends', i] as PathSeg[] },
   }));

@@ -121,9 +121,7 @@ export function finishTasks(f: FinishInput): PlannedTask[] {
         `${d.base}: its script is ${Buffer.byteLength(script)} bytes, more than one command-line argument may hold (128 KiB); operator '${d.operator.type}' passes it as one, so its launch will fail with E2BIG (use the bash operator, or keep the script in a file the task runs)`,
       );
     // the same for every replica of the draft
-    const allocationId = d.backend.placeholder
-      ? '0'
-      : (d.backend.nodes[0]?.allocation ?? String(d.backend.config.job_id ?? d.backend.name));
+    const allocationId = d.backend.placeholder ? '0' : (d.backend.nodes[0]?.allocation ?? d.backend.name);
     // SFLOW_BACKEND_JOB_ID: the engine's job (a Slurm job id) where the backend has one, else the run id
     const backendJobId = d.backend.nodes[0]?.allocation ?? f.runId;
     const readiness = d.probes.filter((x) => x.role === 'readiness');

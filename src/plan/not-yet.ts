@@ -14,6 +14,7 @@ import { formatLocation, type SourceLocation } from '../config/errors.js';
 import { locate, type PathSeg } from '../config/source.js';
 import { offloadAsked, offloadBlocked } from '../operators/docker-run.js';
 import type { Plan, PlannedBackend } from './types.js';
+import { backendField } from './backends.js';
 
 export interface NotYetContext {
   plan: Plan;
@@ -90,9 +91,10 @@ function backendFields(
     !which(b)
       ? []
       : keys
-          .filter((k) =>
-            onlyTrue ? b.config[k] === true : b.config[k] !== undefined && b.config[k] !== null,
-          )
+          .filter((k) => {
+            const v = backendField(b, k);
+            return onlyTrue ? v === true : v !== undefined && v !== null;
+          })
           .map((k): [string, PathSeg[]] => [`backend '${b.name}' ${k}`, ['backends', i, k]]),
   );
 }
@@ -106,13 +108,10 @@ export const NOT_YET: NotYetRow[] = [
     covers: [],
     says: 'this backend is this one machine (a Docker backend without hosts: is its one engine): there are no nodes to keep or drop, so this is ignored',
     find: (ctx) =>
-      backendFields(
-        ctx,
-        'local-node-filters',
-        ['include_nodes', 'exclude_nodes'],
-        false,
-        (b) => !(Array.isArray(b.config.hosts) && b.config.hosts.length > 0),
-      ),
+      backendFields(ctx, 'local-node-filters', ['include_nodes', 'exclude_nodes'], false, (b) => {
+        const hosts = backendField(b, 'hosts');
+        return !(Array.isArray(hosts) && hosts.length > 0);
+      }),
   },
   {
     id: 'docker-log-offload',
@@ -170,7 +169,7 @@ export const NOT_YET: NotYetRow[] = [
     says: "this version's k8s_mpi (pods and MPIJob routes alike) writes the hostfile from the reserved nodes' addresses, which pod-network pods do not listen on; set host_network: true",
     find: (ctx) => {
       const declared = ((ctx.loaded.recipe as Obj).operators as Obj[]) ?? [];
-      const backends = new Map(ctx.plan.backends.map((b) => [b.name, b.config]));
+      const backends = new Map(ctx.plan.backends.map((b) => [b.name, b]));
       const out: Array<[string, PathSeg[]]> = [];
       const seen = new Set<string>();
       for (const t of ctx.plan.tasks) {
@@ -180,7 +179,9 @@ export const NOT_YET: NotYetRow[] = [
           0,
           declared.findIndex((d) => d.name === t.operator.name),
         );
-        const hostNetwork = t.operator.config.host_network ?? backends.get(t.backend)?.host_network;
+        const b = backends.get(t.backend);
+        const hostNetwork =
+          t.operator.config.host_network ?? (b ? backendField(b, 'host_network') : undefined);
         if (hostNetwork === false || hostNetwork === 'false')
           out.push([
             `operator '${t.operator.name}' (k8s_mpi) host_network`,

@@ -65,7 +65,7 @@ export function selectOperator(
     }
     mergedWhere = at;
   }
-  merged = resolveDeep(merged, scope, mergedWhere) as Obj;
+  merged = resolveDeep(merged, scope, mergedWhere);
   const { name: _n, type, ...config } = merged;
   return { name, type: String(type), config };
 }

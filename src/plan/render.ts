@@ -21,6 +21,7 @@ import type {
   PlannedUpload,
 } from './types.js';
 import { isGlob, joinKey, uploadKey } from './uploads.js';
+import { backendField } from './backends.js';
 import { probeKind } from '../probes/registry.js';
 
 const SHOW_LIMIT = 5;
@@ -254,10 +255,12 @@ function* planChunks(
       'compute_domain',
       'image',
       'extra_args',
-    ].filter((k) => b.config[k] !== undefined && b.config[k] !== null);
+    ]
+      .map((k): [string, unknown] => [k, backendField(b, k)])
+      .filter(([, v]) => v !== undefined && v !== null);
     if (details.length)
       out.push(
-        `    ${details.map((k) => `${k}=${typeof b.config[k] === 'string' ? b.config[k] : JSON.stringify(b.config[k])}`).join(', ')}`,
+        `    ${details.map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', ')}`,
       );
     for (const n of b.notes ?? []) out.push(`    ${n}`);
   }

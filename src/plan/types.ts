@@ -1,4 +1,5 @@
-import type { BackendType } from '../config/schema/backends.js';
+import type { Backend as BackendEntry, BackendType } from '../config/schema/backends.js';
+import type { Resolved } from '../config/resolve.js';
 import type { NodeLaunchSpec } from '../operators/launch-spec.js';
 import type { PlannedProbe } from '../probes/registry.js';
 
@@ -81,19 +82,24 @@ export interface PlaceholderTools {
   int(value: unknown, path: Array<string | number>, label: string): number;
 }
 
-export interface PlaceholderInput {
+export type { Resolved };
+
+/** the `backends[]` entry of one type after expression resolution (its schema's type, resolved) */
+export type BackendConfig<T extends BackendType = BackendType> = Resolved<Extract<BackendEntry, { type: T }>>;
+
+export interface PlaceholderInput<T extends BackendType = BackendType> {
   name: string;
   /** the backend entry after expression resolution (`nodes`, `gpus_per_node` as numbers when set) */
-  config: Record<string, unknown>;
+  config: BackendConfig<T>;
   nodes: number | null;
   gpusPerNode: number | null;
 }
 
 /** What a backend's plan refinement sees: its backend and tasks once every task is placed. */
-export interface RefineInput {
+export interface RefineInput<T extends BackendType = BackendType> {
   /** the plan's run id (engine object names derive from it) */
   runId: string;
-  backend: PlannedBackend;
+  backend: PlannedBackend<T>;
   /** the tasks on this backend, in plan order (mutable: a backend may annotate them) */
   tasks: PlannedTask[];
   /** every task of the plan */
@@ -107,40 +113,50 @@ export interface RefineTools {
   warn(message: string): void;
 }
 
-/** What the planner needs from a backend type: read from the registry, handed in by the CLI. */
-export interface BackendTraits {
+/**
+ * What the planner needs from a backend type: read from the registry, handed in by the CLI. `T`:
+ * the type whose settings its functions read (the registry pairs each type with its own kind).
+ */
+export interface BackendTraits<T extends BackendType = BackendType> {
   capabilities: BackendCapabilities;
-  placeholder(input: PlaceholderInput, tools: PlaceholderTools): PlaceholderTopology;
+  placeholder(this: void, input: PlaceholderInput<T>, tools: PlaceholderTools): PlaceholderTopology;
   /**
    * what allocating will run (Slurm: the exact `salloc` argv), or a sentence saying what is
    * reused instead; `--dry-run` shows it. Absent: allocation runs no command.
    */
-  allocationCommand?(input: PlaceholderInput & { workflow: string }): string[] | string | undefined;
+  allocationCommand?(
+    this: void,
+    input: PlaceholderInput<T> & { workflow: string },
+  ): string[] | string | undefined;
   /**
    * Backend-specific checks and additions once every task is placed, on the trial plan and again
    * on the allocated topology (Kubernetes: merged pods and their gates).
    */
-  refine?: (input: RefineInput, tools: RefineTools) => void;
+  refine?(this: void, input: RefineInput<T>, tools: RefineTools): void;
 }
 
 /** Backend type → its traits (the registry); undefined for a type nothing registered. */
 export type BackendCatalog = (type: string) => BackendTraits | undefined;
 
-export interface PlannedBackend {
+/** A planned backend of one type: `config` is that type's recipe entry, resolved. */
+export interface PlannedBackendOf<T extends BackendType> {
   name: string;
-  type: BackendType;
+  type: T;
   isDefault: boolean;
   /** true when the nodes are dry-run placeholders (never contacted) */
   placeholder: boolean;
   nodes: PlannedNode[];
   /** backend fields after expression resolution (account, partition, image, hosts …) */
-  config: Record<string, unknown>;
+  config: BackendConfig<T>;
   capabilities: BackendCapabilities;
   /** the command allocation runs (Slurm `salloc …`), or a sentence saying none runs; dry-run prints it */
   allocateCommand?: string[] | string;
   /** lines the dry-run shows under the backend (set by the backend's plan refinement) */
   notes?: string[];
 }
+
+/** A planned backend: a union discriminated by `type` (narrow it to read a type's `config`). */
+export type PlannedBackend<T extends BackendType = BackendType> = { [K in T]: PlannedBackendOf<K> }[T];
 
 export interface PlannedOperator {
   /** named operator, or `default_<backend>` for the implicit one */

@@ -81,7 +81,7 @@ export class DockerBackend implements Backend {
   private readonly labels = { [DRIVER_LABEL]: driverId() };
 
   constructor(
-    private readonly planned: PlannedBackend,
+    private readonly planned: PlannedBackend<'docker'>,
     private readonly ctx: BackendContext,
   ) {
     this.name = planned.name;

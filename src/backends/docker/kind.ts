@@ -5,7 +5,7 @@
  * them (`localhost`, …).
  */
 import { DockerBackendSchema } from '../../config/schema/backend-docker.js';
-import type { PlaceholderInput, PlaceholderTools, PlannedNode } from '../../plan/types.js';
+import type { BackendConfig, PlaceholderInput, PlaceholderTools, PlannedNode } from '../../plan/types.js';
 import { lazyPart, stringList, type BackendKind } from '../kind.js';
 import { localEngineNodes } from './local-nodes.js';
 import { applyDockerExtraArgs } from './extra-args.js';
@@ -14,17 +14,17 @@ import { dockerCollectorLauncher } from './monitor-collector.js';
 
 const impl = lazyPart('docker', () => import('./kind-impl.js'));
 
-type Host = Record<string, unknown>;
+type Config = BackendConfig<'docker'>;
+type Host = NonNullable<Config['hosts']>[number];
 
 /** a host's GPUs: its own `gpus_per_node`, else the backend's (`fallback`) */
 function hostNodes(hosts: Host[], fallback: unknown): PlannedNode[] {
   return hosts.map((h, i) => {
     const gpn = h.gpus_per_node ?? fallback;
-    const pick = (...keys: string[]): unknown =>
-      keys.map((k) => h[k]).find((v) => v !== undefined && v !== null);
+    const pick = (...values: unknown[]): unknown => values.find((v) => v !== undefined && v !== null);
     return {
-      name: String(pick('name', 'address') ?? `host${i}`),
-      ip: String(pick('rendezvous_address', 'ip_address', 'address') ?? ''),
+      name: String(pick(h.name, h.address) ?? `host${i}`),
+      ip: String(pick(h.rendezvous_address, h.ip_address, h.address) ?? ''),
       index: i,
       numGpus: typeof gpn === 'number' ? gpn : gpn === undefined || gpn === null ? null : Number(gpn),
     };
@@ -36,11 +36,10 @@ function hostNodes(hosts: Host[], fallback: unknown): PlannedNode[] {
  * backend's `hosts` is replaced by them, so everything after the plan sees only those). A name
  * that is no host of the pool is an error (a typo would otherwise silently keep or drop nothing).
  */
-function keptHosts(name: string, config: Record<string, unknown>, tools: PlaceholderTools): Host[] {
-  const hosts = config.hosts as Host[];
+function keptHosts(name: string, config: Config, hosts: Host[], tools: PlaceholderTools): Host[] {
   const known = new Set(hosts.map((h) => String(h.name)));
-  const list = (key: string): string[] => {
-    const v = Array.isArray(config[key]) ? (config[key] as unknown[]).map(String) : [];
+  const list = (key: 'include_nodes' | 'exclude_nodes'): string[] => {
+    const v = (config[key] ?? []).map(String);
     v.forEach((n, i) => {
       if (!known.has(n))
         tools.fail(
@@ -66,17 +65,21 @@ function keptHosts(name: string, config: Record<string, unknown>, tools: Placeho
   return kept;
 }
 
-function poolNodes({ name, config, nodes }: PlaceholderInput, tools: PlaceholderTools): PlannedNode[] {
-  const hosts = keptHosts(name, config, tools);
+function poolNodes(
+  { name, config, nodes }: PlaceholderInput<'docker'>,
+  all: Host[],
+  tools: PlaceholderTools,
+): PlannedNode[] {
+  const hosts = keptHosts(name, config, all, tools);
   if (nodes !== null && nodes !== hosts.length) {
     tools.fail(
       ['nodes'],
       'plan.docker_nodes_hosts',
-      `backend '${name}': nodes: ${nodes} disagrees with the ${hosts.length} host(s) ${hosts.length === (config.hosts as Host[]).length ? 'listed under hosts' : 'include_nodes / exclude_nodes keep'}`,
+      `backend '${name}': nodes: ${nodes} disagrees with the ${hosts.length} host(s) ${hosts.length === all.length ? 'listed under hosts' : 'include_nodes / exclude_nodes keep'}`,
       'drop `nodes:` (the host list is the node list) or make it match',
     );
   }
-  (config.hosts as Host[]).forEach((h, hi) => {
+  all.forEach((h, hi) => {
     if (h.gpus_per_node !== undefined && h.gpus_per_node !== null)
       h.gpus_per_node = tools.int(
         h.gpus_per_node,
@@ -98,7 +101,7 @@ function poolNodes({ name, config, nodes }: PlaceholderInput, tools: Placeholder
   return out;
 }
 
-export const dockerKind: BackendKind = {
+export const dockerKind: BackendKind<'docker'> = {
   cliFlags: DOCKER_CLI_FLAGS,
   applyRunFlags: (recipe, options) => applyDockerExtraArgs(recipe, stringList(options.extraDockerArgs)),
   type: 'docker',
@@ -120,8 +123,7 @@ export const dockerKind: BackendKind = {
   },
   placeholder: (input, tools) => {
     const hosts = input.config.hosts;
-    if (Array.isArray(hosts) && hosts.length > 0)
-      return { nodes: poolNodes(input, tools), placeholder: true };
+    if (hosts && hosts.length > 0) return { nodes: poolNodes(input, hosts, tools), placeholder: true };
     // the local engine's nodes are known before allocating: the run's own names (its GPUs are read then)
     return { nodes: localEngineNodes(input.nodes ?? 1, input.gpusPerNode), placeholder: true };
   },

@@ -30,7 +30,7 @@ function yamlLines(o: unknown): string[] {
 /** For each task of `b`: the lines that show its pod manifests. */
 export function dryRunManifests(
   plan: Pick<Plan, 'runId' | 'tasks' | 'artifacts'>,
-  b: PlannedBackend,
+  b: PlannedBackend<'kubernetes'>,
   options: Record<string, unknown> = {},
 ): (t: PlannedTask) => string[] {
   const settings = k8sSettings(b, options);

@@ -8,7 +8,7 @@ import { KUBERNETES_CLI_FLAGS } from './cli-flags.js';
 
 const impl = lazyPart('kubernetes', () => import('./kind-impl.js'));
 
-export const kubernetesKind: BackendKind = {
+export const kubernetesKind: BackendKind<'kubernetes'> = {
   cliFlags: KUBERNETES_CLI_FLAGS,
   type: 'kubernetes',
   settings: KubernetesBackendSchema,

@@ -71,7 +71,7 @@ export class KubernetesBackend implements Backend {
   private released = false;
 
   constructor(
-    private readonly planned: PlannedBackend,
+    private readonly planned: PlannedBackend<'kubernetes'>,
     private readonly ctx: BackendContext,
   ) {
     this.name = planned.name;

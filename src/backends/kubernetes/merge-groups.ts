@@ -22,7 +22,7 @@ function mergeable(t: PlannedTask): boolean {
   );
 }
 
-export function refineKubernetesPlan(input: RefineInput, tools: RefineTools): void {
+export function refineKubernetesPlan(input: RefineInput<'kubernetes'>, tools: RefineTools): void {
   mergeGroups(input, tools);
   // the pods each task's first attempt will run as (after merging: members share their pod's)
   const run = runNames(input.runId);
@@ -34,7 +34,7 @@ export function refineKubernetesPlan(input: RefineInput, tools: RefineTools): vo
     };
 }
 
-function mergeGroups(input: RefineInput, tools: RefineTools): void {
+function mergeGroups(input: RefineInput<'kubernetes'>, tools: RefineTools): void {
   const { backend, tasks, all } = input;
   for (const t of tasks) {
     if (!K8S_OPERATORS.includes(t.operator.type)) {

@@ -3,9 +3,12 @@
  * defaults filled in, plus what the command line adds (`--kube-namespace`, `--kube-skip-pvc`).
  */
 import { SflowError } from '../../config/errors.js';
-import type { PlannedBackend } from '../../plan/types.js';
+import type { BackendConfig, PlannedBackend } from '../../plan/types.js';
 
-type Obj = Record<string, unknown>;
+/** a toleration as the recipe writes it (any Kubernetes toleration fields) */
+export type Toleration = BackendConfig<'kubernetes'>['tolerations'] extends (infer E)[] | undefined
+  ? E
+  : never;
 
 export interface VolumeSetting {
   name: string;
@@ -38,7 +41,7 @@ export interface K8sSettings {
   reservation: { timeoutS: number; handoff: Handoff; image: string };
   probePodImage: string;
   nodeSelector: Record<string, string>;
-  tolerations: Obj[];
+  tolerations: Toleration[];
   includeNodes: string[];
   excludeNodes: string[];
   dra: {
@@ -89,30 +92,32 @@ const num = (v: unknown): number | null => {
 };
 const strList = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
 
+/** the command line's Kubernetes options (`--kube-namespace`, `--kube-skip-pvc`), as commander hands them */
+export interface K8sCliOptions {
+  kubeNamespace?: unknown;
+  kubeSkipPvc?: unknown;
+}
+
 export function k8sSettings(
-  b: Pick<PlannedBackend, 'name' | 'config' | 'nodes'>,
-  options: Obj = {},
+  b: Pick<PlannedBackend<'kubernetes'>, 'name' | 'config' | 'nodes'>,
+  options: K8sCliOptions = {},
 ): K8sSettings {
   const c = b.config;
-  const res = (c.reservation as Obj | undefined) ?? {};
-  const dra = (c.dra as Obj | undefined) ?? {};
-  const cd = (c.compute_domain as Obj | undefined) ?? {};
+  const res = c.reservation ?? {};
+  const dra = c.dra ?? {};
+  const cd = c.compute_domain ?? {};
   const merge = c.merge_colocated_gpu_pods;
   const channel = str(cd.channel);
   const skipPvc = options.kubeSkipPvc === true;
-  const volumes = ((c.volumes as Obj[] | undefined) ?? [])
+  const volumes = (c.volumes ?? [])
     .map((v): VolumeSetting => ({
       name: String(v.name),
       ...(v.claim ? { claim: String(v.claim) } : {}),
       ...(v.empty_dir !== undefined
         ? {
             emptyDir: {
-              ...(str((v.empty_dir as Obj | null)?.medium)
-                ? { medium: String((v.empty_dir as Obj).medium) }
-                : {}),
-              ...(str((v.empty_dir as Obj | null)?.size_limit)
-                ? { sizeLimit: String((v.empty_dir as Obj).size_limit) }
-                : {}),
+              ...(str(v.empty_dir?.medium) ? { medium: String(v.empty_dir?.medium) } : {}),
+              ...(str(v.empty_dir?.size_limit) ? { sizeLimit: String(v.empty_dir?.size_limit) } : {}),
             },
           }
         : {}),
@@ -146,10 +151,8 @@ export function k8sSettings(
       image: str(res.placeholder_image) ?? 'bash:5',
     },
     probePodImage: str(c.probe_pod_image) ?? 'curlimages/curl:latest',
-    nodeSelector: Object.fromEntries(
-      Object.entries((c.node_selector as Obj | undefined) ?? {}).map(([k, v]) => [k, String(v)]),
-    ),
-    tolerations: (c.tolerations as Obj[] | undefined) ?? [],
+    nodeSelector: Object.fromEntries(Object.entries(c.node_selector ?? {}).map(([k, v]) => [k, String(v)])),
+    tolerations: c.tolerations ?? [],
     includeNodes: strList(c.include_nodes),
     excludeNodes: strList(c.exclude_nodes),
     dra: {

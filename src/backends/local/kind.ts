@@ -5,7 +5,7 @@ import { withMachineGpus } from './gpus.js';
 import { LocalBackend, localNodes } from './local-backend.js';
 import { localCollectorLauncher } from './monitor-collector.js';
 
-export const localKind: BackendKind = {
+export const localKind: BackendKind<'local'> = {
   type: 'local',
   settings: LocalBackendSchema,
   capabilities: {

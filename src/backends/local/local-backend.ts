@@ -107,7 +107,7 @@ export class LocalBackend implements Backend {
   readonly starting = new Slots(LOCAL_STARTS_IN_FLIGHT);
 
   constructor(
-    private readonly planned: PlannedBackend,
+    private readonly planned: PlannedBackend<'local'>,
     private readonly ctx: BackendContext = NO_CONTEXT,
   ) {
     this.name = planned.name;

@@ -9,7 +9,7 @@ import { SLURM_CLI_FLAGS } from './cli-flags.js';
 
 const impl = lazyPart('slurm', () => import('./kind-impl.js'));
 
-export const slurmKind: BackendKind = {
+export const slurmKind: BackendKind<'slurm'> = {
   cliFlags: SLURM_CLI_FLAGS,
   applyRunFlags: (recipe, options, env) => [
     ...applySlurmExtraArgs(recipe, stringList(options.extraArgs)),

@@ -76,7 +76,7 @@ export class SlurmBackend implements Backend {
 
   /** `exec`: every Slurm CLI call goes through it (tests hand in a fake Slurm) */
   constructor(
-    private readonly planned: PlannedBackend,
+    private readonly planned: PlannedBackend<'slurm'>,
     private readonly ctx: BackendContext,
     exec: SlurmExec = slurmExec(ctx.env),
   ) {

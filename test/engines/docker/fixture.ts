@@ -9,7 +9,7 @@ import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BackendContext } from '../../../src/backends/backend.js';
 import { dockerKind } from '../../../src/backends/docker/kind.js';
-import type { PlannedBackend } from '../../../src/plan/types.js';
+import type { BackendConfig, PlannedBackend } from '../../../src/plan/types.js';
 import type { Engine } from '../helpers/engines.js';
 
 export const HOSTBIN_IMAGE = `sflowtest/hostbin:${process.pid}`;
@@ -31,14 +31,24 @@ export async function removeHostbinImage(docker: Engine, hosts: string[]): Promi
   for (const host of hosts) await docker.exec('docker', ['-H', host, 'rmi', '-f', HOSTBIN_IMAGE]);
 }
 
-export function dockerPlanned(config: Record<string, unknown> = {}, name = 'dk'): PlannedBackend {
+export function dockerPlanned(
+  config: Partial<BackendConfig<'docker'>> = {},
+  name = 'dk',
+): PlannedBackend<'docker'> {
   return {
     name,
     type: 'docker',
     isDefault: true,
     placeholder: false,
     nodes: [],
-    config: { image: HOSTBIN_IMAGE, mounts: HOST_MOUNTS, extra_args: ['--network=host'], ...config },
+    config: {
+      name,
+      type: 'docker',
+      image: HOSTBIN_IMAGE,
+      mounts: HOST_MOUNTS,
+      extra_args: ['--network=host'],
+      ...config,
+    },
     capabilities: dockerKind.capabilities,
   };
 }

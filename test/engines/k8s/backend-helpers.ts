@@ -5,17 +5,20 @@
 import type { BackendContext } from '../../../src/backends/backend.js';
 import { kubernetesKind } from '../../../src/backends/kubernetes/kind.js';
 import { KubernetesBackend } from '../../../src/backends/kubernetes/kubernetes-backend.js';
-import type { PlannedBackend } from '../../../src/plan/types.js';
+import type { BackendConfig, PlannedBackend } from '../../../src/plan/types.js';
 import type { Emulator } from '../../fixtures/k8s-emulator/server.js';
 
-export function k8sPlanned(config: Record<string, unknown> = {}, name = 'k8s'): PlannedBackend {
+export function k8sPlanned(
+  config: Partial<BackendConfig<'kubernetes'>> = {},
+  name = 'k8s',
+): PlannedBackend<'kubernetes'> {
   return {
     name,
     type: 'kubernetes',
     isDefault: true,
     placeholder: false,
     nodes: [],
-    config: { namespace: 'default', nodes: 1, gpus_per_node: 0, ...config },
+    config: { name, type: 'kubernetes', namespace: 'default', nodes: 1, gpus_per_node: 0, ...config },
     capabilities: kubernetesKind.capabilities,
   };
 }
@@ -34,7 +37,7 @@ export function k8sCtx(emu: Emulator, over: Partial<BackendContext> = {}): Backe
 
 export function k8sBackend(
   emu: Emulator,
-  config: Record<string, unknown> = {},
+  config: Partial<BackendConfig<'kubernetes'>> = {},
   over: Partial<BackendContext> = {},
 ): KubernetesBackend {
   return new KubernetesBackend(k8sPlanned(config), k8sCtx(emu, over));

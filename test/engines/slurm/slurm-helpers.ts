@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { slurmKind } from '../../../src/backends/slurm/kind.js';
 import type { BackendContext } from '../../../src/backends/backend.js';
-import type { PlannedBackend } from '../../../src/plan/types.js';
+import type { BackendConfig, PlannedBackend } from '../../../src/plan/types.js';
 import { engine } from '../helpers/engines.js';
 
 export const slurm = engine('slurm');
@@ -93,7 +93,10 @@ export function clusterFragment(
 }
 
 /** a planned Slurm backend for in-process backend tests */
-export function plannedSlurm(config: Record<string, unknown> = {}, name = 'cluster'): PlannedBackend {
+export function plannedSlurm(
+  config: Partial<BackendConfig<'slurm'>> = {},
+  name = 'cluster',
+): PlannedBackend<'slurm'> {
   return {
     name,
     type: 'slurm',
@@ -101,6 +104,8 @@ export function plannedSlurm(config: Record<string, unknown> = {}, name = 'clust
     placeholder: false,
     nodes: [],
     config: {
+      name,
+      type: 'slurm',
       account: 'sflowtest',
       partition: slurm.get('SFLOW_TEST_SLURM_PARTITION'),
       time: '00:10:00',

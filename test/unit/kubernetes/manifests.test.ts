@@ -16,13 +16,14 @@ import { k8sSettings } from '../../../src/backends/kubernetes/settings.js';
 import { prepareTaskPods } from '../../../src/backends/kubernetes/task-pods.js';
 import type { Plan } from '../../../src/plan/types.js';
 import { describeWithShared } from '../../helpers/shared.js';
+import { backendOfType } from '../../helpers/backends.js';
 import { compatPlan, RUN_ID } from './compat-plan.js';
 
 const GOLDEN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'fixtures', 'k8s-manifests');
 const UPDATE = process.env.SFLOW_UPDATE_GOLDEN === '1';
 
 function manifests(plan: Plan, rdma: RdmaFound = { hcas: [], gkeNetworks: [] }) {
-  const b = plan.backends[0];
+  const b = backendOfType(plan.backends[0], 'kubernetes');
   const settings = k8sSettings(b);
   const run = runNames(RUN_ID);
   const r = { settings, run, backend: b.name, api: { namespace: settings.namespace }, log: () => undefined };
@@ -82,7 +83,7 @@ describeWithShared('compat', 'Kubernetes pod manifests of compat recipes (golden
 
   it('output collect: off with collect_node_local_output: false; the operator size cap wins', () => {
     const off = compatPlan(['src/sflow/samples/kubernetes_hello_world.yaml']);
-    off.backends[0].config.collect_node_local_output = false;
+    backendOfType(off.backends[0], 'kubernetes').config.collect_node_local_output = false;
     const m = manifests(off);
     expect(m.hello.collect).toBe(false);
     expect(m.hello.configMap.data!['task.sh']).not.toContain('__sflow_collect');

@@ -19,6 +19,7 @@ import type { K8sRun } from '../../../src/backends/kubernetes/run-context.js';
 import { k8sSettings } from '../../../src/backends/kubernetes/settings.js';
 import { prepareTaskPods } from '../../../src/backends/kubernetes/task-pods.js';
 import { buildMpiJob } from '../../../src/backends/kubernetes/mpijob.js';
+import { backendOfType } from '../../helpers/backends.js';
 import { loadRecipe } from '../../../src/config/load.js';
 import { buildPlan } from '../../../src/plan/build.js';
 
@@ -40,7 +41,7 @@ function prepared(passEnvs = true) {
     workspaceDir: '/work/golden',
     catalog: backendCatalog,
   });
-  const b = plan.backends[0];
+  const b = backendOfType(plan.backends[0], 'kubernetes');
   const settings = k8sSettings(b);
   const run = runNames('golden-20261201-000000-000000');
   const r = { settings, run, backend: b.name, api: { namespace: settings.namespace }, log: () => undefined };

@@ -8,7 +8,11 @@ import { runNames } from '../../../src/backends/kubernetes/names.js';
 import { buildPod, type PodPlan } from '../../../src/backends/kubernetes/pod-manifest.js';
 import { k8sSettings } from '../../../src/backends/kubernetes/settings.js';
 
-const settings = k8sSettings({ name: 'k8s', config: { namespace: 'ns1', nodes: 1 }, nodes: [] });
+const settings = k8sSettings({
+  name: 'k8s',
+  config: { name: 'k8s', type: 'kubernetes', namespace: 'ns1', nodes: 1 },
+  nodes: [],
+});
 const ctx = {
   settings,
   run: runNames('wf-20261201-000000-abcdef'),

@@ -60,13 +60,13 @@ class FakeSlurm {
   };
 }
 
-const planned: PlannedBackend = {
+const planned: PlannedBackend<'slurm'> = {
   name: 'cluster',
   type: 'slurm',
   isDefault: true,
   placeholder: false,
   nodes: [],
-  config: { nodes: 1 },
+  config: { name: 'cluster', type: 'slurm', account: 'a', partition: 'p', time: '1', nodes: 1 },
   capabilities: slurmKind.capabilities,
 };
 
