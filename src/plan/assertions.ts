@@ -12,7 +12,7 @@ import { toNative, type Scope, type Value } from '../config/expr/index.js';
 import { planError, type Where } from '../config/resolve.js';
 import type { PlannedAssertion } from './types.js';
 
-type Obj = Record<string, unknown>;
+import type { Task } from '../config/schema/index.js';
 
 export interface AssertionDraft {
   source: string;
@@ -21,12 +21,12 @@ export interface AssertionDraft {
   roots: string[];
 }
 
-export function draftAssertions(item: Obj, where: Where, scope: Scope): AssertionDraft[] {
-  const list = item.assert as string[] | undefined;
+export function draftAssertions(item: Task, where: Where, scope: Scope): AssertionDraft[] {
+  const list = item.assert;
   if (!list || list.length === 0) return [];
   const base = String(item.name);
   const at = (...p: (string | number)[]): Where => ({ doc: where.doc, path: [...where.path, ...p] });
-  const result = item.result as { patterns?: Array<{ name: string }>; file?: string } | undefined;
+  const result = item.result;
   if (!result)
     throw planError(
       at('assert'),

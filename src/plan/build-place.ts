@@ -16,7 +16,7 @@ import type { PlannedBackend, PlannedNode } from './types.js';
 export function taskGraph(drafts: Draft[], doc: unknown): Map<string, string[]> {
   const baseTasks: BaseTask[] = drafts.map((d) => ({
     name: d.base,
-    dependsOn: ((d.item.depends_on as string[] | undefined) ?? []).filter((x) => x !== undefined),
+    dependsOn: (d.item.depends_on ?? []).filter((x) => x !== undefined),
     policy: d.expansion.policy,
     instances: d.expansion.instances.map((x) => x.name),
   }));
@@ -64,14 +64,16 @@ function locatePlacementError(e: unknown, requests: PlacementRequest[], drafts: 
   const req = requests.find((r) => r.task === e.task);
   const d = drafts.find((x) => x.base === (req?.base ?? e.task));
   if (!d) return e;
-  const res = (d.item.resources ?? {}) as Record<string, Record<string, unknown> | undefined>;
+  const res = d.item.resources ?? {};
   const [named, field] = (e.field ?? '').split('.') as [string, string | undefined];
   const kind =
     named === 'nodes' || named === 'gpus' ? named : res.gpus ? 'gpus' : res.nodes ? 'nodes' : undefined;
   const path: PathSeg[] = [
     ...d.where.path,
     ...(kind && res[kind] ? ['resources', kind] : ['resources']),
-    ...(kind && field && res[kind]?.[field] !== undefined ? [field] : []),
+    ...(kind && field && Object.entries(res[kind] ?? {}).some(([k, v]) => k === field && v !== undefined)
+      ? [field]
+      : []),
   ];
   return new SflowError(e.code, e.message, {
     phase: e.phase,

@@ -18,7 +18,7 @@ import { backendsNamespace, planBackends } from './backends.js';
 import { folderName } from './folder-name.js';
 import type { BackendCatalog, PlanPaths, PlannedArtifact, PlannedBackend, PlannedNode } from './types.js';
 
-type Obj = Record<string, unknown>;
+import type { Variable } from '../config/schema/variable.js';
 
 export interface BuildOptions {
   dryRun: boolean;
@@ -43,15 +43,15 @@ export interface PlanScope {
   scope: Scope;
 }
 
-function rawVariables(list: Obj[], doc: unknown, prefix: PathSeg[]): RawVariable[] {
+function rawVariables(list: readonly Variable[], doc: unknown, prefix: PathSeg[]): RawVariable[] {
   let container: unknown = doc;
   for (const seg of prefix) container = (container as Record<PathSeg, unknown> | undefined)?.[seg];
   return list.map((v, i) => ({
     name: String(v.name),
     value: v.value,
-    type: (v.type as string | undefined) ?? null,
-    domain: (v.domain as unknown[] | undefined) ?? null,
-    description: (v.description as string | undefined) ?? null,
+    type: v.type ?? null,
+    domain: v.domain ?? null,
+    description: v.description ?? null,
     where: { doc, path: [...prefix, i] },
     docItem: Array.isArray(container) ? (container[i] as unknown) : undefined,
   }));
@@ -82,7 +82,7 @@ export function planScope(loaded: LoadedRecipe, opts: BuildOptions): PlanScope {
 
   // 3. artifacts
   const artScope = variableScope(globals, { backends: backendsNamespace(backends), workflow: workflowNs });
-  const artifacts = ((recipe.artifacts ?? []) as Obj[]).map((a, i) =>
+  const artifacts = (recipe.artifacts ?? []).map((a, i) =>
     planArtifact(
       a as { name: string; uri: string; content?: string },
       artScope,

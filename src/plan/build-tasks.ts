@@ -19,8 +19,6 @@ import { taskNamespace, type TaskFacts } from './task-namespace.js';
 import type { PlanPaths, PlannedArtifact, PlannedNode, PlannedTask, PlannedUpload } from './types.js';
 import { planTaskUploads, uploadScope } from './uploads.js';
 
-type Obj = Record<string, unknown>;
-
 export function baseEnvironment(
   vars: Map<string, ResolvedVariable>,
   artifacts: { name: string; path: string }[],
@@ -71,7 +69,7 @@ function taskUploads(
   nodes: PlannedNode[],
   env: Record<string, string>,
 ): PlannedUpload[] | null {
-  const items = d.item.uploads as Obj[] | undefined;
+  const items = d.item.uploads;
   // the scope copies the driver's environment: built only for a task that has uploads
   if (!items || items.length === 0) return null;
   const facts = {
@@ -212,7 +210,7 @@ export function finishTasks(f: FinishInput): PlannedTask[] {
         result: plannedResult(d.item.result),
         ...(asserts ? { asserts } : {}),
         outputs: Array.isArray(d.item.outputs)
-          ? (d.item.outputs as Obj[]).map((o) => ({
+          ? d.item.outputs.map((o) => ({
               pattern: String(o.pattern),
               source: String(o.source ?? 'stdout'),
             }))

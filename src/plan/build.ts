@@ -39,10 +39,10 @@ function buildPlanUnmetered(loaded: LoadedRecipe, opts: BuildOptions): Plan {
   const secret = secretVariableNames(doc);
   const drafts = wf.tasks.map((item, i) =>
     draftTask(
-      item as Record<string, unknown>,
+      item,
       { doc, path: ['workflow', 'tasks', i] },
       s.backends,
-      (recipe.operators ?? []) as Array<Record<string, unknown>>,
+      recipe.operators ?? [],
       s.vars,
       s.scope,
       budget,

@@ -6,15 +6,18 @@ import { didYouMean } from '../config/errors.js';
 import type { Scope } from '../config/expr/index.js';
 import { validateOperatorOverride } from '../config/schema/index.js';
 import type { PlannedBackend, PlannedOperator } from './types.js';
+import type { Operator } from '../config/schema/index.js';
 import { planError, resolveDeep, type Where } from '../config/resolve.js';
 
 type Obj = Record<string, unknown>;
+
+const listOf = (v: unknown): unknown[] => (Array.isArray(v) ? v.map((x: unknown) => x) : []);
 
 export function selectOperator(
   taskName: string,
   spec: unknown,
   backend: PlannedBackend,
-  operators: Obj[],
+  operators: readonly Operator[],
   scope: Scope,
   where: Where,
 ): PlannedOperator {
@@ -44,13 +47,13 @@ export function selectOperator(
     );
   }
   let merged: Obj = { ...named };
+  const namedExtra = merged.extra_args;
   let mergedWhere: Where = { doc: where.doc, path: ['operators', operators.indexOf(named)] };
   if (typeof spec === 'object') {
     const override = spec as Obj;
     for (const [k, v] of Object.entries(override)) {
       if (k === 'name' || v === null || v === undefined) continue;
-      if (k === 'extra_args' && Array.isArray(v))
-        merged.extra_args = [...((named.extra_args as unknown[]) ?? []), ...(v as unknown[])];
+      if (k === 'extra_args' && Array.isArray(v)) merged.extra_args = [...listOf(namedExtra), ...listOf(v)];
       else merged[k] = v;
     }
     const issues = validateOperatorOverride(String(named.type), merged);

@@ -22,13 +22,17 @@ import {
 import { taskExpressionHint, type TaskFacts } from './task-namespace.js';
 import type { PlannedBackend, PlannedOperator, PlannedTask, ReleaseAfter } from './types.js';
 import type { ResolvedVariable } from '../config/variables.js';
+import type { Operator, ResultSpec, Task } from '../config/schema/index.js';
+import type { GpusRequest, NodesRequest } from '../config/schema/resources.js';
 
-type Obj = Record<string, unknown>;
+/** `resources.nodes` or `resources.gpus` as declared (only nodes has `exclude`) */
+type RequestSpec = NodesRequest | GpusRequest;
 
 export interface Draft {
   base: string;
   where: Where;
-  item: Obj;
+  /** the task as declared (its schema's type: expression fields not resolved yet) */
+  item: Task;
   backend: PlannedBackend;
   operator: PlannedOperator;
   expansion: Expansion;
@@ -43,10 +47,10 @@ export interface Draft {
 }
 
 export function draftTask(
-  item: Obj,
+  item: Task,
   where: Where,
   backends: PlannedBackend[],
-  operators: Obj[],
+  operators: readonly Operator[],
   vars: Map<string, ResolvedVariable>,
   scope: Scope,
   budget?: InstanceBudget,
@@ -79,31 +83,32 @@ export function draftTask(
     backend = b;
   } else backend = backends.find((b) => b.isDefault) ?? backends[0];
   const operator = selectOperator(base, item.operator, backend, operators, scope, where);
-  const expansion = expandReplicas(base, item.replicas as Obj, vars, scope, at('replicas'), budget, secret);
+  const expansion = expandReplicas(base, item.replicas, vars, scope, at('replicas'), budget, secret);
   // resources
-  const res = (item.resources ?? {}) as Obj;
+  const res = item.resources ?? {};
   const resources: Draft['resources'] = {};
   /** `resources.<kind>`: `count` is one int; `indices`/`exclude` are lists (or one expression yielding a list) */
-  const resolveRequest = (spec: Obj, fields: ('indices' | 'count' | 'exclude')[], kind: 'nodes' | 'gpus') => {
+  const resolveRequest = (spec: RequestSpec, kind: 'nodes' | 'gpus') => {
     const out: { indices?: number[]; count?: number; exclude?: number[]; releaseAfter?: ReleaseAfter } = {};
-    for (const f of fields) {
-      const where = at('resources', kind, f);
-      const label = `resources.${kind}.${f} of task '${base}'`;
-      const v =
-        f === 'count'
-          ? resolveOptionalInt(spec[f], scope, where, label)
-          : resolveIntList(spec[f], scope, where, label);
-      if (v !== undefined) (out as Record<string, unknown>)[f] = v;
+    const where = (f: string) => at('resources', kind, f);
+    const label = (f: string) => `resources.${kind}.${f} of task '${base}'`;
+    const indices = resolveIntList(spec.indices, scope, where('indices'), label('indices'));
+    if (indices !== undefined) out.indices = indices;
+    const count = resolveOptionalInt(spec.count, scope, where('count'), label('count'));
+    if (count !== undefined) out.count = count;
+    if ('exclude' in spec) {
+      const exclude = resolveIntList(spec.exclude, scope, where('exclude'), label('exclude'));
+      if (exclude !== undefined) out.exclude = exclude;
     }
-    if (spec.release_after) out.releaseAfter = spec.release_after as ReleaseAfter;
+    if (spec.release_after) out.releaseAfter = spec.release_after;
     return out;
   };
-  if (res.nodes) resources.nodes = resolveRequest(res.nodes as Obj, ['indices', 'count', 'exclude'], 'nodes');
-  if (res.gpus) resources.gpus = resolveRequest(res.gpus as Obj, ['indices', 'count'], 'gpus');
+  if (res.nodes) resources.nodes = resolveRequest(res.nodes, 'nodes');
+  if (res.gpus) resources.gpus = resolveRequest(res.gpus, 'gpus');
   // retries
   let retries: Draft['retries'] = null;
   if (item.retries) {
-    const r = item.retries as Obj;
+    const r = item.retries;
     const count = resolveInt(r.count, scope, at('retries', 'count'), `retries.count of task '${base}'`);
     const intervalS = resolveInt(
       r.interval,
@@ -142,11 +147,11 @@ export function draftTask(
       );
     retries = { count, intervalS, backoff };
   }
-  const probes = draftProbes(base, item.probes as Obj, scope, where, backend);
+  const probes = draftProbes(base, item.probes, scope, where, backend);
   const failFast =
     typeof item.fail_fast === 'boolean' ? item.fail_fast : backend.capabilities.failFastDefault;
   // scripts, pass 1
-  const raw = (item.script as unknown[]).map(String);
+  const raw = item.script.map(String);
   const pass2: number[] = [];
   const lines = raw.map((line, i) => {
     if (hasExpression(line) && line.includes('task.')) {
@@ -192,17 +197,16 @@ export function finishScript(d: Draft, taskScope: Scope, facts: TaskFacts[]): st
   return script;
 }
 
-export function plannedResult(r: unknown): PlannedTask['result'] {
+export function plannedResult(r: ResultSpec | undefined): PlannedTask['result'] {
   if (!r || typeof r !== 'object') return null;
-  const o = r as Obj;
-  const patterns = ((o.patterns as Obj[]) ?? []).map((p) => ({
+  const patterns = (r.patterns ?? []).map((p) => ({
     name: String(p.name),
     regex: String(p.regex),
-    type: (p.type ?? 'auto') as 'auto',
-    unit: (p.unit as string | null | undefined) ?? null,
-    aggregate: (p.aggregate ?? 'last') as 'last',
+    type: p.type ?? 'auto',
+    unit: p.unit ?? null,
+    aggregate: p.aggregate ?? 'last',
     required: p.required === true,
-    ...(p.group !== undefined && p.group !== null ? { group: p.group as string | number } : {}),
+    ...(p.group !== undefined && p.group !== null ? { group: p.group } : {}),
   }));
-  return { patterns, ...(o.file ? { file: String(o.file) } : {}) };
+  return { patterns, ...(r.file ? { file: String(r.file) } : {}) };
 }

@@ -10,8 +10,7 @@
 import type { Scope, Value } from '../config/expr/index.js';
 import type { PlannedNode, PlannedStorage, PlannedUpload, PlannedUploadAll } from './types.js';
 import { planError, renderField, type Where } from '../config/resolve.js';
-
-type Obj = Record<string, unknown>;
+import type { Storage, Upload, UploadAll } from '../config/schema/uploads.js';
 
 export function hasDotDot(key: string): boolean {
   return key.split(/[/\\]/).includes('..');
@@ -22,7 +21,7 @@ const optional = (v: unknown, scope: Scope, where: Where, key: string): string |
     ? undefined
     : renderField(String(v), scope, { doc: where.doc, path: [...where.path, key] });
 
-export function planStorage(items: Obj[], scope: Scope, doc: unknown): PlannedStorage[] {
+export function planStorage(items: readonly Storage[], scope: Scope, doc: unknown): PlannedStorage[] {
   return items.map((s, i) => {
     const where = { doc, path: ['storage', i] };
     const style = optional(s.addressing_style, scope, where, 'addressing_style');
@@ -104,7 +103,7 @@ function checkKey(key: string | undefined, where: Where, what: string): void {
 }
 
 export function planTaskUploads(
-  items: Obj[] | undefined | null,
+  items: readonly Upload[] | undefined | null,
   scope: Scope,
   where: Where,
   t: UploadTaskFacts,
@@ -134,7 +133,7 @@ export function planTaskUploads(
 }
 
 export function planUploadAll(
-  item: Obj | undefined | null,
+  item: UploadAll | undefined | null,
   scope: Scope,
   doc: unknown,
   runId: string,
