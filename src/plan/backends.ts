@@ -9,6 +9,7 @@ import type { Scope, Value } from '../config/expr/index.js';
 import type { Backend as BackendEntry, LocalBackend } from '../config/schema/backends.js';
 import type { BackendCatalog, PlaceholderTools, PlannedBackend, PlannedNode } from './types.js';
 import { planError, resolveDeep, resolveInt, type Where } from '../config/resolve.js';
+import { ownField } from '../util/own-field.js';
 
 export interface BackendDecl {
   item: BackendEntry;
@@ -88,7 +89,7 @@ export function planBackends(
  * backend's type (the dry-run's details, the not-yet table): undefined where the type has none.
  */
 export function backendField(b: PlannedBackend, key: string): unknown {
-  return Object.hasOwn(b.config, key) ? Object.getOwnPropertyDescriptor(b.config, key)?.value : undefined;
+  return ownField(b.config, key);
 }
 
 /** The `backends` expression namespace: name → {name, nodes: [{name, ip_address, index, num_gpus}]} */

@@ -15,6 +15,9 @@ import { locate, type PathSeg } from '../config/source.js';
 import { offloadAsked, offloadBlocked } from '../operators/docker-run.js';
 import type { Plan, PlannedBackend } from './types.js';
 import { backendField } from './backends.js';
+import { ownField } from '../util/own-field.js';
+import type { Backend as BackendEntry } from '../config/schema/backends.js';
+import type { Task } from '../config/schema/index.js';
 
 export interface NotYetContext {
   plan: Plan;
@@ -47,14 +50,12 @@ export interface NotYetRow {
   find(ctx: NotYetContext): Array<[string, PathSeg[] | undefined]>;
 }
 
-type Obj = Record<string, unknown>;
-
-const tasksOf = (ctx: NotYetContext): Obj[] => ctx.loaded.recipe.workflow?.tasks ?? [];
+const tasksOf = (ctx: NotYetContext): readonly Task[] => ctx.loaded.recipe.workflow?.tasks ?? [];
 
 /** `workflow.tasks[i].<key>` for every declared task that has the key */
 function taskField(ctx: NotYetContext, key: string): Array<[string, PathSeg[]]> {
   return tasksOf(ctx).flatMap((t, i): Array<[string, PathSeg[]]> =>
-    t[key] === undefined || t[key] === null
+    ownField(t, key) === undefined || ownField(t, key) === null
       ? []
       : [[`workflow.tasks[${i}].${key}`, ['workflow', 'tasks', i, key]]],
   );
@@ -70,9 +71,12 @@ export function flag(ctx: NotYetContext, key: string, name: string): Array<[stri
  * The planned backends whose kind names this row in its `notYet` capability, each with its
  * declaration in the recipe and that declaration's index (0 for the implicit default backend).
  */
-function backendsOfRow(ctx: NotYetContext, row: string): Array<[PlannedBackend, Obj | undefined, number]> {
-  const declared = ((ctx.loaded.recipe as Obj).backends as Obj[]) ?? [];
-  return ctx.plan.backends.flatMap((b): Array<[PlannedBackend, Obj | undefined, number]> => {
+function backendsOfRow(
+  ctx: NotYetContext,
+  row: string,
+): Array<[PlannedBackend, BackendEntry | undefined, number]> {
+  const declared = ctx.loaded.recipe.backends ?? [];
+  return ctx.plan.backends.flatMap((b): Array<[PlannedBackend, BackendEntry | undefined, number]> => {
     if (!b.capabilities.notYet.includes(row)) return [];
     const i = declared.findIndex((d) => d.name === b.name);
     return [[b, declared[i], Math.max(0, i)]];
@@ -122,8 +126,8 @@ export const NOT_YET: NotYetRow[] = [
     covers: [],
     says: "the container's output streams through its attached client into the task log instead (the same file, byte for byte)",
     find: (ctx) => {
-      const operators = ((ctx.loaded.recipe as Obj).operators as Obj[]) ?? [];
-      const backends = ((ctx.loaded.recipe as Obj).backends as Obj[]) ?? [];
+      const operators = ctx.loaded.recipe.operators ?? [];
+      const backends = ctx.loaded.recipe.backends ?? [];
       const byName = new Map(ctx.plan.backends.map((b) => [b.name, b.config]));
       return ctx.plan.tasks.flatMap((t): Array<[string, PathSeg[]]> => {
         const bc = byName.get(t.backend) ?? {};
@@ -168,7 +172,7 @@ export const NOT_YET: NotYetRow[] = [
     covers: [],
     says: "this version's k8s_mpi (pods and MPIJob routes alike) writes the hostfile from the reserved nodes' addresses, which pod-network pods do not listen on; set host_network: true",
     find: (ctx) => {
-      const declared = ((ctx.loaded.recipe as Obj).operators as Obj[]) ?? [];
+      const declared = ctx.loaded.recipe.operators ?? [];
       const backends = new Map(ctx.plan.backends.map((b) => [b.name, b]));
       const out: Array<[string, PathSeg[]]> = [];
       const seen = new Set<string>();
@@ -200,12 +204,12 @@ export const NOT_YET: NotYetRow[] = [
     covers: [],
     says: 'these settings belong to the MPIJob route (route: operator, or auto where the CRD exists); the pods route starts the launcher with its workers and bounds their sshd start-up by worker_setup_timeout_seconds',
     find: (ctx) => {
-      const declared = ((ctx.loaded.recipe as Obj).operators as Obj[]) ?? [];
+      const declared = ctx.loaded.recipe.operators ?? [];
       return declared.flatMap((o, i): Array<[string, PathSeg[]]> => {
-        const mpi = (o.type === 'k8s_mpi' ? o.mpi : undefined) as Obj | undefined;
+        const mpi = o.type === 'k8s_mpi' ? o.mpi : undefined;
         if (mpi?.route !== 'pods') return [];
         return ['launcher_creation_policy', 'launcher_discovery_timeout']
-          .filter((k) => mpi?.[k] !== undefined)
+          .filter((k) => ownField(mpi, k) !== undefined)
           .map((k) => [`operator '${String(o.name)}' mpi.${k}`, ['operators', i, 'mpi', k]]);
       });
     },
