@@ -27,7 +27,6 @@ export function isParseBoundary(file) {
 export const RECORD_ALLOW_LIST = [
   'src/backends/backend.ts',
   'src/backends/docker/docker-backend.ts',
-  'src/backends/docker/hosts.ts',
   'src/backends/docker/member-command.ts',
   'src/backends/kind.ts',
   'src/backends/kubernetes/dra.ts',
@@ -42,7 +41,6 @@ export const RECORD_ALLOW_LIST = [
   'src/backends/kubernetes/reservation.ts',
   'src/backends/kubernetes/task-pods.ts',
   'src/backends/registry.ts',
-  'src/backends/slurm/allocate.ts',
   'src/plan/assertions.ts',
   'src/plan/monitor-config.ts',
   'src/plan/not-yet.ts',

@@ -8,13 +8,11 @@
 import { existsSync } from 'node:fs';
 import { SflowError } from '../../config/errors.js';
 import { CONTEXT_ENDPOINT, containerPrefix, hostEndpoint } from '../../operators/docker-run.js';
-import type { PlannedNode } from '../../plan/types.js';
+import type { BackendConfig, PlannedNode } from '../../plan/types.js';
 import { boundedExec } from '../../util/bounded-exec.js';
 import { errorMessage } from '../../util/errors.js';
 import { describe, type DockerEngine, type Endpoint } from '../container-engine.js';
 import { localEngineNodes } from './local-nodes.js';
-
-type Obj = Record<string, unknown>;
 
 export interface DockerHostRef {
   node: PlannedNode;
@@ -37,8 +35,8 @@ const num = (v: unknown): number | null => {
 };
 
 /** The hosts of a backend config (pool) or its synthetic nodes on the one local engine. */
-export function dockerHosts(config: Obj, plannedCount: number): DockerHostRef[] {
-  const hosts = Array.isArray(config.hosts) ? (config.hosts as Obj[]) : [];
+export function dockerHosts(config: BackendConfig<'docker'>, plannedCount: number): DockerHostRef[] {
+  const hosts = config.hosts ?? [];
   const backendMounts = strings(config.mounts);
   if (hosts.length === 0) {
     const n = Math.max(1, plannedCount || num(config.nodes) || 1);

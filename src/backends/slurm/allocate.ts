@@ -8,6 +8,7 @@ import { SflowError } from '../../config/errors.js';
 import type { ExecOutcome } from '../../util/bounded-exec.js';
 import { parseSallocOutput, type SallocProgress } from './steps.js';
 import type { SlurmExec } from './slurm-exec.js';
+import type { BackendConfig } from '../../plan/types.js';
 
 /** salloc may wait this long in the queue unless SFLOW_SLURM_ALLOCATE_TIMEOUT (seconds) says otherwise */
 export const DEFAULT_ALLOCATE_TIMEOUT_S = 24 * 3600;
@@ -26,7 +27,7 @@ export const nodeFilter = (v: unknown): string | undefined =>
  * --no-shell <extra_args…>`: `include_nodes` become `--nodelist` (Slurm allocates them, plus
  * others up to N), `exclude_nodes` become `--exclude`.
  */
-export function sallocArgv(config: Record<string, unknown>, workflow: string): string[] {
+export function sallocArgv(config: Partial<BackendConfig<'slurm'>>, workflow: string): string[] {
   const argv = ['salloc'];
   const flag = (f: string, v: string | undefined) => v !== undefined && argv.push(f, v);
   flag('--account', str(config.account));
@@ -37,8 +38,7 @@ export function sallocArgv(config: Record<string, unknown>, workflow: string): s
   flag('--nodelist', nodeFilter(config.include_nodes));
   flag('--exclude', nodeFilter(config.exclude_nodes));
   argv.push('--no-shell');
-  const extra = Array.isArray(config.extra_args) ? config.extra_args : [];
-  for (const a of extra) argv.push(String(a));
+  for (const a of config.extra_args ?? []) argv.push(String(a));
   return argv;
 }
 
