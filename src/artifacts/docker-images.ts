@@ -9,7 +9,7 @@
  * The artifact's path is the image reference, for `image: ${{ artifacts.NAME.path }}`. Engines
  * sflow does not drive (Slurm's container plugin, Kubernetes' kubelet) pull images themselves.
  */
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import { containerCli, endpointArgs } from '../operators/docker-run.js';
 import { IMAGE_SCHEME } from '../plan/artifacts.js';
 import type { Plan, PlannedArtifact } from '../plan/types.js';

@@ -8,7 +8,7 @@
  * Inline file:// content is written with the run directory (outputs/run-dir.ts).
  */
 import { existsSync } from 'node:fs';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import type { LoadedRecipe } from '../config/load.js';
 import type { Plan, PlannedArtifact } from '../plan/types.js';
 import { literalGlobals, preflightPath } from '../preflight/artifacts.js';

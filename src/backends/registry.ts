@@ -4,7 +4,7 @@
  * instances; the planner sees it only as the catalog the CLI hands in. Adding a backend is one
  * line here plus its folder under src/backends/ (docs/adding-a-backend.md).
  */
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import type { Recipe } from '../config/schema/index.js';
 import type {
   BackendCatalog,

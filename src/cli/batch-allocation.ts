@@ -5,7 +5,7 @@
  * recipe); else, for partition and account only, what Slurm says (`sinfo` / `sacctmgr`, asked at
  * most once per command). Every value keeps its source, and the script says where each came from.
  */
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 
 export interface Sourced {
   value: string;

@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { parse } from 'yaml';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import { batchScheduler } from '../backends/registry.js';
 import { batchScript, composedPathFor } from './batch-script.js';
 import {

@@ -18,7 +18,7 @@ import {
   selectRows,
   type BulkRow,
 } from '../config/bulk-csv.js';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import { loadRecipe } from '../config/load.js';
 import { batchScheduler } from '../backends/registry.js';
 import { batchScript, composedPathFor } from './batch-script.js';

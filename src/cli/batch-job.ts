@@ -12,7 +12,7 @@ import { makeRunId } from '../plan/run-id.js';
 import { checkArtifactPaths } from '../preflight/artifacts.js';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { formatLocation, formatSflowError, isSflowError, SflowError } from '../config/errors.js';
+import { formatLocation, formatSflowError, isSflowError, SflowError } from '../util/sflow-error.js';
 import { locate } from '../config/source.js';
 import type { PlannedBackend } from '../plan/types.js';
 import type { AllocationResolver, RecipeBackend } from './batch-allocation.js';

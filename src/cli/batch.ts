@@ -9,7 +9,7 @@
  */
 import { resolve } from 'node:path';
 import { batchScheduler } from '../backends/registry.js';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import { parseTaskMonitorFlag } from '../config/monitor-flags.js';
 import { AllocationResolver } from './batch-allocation.js';
 import { batchScript, composedPathFor, sflowInvocation, type BatchScriptInput } from './batch-script.js';

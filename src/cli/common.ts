@@ -1,8 +1,8 @@
 /** Shared CLI plumbing: input files, load options, warnings. */
 import { existsSync, statSync } from 'node:fs';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import type { LoadOptions, LoadWarning } from '../config/load.js';
-import { formatLocation } from '../config/errors.js';
+import { formatLocation } from '../util/sflow-error.js';
 
 export function inputFiles(
   positional: string[],

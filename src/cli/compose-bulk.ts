@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { readBulkCsv, rowFiles, rowNames, selectRows, type BulkRow } from '../config/bulk-csv.js';
 import { resolveComposed } from '../config/compose-resolve.js';
-import { formatSflowError, isSflowError, SflowError } from '../config/errors.js';
+import { formatSflowError, isSflowError, SflowError } from '../util/sflow-error.js';
 import { loadRecipe } from '../config/load.js';
 import { composeError, composeText, quietDryRun } from './compose.js';
 import { inputFiles } from './common.js';

@@ -6,7 +6,7 @@ import { isPlainObject } from '../config/collections.js';
 import { inputFiles, loadOptions } from './common.js';
 import { reportError } from './errors.js';
 import { writeOutput } from '../outputs/write-output.js';
-import { formatLocation, formatSflowError, isSflowError, SflowError } from '../config/errors.js';
+import { formatLocation, formatSflowError, isSflowError, SflowError } from '../util/sflow-error.js';
 
 type Obj = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
 /** One place that prints errors: user errors without a stack, bugs with one. */
-import { formatSflowError, isSflowError } from '../config/errors.js';
+import { formatSflowError, isSflowError } from '../util/sflow-error.js';
 
 export function reportError(e: unknown, prefix = 'Configuration error'): number {
   if (isSflowError(e)) {

@@ -4,7 +4,7 @@
  * copies the whole output; `-o` overrides the receipt's local folder.
  */
 import { resolve } from 'node:path';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import { reportError } from './errors.js';
 import { readReceipt } from '../remote/receipt.js';
 import { parseSshTarget } from '../remote/ssh-target.js';

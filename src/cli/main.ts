@@ -3,7 +3,8 @@
  * command runs, so `sflow --help` starts fast.
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { didYouMean, SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
+import { didYouMean } from '../config/errors.js';
 import { reportError } from './errors.js';
 import { VERSION, versionText } from './version.js';
 import { addBackendFlags } from './backend-flags.js';

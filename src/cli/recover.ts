@@ -10,7 +10,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { BACKEND_KINDS, loadBackendKinds } from '../backends/registry.js';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import { driverLost, forgetLiveRun, listLiveRuns } from '../runtime/live-runs.js';
 import { reportError } from './errors.js';
 import { lockRunDir, type RunLock } from './run-lock.js';

@@ -21,7 +21,7 @@ import { inputFiles } from './common.js';
 import { composeText } from './compose.js';
 import { VERSION } from './version.js';
 import { resolveComposed } from '../config/compose-resolve.js';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import { parseTaskMonitorFlag } from '../config/monitor-flags.js';
 import { stageInputs } from './remote-inputs.js';
 import { loadWithSecrets, secretSources } from './secrets.js';

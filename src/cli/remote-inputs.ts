@@ -9,7 +9,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { backendCatalog } from '../backends/registry.js';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import { redactSecretVariables } from '../config/secret-variables.js';
 import { runLoadOptions } from './secrets.js';
 import { loadRecipe } from '../config/load.js';

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { reportError } from './errors.js';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import { VERSION } from './version.js';
 import { stageInputs } from './remote-inputs.js';
 import { loadWithSecrets, runLoadOptions } from './secrets.js';

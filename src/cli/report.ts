@@ -5,7 +5,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { writeOutput } from '../outputs/write-output.js';
 import { resolve } from 'node:path';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import { reportError } from './errors.js';
 
 export async function reportCommand(dirs: string[], opts: Record<string, unknown>): Promise<number> {

@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import { escapeControls } from '../util/ansi.js';
 import { writeOutput } from '../outputs/write-output.js';
 import { reportError } from './errors.js';

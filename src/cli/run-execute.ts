@@ -27,7 +27,7 @@ import { errorMessage } from '../util/errors.js';
 import { ensureDir } from '../outputs/ensure-dir.js';
 import { RunMonitor } from './run-monitor.js';
 import { RUN_RECORD, writeRunRecord, type RunRecord } from '../outputs/run-record.js';
-import { isSflowError } from '../config/errors.js';
+import { isSflowError } from '../util/sflow-error.js';
 import { planSinks, runSinks } from './run-sinks.js';
 import { holdConsole } from '../util/console-loss.js';
 import { lockRunDir } from './run-lock.js';

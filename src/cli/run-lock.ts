@@ -25,7 +25,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { driverGone, driverId, parseDriverId } from '../backends/driver-identity.js';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import { errorCode, errorMessage } from '../util/errors.js';
 
 export const RUN_LOCK = '.sflow.lock';

@@ -5,7 +5,7 @@
  * located); `--dry-run` prints the plan and lists them as warnings.
  */
 import type { LoadedRecipe } from '../config/load.js';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import { describeFinding, findNotYet } from '../plan/not-yet.js';
 import type { Plan } from '../plan/types.js';
 import { inSingleExecutable } from '../util/sea.js';

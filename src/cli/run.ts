@@ -1,5 +1,5 @@
 /** `sflow run`: load → plan → (dry-run: print) → allocate → execute. */
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import { loadRecipe } from '../config/load.js';
 import { applyMonitorFlags } from '../config/monitor-flags.js';
 import { buildPlan } from '../plan/build.js';

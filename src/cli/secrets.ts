@@ -6,7 +6,7 @@
  * still works but is warned about for a secret: a command line is readable by every local user.
  */
 import type { LoadedRecipe, LoadOptions } from '../config/load.js';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import {
   missingSecrets,
   SECRET_ENV_PREFIX,

@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import { dirname, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { recipeJsonSchema } from '../config/schema/index.js';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import {
   AGENTS,
   mergeManagedBlock,

@@ -15,7 +15,7 @@
  */
 import { existsSync, lstatSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import { assetsRoot } from '../config/assets.js';
 import { boundedExec } from '../util/bounded-exec.js';
 import { PACKAGE_NAME } from '../util/package-name.js';

@@ -4,7 +4,7 @@
  * (PNG's bytes too, but never onto a terminal); the others default to ./<workflow>.<ext>.
  */
 import { extname, join } from 'node:path';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import { loadRecipe } from '../config/load.js';
 import { buildPlan } from '../plan/build.js';
 import { backendCatalog } from '../backends/registry.js';

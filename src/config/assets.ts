@@ -10,7 +10,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SflowError } from './errors.js';
+import { SflowError } from '../util/sflow-error.js';
 
 let cachedRoot: string | undefined;
 

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { SflowError } from './errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import { errorMessage } from '../util/errors.js';
 
 export const CONFIG_COLUMN = 'sflow_config_file';

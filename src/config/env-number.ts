@@ -1,5 +1,5 @@
 /** A non-negative number from an environment variable (sflow's tuning knobs), with a clear error. */
-import { SflowError } from './errors.js';
+import { SflowError } from '../util/sflow-error.js';
 
 export function envNumber(env: NodeJS.ProcessEnv, name: string, def: number, min = 0): number {
   const raw = env[name];

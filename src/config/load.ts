@@ -4,7 +4,7 @@
  * `--missable-tasks` → `required_by` folding → schema validation. Produces a typed Recipe plus the
  * merged document (with positions) that later phases use to point at the source of a problem.
  */
-import { SflowError, type ErrorDetail, type SourceLocation } from './errors.js';
+import { SflowError, type ErrorDetail, type SourceLocation } from '../util/sflow-error.js';
 import { normaliseCollections } from './collections.js';
 import { mergeDocuments, type FileContribution } from './merge.js';
 import { applyArtifactOverrides, applySetOverrides, type SetOverride } from './overrides.js';

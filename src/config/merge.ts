@@ -3,7 +3,7 @@
  * and deep-merged field by field; tasks likewise (first-seen order); leaves and value lists are
  * replaced by the later file, with an override warning; `version` must agree.
  */
-import { SflowError, type SourceLocation } from './errors.js';
+import { SflowError, type SourceLocation } from '../util/sflow-error.js';
 import { isPlainObject, TOP_COLLECTIONS } from './collections.js';
 import { copyEntryOrigin, entryOrigin, getOrigin, setOrigin } from './source.js';
 import type { ParsedFile } from './yaml-load.js';

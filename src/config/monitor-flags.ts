@@ -4,7 +4,8 @@
  * monitor written in the recipe is left exactly as it is. Task names are declared names (a
  * replicated task's monitor covers every replica).
  */
-import { SflowError, didYouMean } from './errors.js';
+import { SflowError } from '../util/sflow-error.js';
+import { didYouMean } from './errors.js';
 
 export interface MonitorFlags {
   workflow?: boolean;

@@ -1,5 +1,6 @@
 /** `--set NAME=VALUE` and `--artifact NAME=URI` (spec config.md §2.5, §1.6.4). */
-import { didYouMean, SflowError } from './errors.js';
+import { SflowError } from '../util/sflow-error.js';
+import { didYouMean } from './errors.js';
 import { isPlainObject } from './collections.js';
 import { getOrigin, setOrigin, type EntryOrigin, type Origin, type PathSeg } from './source.js';
 

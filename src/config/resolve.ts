@@ -2,7 +2,7 @@
  * Expression resolution for plan-time fields: render `${{ }}` strings against a scope, convert
  * to the types fields need, and turn evaluation failures into located plan errors.
  */
-import { SflowError } from './errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import type { Expr } from './schema/common.js';
 import { formatPath, locate, type PathSeg } from './source.js';
 import { compileCached } from './templates.js';

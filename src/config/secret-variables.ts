@@ -8,7 +8,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { isPlainObject } from './collections.js';
-import { SflowError } from './errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import { errorMessage } from '../util/errors.js';
 
 type Obj = Record<string, unknown>;

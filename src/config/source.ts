@@ -4,7 +4,7 @@
  * (merge, schema validation, planning) can turn a document path into `file:line:col`.
  * Containers built by merging copy the entries of the containers they came from.
  */
-import type { SourceLocation } from './errors.js';
+import type { SourceLocation } from '../util/sflow-error.js';
 
 export type PathSeg = string | number;
 

@@ -9,7 +9,7 @@ import { evaluateField, planError, type Where } from './resolve.js';
 import { compileCached } from './templates.js';
 import { refuseNulInVariable } from './nul-check.js';
 import type { RefPath } from './expr/template.js';
-import { SflowError } from './errors.js';
+import { SflowError } from '../util/sflow-error.js';
 
 export const VARIABLE_TYPES = ['string', 'integer', 'float', 'boolean', 'list', 'dict'] as const;
 

@@ -9,7 +9,7 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { Lexer } from 'yaml';
-import { SflowError, type SourceLocation } from './errors.js';
+import { SflowError, type SourceLocation } from '../util/sflow-error.js';
 
 export const YAML_LIMITS = {
   /** bytes of one recipe file */

@@ -16,7 +16,7 @@ import {
   type Document,
   type Node,
 } from 'yaml';
-import { SflowError, type SourceLocation } from './errors.js';
+import { SflowError, type SourceLocation } from '../util/sflow-error.js';
 import { setOrigin, type EntryOrigin, type Origin } from './source.js';
 import { errorCode, errorMessage } from '../util/errors.js';
 import { checkedLexemes, ConversionBudget, readBounded, YAML_LIMITS } from './yaml-limits.js';

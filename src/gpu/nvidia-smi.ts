@@ -5,7 +5,7 @@
  * Permissions]"); no GPUs → "No devices were found" and a non-zero exit.
  */
 import { boundedExec } from '../util/bounded-exec.js';
-import { SflowError, type ErrorPhase } from '../config/errors.js';
+import { SflowError, type ErrorPhase } from '../util/sflow-error.js';
 
 export interface GpuInfo {
   /** nvidia-smi index (PCI order unless CUDA_DEVICE_ORDER says otherwise) */

@@ -18,7 +18,7 @@ import {
 } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import { errorCode } from '../util/errors.js';
 import { isKeeper, type Keeper } from './keeper.js';
 import { escapeControls } from '../util/ansi.js';

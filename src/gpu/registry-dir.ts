@@ -12,7 +12,7 @@
  */
 import { lstatSync, mkdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import { errorCode } from '../util/errors.js';
 
 const STICKY = 0o1000;

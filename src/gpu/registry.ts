@@ -12,7 +12,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import {
   queryComputeApps,
   queryGpus,

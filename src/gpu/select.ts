@@ -1,5 +1,5 @@
 /** Which GPUs a claim may take: free of live reservations and of foreign workloads. */
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import type { GpuInfo, GpuProcess } from './nvidia-smi.js';
 import type { ReservationRecord, StoredRecord } from './records.js';
 import type { RegistrySettings } from './settings.js';

@@ -5,7 +5,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { SflowError, type ErrorPhase } from '../config/errors.js';
+import { SflowError, type ErrorPhase } from '../util/sflow-error.js';
 
 export interface RegistrySettings {
   enabled: boolean;

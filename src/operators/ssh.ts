@@ -1,5 +1,5 @@
 /** `ssh … "bash -lc <payload>"` with the task env exported in the payload (backends.md §6.5). */
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import type { ArgvBuilder } from './types.js';
 
 export function shellQuote(s: string): string {

@@ -6,7 +6,7 @@
  */
 import { mkdirSync, rmdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { SflowError, type ErrorPhase } from '../config/errors.js';
+import { SflowError, type ErrorPhase } from '../util/sflow-error.js';
 
 export interface EnsureDirOptions {
   /** what the folder is for, in the error message (default "folder") */

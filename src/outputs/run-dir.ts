@@ -6,7 +6,7 @@
 import { closeSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Plan } from '../plan/types.js';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import { ensureDir } from './ensure-dir.js';
 import { errorMessage } from '../util/errors.js';
 

@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import { writeJsonAtomicSync } from './json-write.js';
 import { errorMessage } from '../util/errors.js';
 import { writeFileSync, renameSync } from 'node:fs';

@@ -5,7 +5,7 @@
  */
 import { renameSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import { errorMessage } from '../util/errors.js';
 import { ensureDir } from './ensure-dir.js';
 

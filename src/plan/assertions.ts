@@ -5,7 +5,8 @@
  * of those other names are frozen into the plan as plain data; a replica sees its own sweep
  * values (unlike scripts, where `${{ X }}` keeps the default, as nv-sflow does).
  */
-import { didYouMean, formatLocation } from '../config/errors.js';
+import { formatLocation } from '../util/sflow-error.js';
+import { didYouMean } from '../config/errors.js';
 import { locate } from '../config/source.js';
 import { compileCached } from '../config/templates.js';
 import { toNative, type Scope, type Value } from '../config/expr/index.js';

@@ -3,7 +3,7 @@
  * (the registry's `refine`, e.g. Kubernetes merged pods). Errors are located at the task's
  * declaration in the recipe, like placement errors.
  */
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import { locate } from '../config/source.js';
 import type { Draft } from './task-draft.js';
 import type { BackendCatalog, PlannedBackend, PlannedTask } from './types.js';

@@ -4,7 +4,7 @@
  * it is located in the recipe from those, never from the message text.
  */
 import { locate, type PathSeg } from '../config/source.js';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import { concreteDependencies, cycleError, findCycle, type BaseTask } from './dag.js';
 import { planPlacement } from './placement/index.js';
 import { PlacementError } from './placement/errors.js';

@@ -3,7 +3,7 @@
  * tasks waiting behind it), concrete edges between replicas (spec config.md §5.7), and a stable
  * topological order.
  */
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 
 export interface BaseTask {
   name: string;

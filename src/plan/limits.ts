@@ -22,7 +22,7 @@ export function checkDelay(seconds: number, what: string, where: Where): void {
  * domains) expand one declared task into many, and every instance costs memory and time before
  * anything runs. Default 10,000 in all; `SFLOW_MAX_TASKS=<n>` raises (or lowers) it.
  */
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import { planError, type Where } from '../config/resolve.js';
 
 export const DEFAULT_MAX_TASKS = 10_000;

@@ -10,7 +10,7 @@
  * test/unit/repo/docs-not-yet.test.ts, that no doc calls something "not yet" that runs, or the reverse.
  */
 import type { LoadedRecipe } from '../config/load.js';
-import { formatLocation, type SourceLocation } from '../config/errors.js';
+import { formatLocation, type SourceLocation } from '../util/sflow-error.js';
 import { locate, type PathSeg } from '../config/source.js';
 import { offloadAsked, offloadBlocked } from '../operators/docker-run.js';
 import type { Plan, PlannedBackend } from './types.js';

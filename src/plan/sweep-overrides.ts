@@ -5,7 +5,7 @@
  * time, naming the tasks that read the variable (the ones that would need `replicas.variables`).
  */
 import type { SetOverride } from '../config/overrides.js';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 
 interface TaskView {
   name: string;

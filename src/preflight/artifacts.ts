@@ -11,7 +11,7 @@
  */
 import { existsSync } from 'node:fs';
 import { isAbsolute, normalize, resolve } from 'node:path';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import type { LoadedRecipe } from '../config/load.js';
 import { locate } from '../config/source.js';
 import { renderValue, type Value } from '../config/expr/index.js';

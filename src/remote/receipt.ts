@@ -8,7 +8,7 @@
  */
 import { chmodSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import type { RemoteState } from './session-layout.js';
 
 export interface Receipt {

@@ -9,7 +9,7 @@ import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getAsset, isSea } from 'node:sea';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import { VERSION } from '../util/version.js';
 import { shCommand, shQuote, type SshTarget } from './ssh-target.js';
 import { sshCall, sshFailure, sshOk } from './ssh-call.js';

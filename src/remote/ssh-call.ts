@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import { sshArgs, type SshTarget } from './ssh-target.js';
 
 export interface SshCallOptions {

@@ -5,7 +5,7 @@
  * options that change what ssh does with the session (`-N -f -n -s -W -G -V -O -Q`), a remote
  * command, and `-o SetEnv=…` (values would be stored in the receipt: secrets never go there).
  */
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 
 /** OpenSSH client options that take an argument (ssh(1)). */
 const WITH_ARG = new Set('BbcDEeFIiJLlmOopQRSWw'.split(''));

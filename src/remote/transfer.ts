@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import { shCommand, shQuote, type SshTarget } from './ssh-target.js';
 import { sshCall, sshFailure } from './ssh-call.js';
 import { writeTar, type TarEntry } from './tar-write.js';

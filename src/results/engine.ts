@@ -3,7 +3,7 @@
  * by `sflow results`). In-memory database per command; the collected table lives in files
  * (Parquet, CSV, JSON lines) that DuckDB reads and writes directly.
  */
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import { errorMessage } from '../util/errors.js';
 import type { Cell } from './row.js';
 

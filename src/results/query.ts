@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import { errorMessage } from '../util/errors.js';
 import { openEngine, sqlString, type QueryResult } from './engine.js';
 import { STORE_FILES } from './store.js';

@@ -7,7 +7,7 @@
  */
 import { openTarget, type S3Target } from '../uploads/s3-client.js';
 import { retryDelay, uploadSettings, type UploadSettings } from '../uploads/settings.js';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import { errorMessage } from '../util/errors.js';
 import type { FoundRun } from './local-source.js';
 import type { RunFiles } from './run-rows.js';

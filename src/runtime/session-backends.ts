@@ -4,7 +4,7 @@
  * allocated), release (idempotent, bounded, never throws).
  */
 import type { Backend } from '../backends/backend.js';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import type { RunEventInput } from '../events/events.js';
 import type { PlannedNode } from '../plan/types.js';
 import { errorMessage } from '../util/errors.js';

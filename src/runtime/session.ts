@@ -14,7 +14,7 @@
 import { appendFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Backend, BackendContext } from '../backends/backend.js';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import { EventBus } from '../events/bus.js';
 import type { RunEventInput, RunEventSink, TaskStatus } from '../events/events.js';
 import { HandleLedger, ledgerPath } from '../events/handle-ledger.js';

@@ -10,7 +10,7 @@
  * Pure: computes paths and contents; the CLI writes them.
  */
 import { join } from 'node:path';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import { PACKAGE_NAME } from '../util/package-name.js';
 
 export const AGENTS = ['claude', 'cursor', 'codex'] as const;

@@ -13,7 +13,7 @@
  */
 import { errorMessage } from '../util/errors.js';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { SflowError } from '../config/errors.js';
+import { SflowError } from '../util/sflow-error.js';
 import type { PlannedStorage } from '../plan/types.js';
 import type { UploadSettings } from './settings.js';
 

@@ -9,7 +9,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SflowError } from '../../config/errors.js';
+import { SflowError } from '../../util/sflow-error.js';
 import type { TaskGpuClaims } from '../../gpu/task-claims.js';
 import { grantsGpus } from '../../operators/docker-run.js';
 import type { PlannedBackend, PlannedTask } from '../../plan/types.js';

@@ -6,7 +6,7 @@
  * Orphans of dead drivers are reaped on every host (../container-engine.ts, §3.5).
  */
 import { existsSync } from 'node:fs';
-import { SflowError } from '../../config/errors.js';
+import { SflowError } from '../../util/sflow-error.js';
 import { CONTEXT_ENDPOINT, containerPrefix, hostEndpoint } from '../../operators/docker-run.js';
 import type { BackendConfig, PlannedNode } from '../../plan/types.js';
 import { boundedExec } from '../../util/bounded-exec.js';

@@ -16,7 +16,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
-import { SflowError } from '../../config/errors.js';
+import { SflowError } from '../../util/sflow-error.js';
 import { errorMessage } from '../../util/errors.js';
 import type { KubeTarget } from './client.js';
 

@@ -7,7 +7,7 @@
  * collect.ts (output copy), probe-pod.ts (in-cluster probes), cleanup.ts (deletion, reaping).
  */
 import { setMaxListeners } from 'node:events';
-import { SflowError } from '../../config/errors.js';
+import { SflowError } from '../../util/sflow-error.js';
 import type { PlannedBackend } from '../../plan/types.js';
 import type { ProbeTransport } from '../../probes/types.js';
 import { errorMessage } from '../../util/errors.js';

@@ -7,7 +7,7 @@
  * `SFLOW_SKIP_K8S_PREFLIGHT=1` skips them.
  */
 import { setMaxListeners } from 'node:events';
-import { SflowError } from '../../config/errors.js';
+import { SflowError } from '../../util/sflow-error.js';
 import { apiMessage, apiStatus, type KubeApi } from './client.js';
 
 interface Check {

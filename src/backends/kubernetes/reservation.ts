@@ -14,7 +14,7 @@
  * use. GPUs freed later by finished task pods are not held again.
  */
 import type * as k8s from '@kubernetes/client-node';
-import { SflowError } from '../../config/errors.js';
+import { SflowError } from '../../util/sflow-error.js';
 import type { PlannedNode } from '../../plan/types.js';
 import { apiMessage, apiStatus } from './client.js';
 import { L_NODE, reservationName } from './names.js';

@@ -2,7 +2,7 @@
  * A `type: kubernetes` backend entry (backends.md §5.1) after expression resolution, with the
  * defaults filled in, plus what the command line adds (`--kube-namespace`, `--kube-skip-pvc`).
  */
-import { SflowError } from '../../config/errors.js';
+import { SflowError } from '../../util/sflow-error.js';
 import type { BackendConfig, PlannedBackend } from '../../plan/types.js';
 
 /** a toleration as the recipe writes it (any Kubernetes toleration fields) */

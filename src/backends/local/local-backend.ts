@@ -13,7 +13,7 @@ import { hostname } from 'node:os';
 import { groupState, processStartTime } from '../../util/process-liveness.js';
 import type { ClaimedGpus, TaskGpuClaims } from '../../gpu/task-claims.js';
 import type { PlannedBackend, PlannedNode, PlannedTask } from '../../plan/types.js';
-import { SflowError } from '../../config/errors.js';
+import { SflowError } from '../../util/sflow-error.js';
 import { raceAbort } from '../../util/abort.js';
 import { errorMessage } from '../../util/errors.js';
 import { getLauncher, warmLauncher } from '../../util/launcher/client.js';

@@ -4,7 +4,7 @@
  * the recipe's `extra_args` verbatim and in order. While the job waits in the queue, progress is
  * reported; an abort (Ctrl-C, workflow.timeout) kills salloc and cancels the pending job.
  */
-import { SflowError } from '../../config/errors.js';
+import { SflowError } from '../../util/sflow-error.js';
 import type { ExecOutcome } from '../../util/bounded-exec.js';
 import { parseSallocOutput, type SallocProgress } from './steps.js';
 import type { SlurmExec } from './slurm-exec.js';

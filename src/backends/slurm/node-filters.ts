@@ -6,7 +6,7 @@
  * excluded ones; an included node the job lacks is an error, not a silent smaller run.
  * Hostlist expressions (`n[1-4]`) are expanded by `scontrol show hostnames`.
  */
-import { SflowError } from '../../config/errors.js';
+import { SflowError } from '../../util/sflow-error.js';
 import type { PlannedNode } from '../../plan/types.js';
 import { callFailure, type SlurmExec } from './slurm-exec.js';
 

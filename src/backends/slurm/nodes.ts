@@ -5,7 +5,7 @@
  * per node printing `<Slurm node name>:<hostname -i>`. Plus the driver-side GPU topology probe (0.3.1):
  * index → UUID per node, from one `srun --overlap` step running nvidia-smi on every node.
  */
-import { SflowError } from '../../config/errors.js';
+import { SflowError } from '../../util/sflow-error.js';
 import type { PlannedNode } from '../../plan/types.js';
 import { callFailure, type SlurmExec } from './slurm-exec.js';
 import { parseGetAddrs, parseNodeAddrs } from './steps.js';

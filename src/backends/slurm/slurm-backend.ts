@@ -9,7 +9,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { basename } from 'node:path';
-import { SflowError } from '../../config/errors.js';
+import { SflowError } from '../../util/sflow-error.js';
 import { processStartTime } from '../../util/process-liveness.js';
 import type { PlannedBackend, PlannedNode } from '../../plan/types.js';
 import { errorMessage } from '../../util/errors.js';

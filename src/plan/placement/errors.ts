@@ -1,5 +1,5 @@
 /** Plan-time placement errors: every one is an SflowError in phase 'plan' that names its task and field. */
-import { SflowError } from '../../config/errors.js';
+import { SflowError } from '../../util/sflow-error.js';
 
 /**
  * A placement error and what it is about: the concrete task and the `resources` field at fault
