@@ -30,6 +30,49 @@ export function sanitiseReplicaPart(v: Value): string {
   return renderValue(v).replace(/[.\-\s/\\\p{Cc}]/gu, '_');
 }
 
+/** `replicas.policy` (default parallel), an expression resolved */
+function replicaPolicy(given: unknown, base: string, scope: Scope, where: Where): 'parallel' | 'sequential' {
+  if (given === undefined || given === null) return 'parallel';
+  const p = String(toNative(evaluateField(given, scope, where)))
+    .trim()
+    .toLowerCase();
+  if (p !== 'parallel' && p !== 'sequential') {
+    throw planError(
+      where,
+      'plan.replicas_policy',
+      `replicas.policy of task '${base}' must be 'parallel' or 'sequential', got '${p}'`,
+    );
+  }
+  return p;
+}
+
+/** a swept variable's domain (a located error when it is unknown or has none) */
+function sweepDomain(
+  name: string,
+  base: string,
+  vars: Map<string, ResolvedVariable>,
+  w: Where,
+): { name: string; values: Value[] } {
+  const v = vars.get(name);
+  if (!v) {
+    throw planError(
+      w,
+      'plan.replicas_unknown_variable',
+      `replicas of task '${base}' references unknown variable '${name}'`,
+      `declared variables: ${[...vars.keys()].join(', ')}`,
+    );
+  }
+  if (!v.domain || v.domain.length === 0) {
+    throw planError(
+      w,
+      'plan.replicas_no_domain',
+      `replicas of task '${base}' requires variable '${name}' to define a non-empty domain`,
+      `add \`domain: [...]\` to '${name}' or sweep it with --set '${name}=[a,b]'`,
+    );
+  }
+  return { name, values: v.domain };
+}
+
 export function expandReplicas(
   base: string,
   replicas: { count?: unknown; policy?: unknown; variables?: string[] | null } | null | undefined,
@@ -44,20 +87,7 @@ export function expandReplicas(
     return { policy: 'parallel', replicated: false, instances: [{ name: base, replicaIndex: 0, sweep: {} }] };
   }
   const at = (k: string): Where => ({ doc: where.doc, path: [...where.path, k] });
-  let policy: 'parallel' | 'sequential' = 'parallel';
-  if (replicas.policy !== undefined && replicas.policy !== null) {
-    const p = String(toNative(evaluateField(replicas.policy, scope, at('policy'))))
-      .trim()
-      .toLowerCase();
-    if (p !== 'parallel' && p !== 'sequential') {
-      throw planError(
-        at('policy'),
-        'plan.replicas_policy',
-        `replicas.policy of task '${base}' must be 'parallel' or 'sequential', got '${p}'`,
-      );
-    }
-    policy = p;
-  }
+  const policy = replicaPolicy(replicas.policy, base, scope, at('policy'));
   let count: number | undefined;
   if (replicas.count !== undefined && replicas.count !== null) {
     count = resolveInt(replicas.count, scope, at('count'), `replicas.count of task '${base}'`);
@@ -78,27 +108,9 @@ export function expandReplicas(
       instances: Array.from({ length: n }, (_, i) => ({ name: `${base}_${i}`, replicaIndex: i, sweep: {} })),
     };
   }
-  const domains: { name: string; values: Value[] }[] = sweepVars.map((name, i) => {
-    const v = vars.get(name);
-    const w: Where = { doc: where.doc, path: [...where.path, 'variables', i] };
-    if (!v) {
-      throw planError(
-        w,
-        'plan.replicas_unknown_variable',
-        `replicas of task '${base}' references unknown variable '${name}'`,
-        `declared variables: ${[...vars.keys()].join(', ')}`,
-      );
-    }
-    if (!v.domain || v.domain.length === 0) {
-      throw planError(
-        w,
-        'plan.replicas_no_domain',
-        `replicas of task '${base}' requires variable '${name}' to define a non-empty domain`,
-        `add \`domain: [...]\` to '${name}' or sweep it with --set '${name}=[a,b]'`,
-      );
-    }
-    return { name, values: v.domain };
-  });
+  const domains = sweepVars.map((name, i) =>
+    sweepDomain(name, base, vars, { doc: where.doc, path: [...where.path, 'variables', i] }),
+  );
   // the product of the domains, checked before any combination is built
   budget.take(
     domains.reduce((n, d) => n * d.values.length, 1),

@@ -59,94 +59,12 @@ export function draftTask(
 ): Draft {
   const base = String(item.name);
   const at = (...p: (string | number)[]): Where => ({ doc: where.doc, path: [...where.path, ...p] });
-  // backend
-  let backend: PlannedBackend;
-  if (item.backend !== undefined && item.backend !== null && typeof item.backend !== 'string') {
-    throw planError(
-      at('backend'),
-      'plan.inline_backend',
-      `Inline backend overrides are not supported yet (task '${base}')`,
-      'declare the backend under `backends:` and reference it by name',
-    );
-  }
-  if (typeof item.backend === 'string') {
-    const b = backends.find((x) => x.name === item.backend);
-    if (!b) {
-      const names = backends.map((x) => x.name);
-      throw planError(
-        at('backend'),
-        'plan.unknown_backend',
-        `task '${base}' references unknown backend '${item.backend}'`,
-        didYouMean(item.backend, names) ?? `declared backends: ${names.join(', ')}`,
-      );
-    }
-    backend = b;
-  } else backend = backends.find((b) => b.isDefault) ?? backends[0];
+  const backend = taskBackend(item, base, at, backends);
   const operator = selectOperator(base, item.operator, backend, operators, scope, where);
   const expansion = expandReplicas(base, item.replicas, vars, scope, at('replicas'), budget, secret);
-  // resources
   const res = item.resources ?? {};
-  const resources: Draft['resources'] = {};
-  /** `resources.<kind>`: `count` is one int; `indices`/`exclude` are lists (or one expression yielding a list) */
-  const resolveRequest = (spec: RequestSpec, kind: 'nodes' | 'gpus') => {
-    const out: { indices?: number[]; count?: number; exclude?: number[]; releaseAfter?: ReleaseAfter } = {};
-    const where = (f: string) => at('resources', kind, f);
-    const label = (f: string) => `resources.${kind}.${f} of task '${base}'`;
-    const indices = resolveIntList(spec.indices, scope, where('indices'), label('indices'));
-    if (indices !== undefined) out.indices = indices;
-    const count = resolveOptionalInt(spec.count, scope, where('count'), label('count'));
-    if (count !== undefined) out.count = count;
-    if ('exclude' in spec) {
-      const exclude = resolveIntList(spec.exclude, scope, where('exclude'), label('exclude'));
-      if (exclude !== undefined) out.exclude = exclude;
-    }
-    if (spec.release_after) out.releaseAfter = spec.release_after;
-    return out;
-  };
-  if (res.nodes) resources.nodes = resolveRequest(res.nodes, 'nodes');
-  if (res.gpus) resources.gpus = resolveRequest(res.gpus, 'gpus');
-  // retries
-  let retries: Draft['retries'] = null;
-  if (item.retries) {
-    const r = item.retries;
-    const count = resolveInt(r.count, scope, at('retries', 'count'), `retries.count of task '${base}'`);
-    const intervalS = resolveInt(
-      r.interval,
-      scope,
-      at('retries', 'interval'),
-      `retries.interval of task '${base}'`,
-    );
-    const backoff =
-      r.backoff === undefined || r.backoff === null
-        ? 1
-        : resolveInt(r.backoff, scope, at('retries', 'backoff'), `retries.backoff of task '${base}'`);
-    if (count < 0)
-      throw planError(
-        at('retries', 'count'),
-        'plan.retries',
-        `retries.count of task '${base}' must be >= 0, got ${count}`,
-      );
-    if (intervalS < 0)
-      throw planError(
-        at('retries', 'interval'),
-        'plan.retries',
-        `retries.interval of task '${base}' must be >= 0, got ${intervalS}`,
-      );
-    if (backoff < 1)
-      throw planError(
-        at('retries', 'backoff'),
-        'plan.retries',
-        `retries.backoff of task '${base}' must be >= 1, got ${backoff}`,
-      );
-    // the longest wait is the one before the last attempt: interval × backoff^(count-1)
-    if (count > 0)
-      checkDelay(
-        intervalS * Math.pow(backoff, count - 1),
-        `the wait before the last retry of task '${base}' (retries.interval × backoff^(count-1))`,
-        at('retries', 'interval'),
-      );
-    retries = { count, intervalS, backoff };
-  }
+  const resources = taskResources(res, base, at, scope);
+  const retries = item.retries ? taskRetries(item.retries, base, at, scope) : null;
   const probes = draftProbes(base, item.probes, scope, where, backend);
   const failFast =
     typeof item.fail_fast === 'boolean' ? item.fail_fast : backend.capabilities.failFastDefault;
@@ -175,6 +93,109 @@ export function draftTask(
     lines,
     pass2,
   };
+}
+
+type At = (...p: (string | number)[]) => Where;
+
+/** the task's backend: the one it names, else the default (an inline backend is refused) */
+function taskBackend(item: Task, base: string, at: At, backends: PlannedBackend[]): PlannedBackend {
+  if (item.backend !== undefined && item.backend !== null && typeof item.backend !== 'string') {
+    throw planError(
+      at('backend'),
+      'plan.inline_backend',
+      `Inline backend overrides are not supported yet (task '${base}')`,
+      'declare the backend under `backends:` and reference it by name',
+    );
+  }
+  if (typeof item.backend === 'string') {
+    const b = backends.find((x) => x.name === item.backend);
+    if (!b) {
+      const names = backends.map((x) => x.name);
+      throw planError(
+        at('backend'),
+        'plan.unknown_backend',
+        `task '${base}' references unknown backend '${item.backend}'`,
+        didYouMean(item.backend, names) ?? `declared backends: ${names.join(', ')}`,
+      );
+    }
+    return b;
+  }
+  return backends.find((b) => b.isDefault) ?? backends[0];
+}
+
+/** `resources.nodes` / `resources.gpus` with their expressions resolved */
+function taskResources(
+  res: NonNullable<Task['resources']>,
+  base: string,
+  at: At,
+  scope: Scope,
+): Draft['resources'] {
+  const resources: Draft['resources'] = {};
+  /** `resources.<kind>`: `count` is one int; `indices`/`exclude` are lists (or one expression yielding a list) */
+  const resolveRequest = (spec: RequestSpec, kind: 'nodes' | 'gpus') => {
+    const out: { indices?: number[]; count?: number; exclude?: number[]; releaseAfter?: ReleaseAfter } = {};
+    const where = (f: string) => at('resources', kind, f);
+    const label = (f: string) => `resources.${kind}.${f} of task '${base}'`;
+    const indices = resolveIntList(spec.indices, scope, where('indices'), label('indices'));
+    if (indices !== undefined) out.indices = indices;
+    const count = resolveOptionalInt(spec.count, scope, where('count'), label('count'));
+    if (count !== undefined) out.count = count;
+    if ('exclude' in spec) {
+      const exclude = resolveIntList(spec.exclude, scope, where('exclude'), label('exclude'));
+      if (exclude !== undefined) out.exclude = exclude;
+    }
+    if (spec.release_after) out.releaseAfter = spec.release_after;
+    return out;
+  };
+  if (res.nodes) resources.nodes = resolveRequest(res.nodes, 'nodes');
+  if (res.gpus) resources.gpus = resolveRequest(res.gpus, 'gpus');
+  return resources;
+}
+
+/** `retries:` resolved and bounded (count >= 0, interval >= 0, backoff >= 1, the longest wait checked) */
+function taskRetries(
+  r: NonNullable<Task['retries']>,
+  base: string,
+  at: At,
+  scope: Scope,
+): NonNullable<Draft['retries']> {
+  const count = resolveInt(r.count, scope, at('retries', 'count'), `retries.count of task '${base}'`);
+  const intervalS = resolveInt(
+    r.interval,
+    scope,
+    at('retries', 'interval'),
+    `retries.interval of task '${base}'`,
+  );
+  const backoff =
+    r.backoff === undefined || r.backoff === null
+      ? 1
+      : resolveInt(r.backoff, scope, at('retries', 'backoff'), `retries.backoff of task '${base}'`);
+  if (count < 0)
+    throw planError(
+      at('retries', 'count'),
+      'plan.retries',
+      `retries.count of task '${base}' must be >= 0, got ${count}`,
+    );
+  if (intervalS < 0)
+    throw planError(
+      at('retries', 'interval'),
+      'plan.retries',
+      `retries.interval of task '${base}' must be >= 0, got ${intervalS}`,
+    );
+  if (backoff < 1)
+    throw planError(
+      at('retries', 'backoff'),
+      'plan.retries',
+      `retries.backoff of task '${base}' must be >= 1, got ${backoff}`,
+    );
+  // the longest wait is the one before the last attempt: interval × backoff^(count-1)
+  if (count > 0)
+    checkDelay(
+      intervalS * Math.pow(backoff, count - 1),
+      `the wait before the last retry of task '${base}' (retries.interval × backoff^(count-1))`,
+      at('retries', 'interval'),
+    );
+  return { count, intervalS, backoff };
 }
 
 export function finishScript(d: Draft, taskScope: Scope, facts: TaskFacts[]): string {
