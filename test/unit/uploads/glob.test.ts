@@ -119,3 +119,38 @@ describe('a folder as an upload source', () => {
     ]);
   });
 });
+
+// readdir gives names in strcmp order (libuv sorts them), and a walk goes depth first: a folder `m`
+// is walked before its sibling file `m.txt`, though `m.txt` sorts before `m/…` ('.' < '/'); and a
+// `**` takes the files of a folder before those of its subfolders. Only a final sort orders both.
+describe('the order of what a walk finds', () => {
+  const root = scratchDir('sflow-glob-order-');
+  mkdirSync(join(root, 'm', 'in', 'deep'), { recursive: true });
+  for (const f of ['m/1.txt', 'm.txt', 'z.txt', 'm/in/2.txt', 'm/in/deep/3.txt'])
+    writeFileSync(join(root, f), f);
+
+  it('a folder’s files are sorted by their relative name', () => {
+    expect(uploadSources(root, '/').files.map((f) => f.name)).toEqual([
+      'm.txt',
+      'm/1.txt',
+      'm/in/2.txt',
+      'm/in/deep/3.txt',
+      'z.txt',
+    ]);
+  });
+
+  it('the matches of a `**` are sorted by path', () => {
+    expect(expandFrom('**/*.txt', root).map((p) => p.slice(root.length + 1))).toEqual([
+      'm.txt',
+      'm/1.txt',
+      'm/in/2.txt',
+      'm/in/deep/3.txt',
+      'z.txt',
+    ]);
+  });
+
+  it('a literal segment after a glob segment is looked up in each match', () => {
+    expect(expandFrom('*/in/2.txt', root)).toEqual([join(root, 'm', 'in', '2.txt')]);
+    expect(expandFrom('m/*/deep/*.txt', root)).toEqual([join(root, 'm', 'in', 'deep', '3.txt')]);
+  });
+});
