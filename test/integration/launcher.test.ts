@@ -210,18 +210,19 @@ describe.each(['perl', 'node'] as const)('%s launcher', (kind) => {
     for (const pid of processesWith(long)) process.kill(pid, 'SIGKILL');
   });
 
-  it('a launcher killed under a live driver: its tasks are stopped and reported lost', async () => {
+  it('a launcher killed under a live driver: its tasks are stopped (whole group) and reported lost', async () => {
     const own = await LauncherProcess.start(kind);
     launchers.push(own);
     const m = mark();
     const s = await own.launch({
-      argv: ['bash', '-c', `exec -a ${m} sleep 300`],
+      // a leader and a child of it: the driver stops the task's whole group, not only its leader
+      argv: ['bash', '-c', `(exec -a ${m} sleep 300) & exec -a ${m} sleep 300`],
       cwd: dir,
       env: { PATH: process.env.PATH },
       logPath: join(dir, `${m}.log`),
       graceMs: 1000,
     });
-    await until(() => processesWith(m).length === 1, 10_000, 'the task');
+    await until(() => processesWith(m).length === 2, 10_000, 'the task and its child');
     own.process.kill('SIGKILL');
     const e = await s.exited;
     expect(e.code).toBeNull();
