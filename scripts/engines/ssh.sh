@@ -5,7 +5,8 @@
 # start-up, with its own host key, key-only auth (one client key) and a private config. A session on
 # host a gets DOCKER_HOST of docker engine a, on host b of engine b (sshd SetEnv; the socket paths are
 # fixed under the engines dir, so start docker.sh before or after this), and SLURM_CONF of the Slurm
-# fixture. Accounts: root, and `sflowremote`, whose sessions have NO Node.js on PATH (see
+# fixture, and SFLOW_RUN_INDEX_DIR in $W/run-index/<user> (so remote runs leave nothing in /tmp).
+# Accounts: root, and `sflowremote`, whose sessions have NO Node.js on PATH (see
 # setup_nonode_account). A client ssh_config (-F) with aliases sflow-a / sflow-b and a `ssh` wrapper dir
 # (for `docker -H ssh://…`) are written too. State: ${SFLOW_ENGINES_DIR:-/tmp/sflow-engines}/ssh.
 set -euo pipefail
@@ -78,9 +79,9 @@ PrintMotd no
 MaxStartups 100
 MaxSessions 100
 Subsystem sftp internal-sftp
-SetEnv $env
+SetEnv $env SFLOW_RUN_INDEX_DIR=$W/run-index/root
 Match User $NONODE_USER
-  SetEnv $env PATH=$W/nonode-bin SFLOW_NONODE_PATH=$W/nonode-bin
+  SetEnv $env SFLOW_RUN_INDEX_DIR=$W/run-index/$NONODE_USER PATH=$W/nonode-bin SFLOW_NONODE_PATH=$W/nonode-bin
 CONF
 }
 
@@ -118,6 +119,9 @@ CONF
 start() {
   mkdir -p "$W" /run/sshd # /run/sshd: sshd's fixed privilege-separation directory
   chmod 0755 "$W" /run/sshd
+  # the remote sessions' run index (SetEnv below): inside $W, so `down` removes it, not in /tmp
+  mkdir -p "$W/run-index"
+  chmod 0755 "$W/run-index"
   local h ports=()
   for h in "${HOSTS[@]}"; do ssh-keygen -q -t ed25519 -N '' -C "sflow-test-host-$h" -f "$W/host_key_$h"; done
   ssh-keygen -q -t ed25519 -N '' -C sflow-test-client -f "$W/client_key"

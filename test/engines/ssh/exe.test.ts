@@ -29,7 +29,14 @@ beforeAll(() => void ensureExecutable(), 300_000);
 
 describe('single executable on a PATH without Node.js', () => {
   const nonode = join(dir, 'bin');
-  const env = () => ({ PATH: nonode, HOME: dir, SFLOW_CACHE_DIR: join(dir, 'cache'), NO_COLOR: '1' });
+  // TMPDIR: the test run's private temp folder (the run index goes there, not in /tmp)
+  const env = () => ({
+    PATH: nonode,
+    HOME: dir,
+    TMPDIR: tmpdir(),
+    SFLOW_CACHE_DIR: join(dir, 'cache'),
+    NO_COLOR: '1',
+  });
   const exe = (args: string[], cwd = dir) =>
     spawnSync(EXE, args, { cwd, env: env(), encoding: 'utf8', timeout: 120_000 });
 
