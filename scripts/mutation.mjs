@@ -90,7 +90,10 @@ function runGroup(node, g, deadline, force) {
   ];
   if (force) args.push('--force');
   return new Promise((done) => {
-    const child = spawn(node, args, { cwd: ROOT, stdio: 'inherit', detached: true });
+    // Stryker tests a copy in .stryker-tmp/: its `../shared` is not the repository's
+    const shared = resolve(ROOT, '..', 'shared');
+    const env = existsSync(shared) ? { ...process.env, SFLOW_SHARED_DIR: shared } : process.env;
+    const child = spawn(node, args, { cwd: ROOT, stdio: 'inherit', detached: true, env });
     const left = deadline - Date.now();
     const timer = setTimeout(
       () => {

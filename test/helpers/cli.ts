@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const SHARED = resolve(REPO, '..', 'shared');
+export { SHARED } from './shared.js';
 export const BIN = join(REPO, 'bin', 'sflow.js');
 
 export interface CliResult {

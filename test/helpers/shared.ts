@@ -10,7 +10,11 @@ import { fileURLToPath } from 'node:url';
 import { describe, it } from 'vitest';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const SHARED = resolve(REPO, '..', 'shared');
+/**
+ * `<repo>/../shared`, or SFLOW_SHARED_DIR when set: the mutation runs (scripts/mutation.mjs) test
+ * a copy of the repository in a sandbox folder, whose `..` holds no shared checkout.
+ */
+export const SHARED = process.env.SFLOW_SHARED_DIR || resolve(REPO, '..', 'shared');
 
 /** `<repo>/../shared/<rel>` */
 export function sharedPath(...rel: string[]): string {
