@@ -11,6 +11,7 @@
  * (`--label sflow.driver=<host>:<pid>:<start time>`, what orphan reaping reads: the
  * `labels` option of `dockerRunCommand`).
  */
+import { TERM_TRAP_LINE } from './graceful-stop.js';
 import type { ContainerLaunch, NodeLaunchSpec } from './launch-spec.js';
 import type { ArgvBuilder, Operator, OperatorInput, OperatorNode } from './types.js';
 
@@ -126,7 +127,11 @@ function containerFor(input: OperatorInput, node: OperatorNode | undefined, env:
       k === 'NVIDIA_VISIBLE_DEVICES' && env[k] === 'void' && input.env[k] === undefined ? `${k}=void` : k,
     ),
     extraArgs,
-    command: ['bash', '-lc', logFile ? `exec >>${shq(logFile)} 2>&1\n${input.script}` : input.script],
+    command: [
+      'bash',
+      '-lc',
+      `${TERM_TRAP_LINE}\n${logFile ? `exec >>${shq(logFile)} 2>&1\n` : ''}${input.script}`,
+    ],
     ...(input.removeContainers ? { rm: true } : {}),
     ...(logFile ? { logFile } : {}),
   };
@@ -196,7 +201,10 @@ export function dockerRunCommand(
   argv.push(...endpointArgs(c.host));
   // --sig-proxy=false: signals to the attached client (its launcher, a dying driver) never reach the
   // container; sflow ends containers through the engine (stop, recover, reaping)
-  argv.push('run', ...(c.rm ? ['--rm'] : []), '--init', '--sig-proxy=false', '--name', c.name);
+  // --init with TINI_KILL_PROCESS_GROUP: docker-init (tini) passes `docker stop`'s TERM to the task
+  // shell's whole process group, not to the shell alone (graceful-stop.ts: the shell waits for them)
+  argv.push('run', ...(c.rm ? ['--rm'] : []), '--init', '-e', 'TINI_KILL_PROCESS_GROUP=1');
+  argv.push('--sig-proxy=false', '--name', c.name);
   argv.push(...labelArgs(o.labels));
   const gpus = o.gpus ?? c.gpus;
   if (gpus !== undefined) argv.push('--gpus', gpus);

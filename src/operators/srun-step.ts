@@ -5,6 +5,7 @@
  */
 import { statSync } from 'node:fs';
 import { extname, dirname } from 'node:path';
+import { TERM_TRAP_LINE } from './graceful-stop.js';
 import type { OperatorInput } from './types.js';
 
 /** the staged copy of assets/sh/gpu-select.sh in the run folder (the Slurm backend writes it) */
@@ -40,15 +41,6 @@ export function stepStampLine(taskDir: string): string {
 }
 
 /**
- * Slurm signals every process of a step at once (`scancel --signal=TERM`); a shell without a TERM
- * trap dies at once, the step ends with it and Slurm SIGKILLs what is left: the task's server
- * would get no time to stop. With this trap bash lets its running command (and, through `wait`,
- * its background jobs) finish their own TERM handling, then exits 143; sflow's `scancel
- * --signal=KILL` after the grace still ends anything that does not stop.
- */
-export const STEP_TERM_LINE = `trap 'wait; exit 143' TERM`;
-
-/**
  * The step's payload: its start stamp, the TERM trap, the GPU prelude (sourced; it also sets
  * SFLOW_TASK_NODE_INDEX and SFLOW_TASK_NODE_NAME) on GPU tasks, the node index and name from
  * Slurm on other multi-node steps, then the task's own script. (A single-node step keeps the
@@ -57,7 +49,7 @@ export const STEP_TERM_LINE = `trap 'wait; exit 143' TERM`;
 export function stepScript(input: OperatorInput): string {
   const runDir = input.env.SFLOW_WORKFLOW_OUTPUT_DIR;
   const taskDir = input.env.SFLOW_TASK_OUTPUT_DIR;
-  const stamp = `${taskDir ? `${stepStampLine(taskDir)}\n` : ''}${STEP_TERM_LINE}\n`;
+  const stamp = `${taskDir ? `${stepStampLine(taskDir)}\n` : ''}${TERM_TRAP_LINE}\n`;
   if (usesGpuPrelude(input) && runDir)
     return `${stamp}. ${shellQuote(`${runDir}/${GPU_PRELUDE_FILE}`)} || exit 97\n${input.script}`;
   if (input.nodes.length > 1)

@@ -252,11 +252,16 @@ describeWithEngines('sflow run on the Docker backend', [docker], () => {
   });
 
   /** starts a long run; resolves once its task printed `up` */
-  function startLong(name: string, extraEnv: NodeJS.ProcessEnv = {}, flags: string[] = []) {
+  function startLong(
+    name: string,
+    extraEnv: NodeJS.ProcessEnv = {},
+    flags: string[] = [],
+    script = '"echo up; exec sleep 300"',
+  ) {
     const recipe = join(dir, `${name}.yaml`);
     writeFileSync(
       recipe,
-      `version: "0.1"\nworkflow:\n  name: ${name}\n  tasks:\n    - name: svc\n      script: ["echo up; exec sleep 300"]\n`,
+      `version: "0.1"\nworkflow:\n  name: ${name}\n  tasks:\n    - name: svc\n      script: [${script}]\n`,
     );
     const up = (d: string) => {
       try {
@@ -278,6 +283,17 @@ describeWithEngines('sflow run on the Docker backend', [docker], () => {
     const { child, exited, runDir } = await startLong('dkint');
     child.kill('SIGINT');
     expect(await exited).toBe(130);
+    expect(await leftOf(runDir)).toEqual([]);
+  });
+
+  it("Ctrl-C gives the task's processes their own stop: a server's TERM handler finishes before its container ends", async () => {
+    // a server under the task's shell (not exec'd) whose stop takes a second: before docker-init
+    // passed TERM to the whole group and the shell waited, it was SIGKILLed with the container
+    const server = `sh -c 'trap \\"sleep 1; echo stopped cleanly; exit 0\\" TERM; echo up; while :; do sleep 0.1; done'`;
+    const { child, exited, runDir } = await startLong('dkgrace', {}, [], `"${server}", "echo after"`);
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(readFileSync(join(runDir, 'svc', 'svc.log'), 'utf8')).toMatch(/^stopped cleanly$/m);
     expect(await leftOf(runDir)).toEqual([]);
   });
 

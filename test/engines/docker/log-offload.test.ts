@@ -97,8 +97,9 @@ describeWithEngines('Docker log offload', [docker], () => {
 
   it('offload_task_logs: the container writes the task log; the attached client carries nothing', async () => {
     const dry = await runs.sflow(['run', '--dry-run', '-f', onDockerBackend('offon', true)]);
-    // the line as a shell would take it: the redirect is quoted inside bash -lc's single quotes
-    expect(dry.stdout).toMatch(/bash -lc 'exec >>'\\''\S*\/talk\/talk\.log'\\'' 2>&1/);
+    // the line as a shell would take it: the redirect is quoted inside bash -lc's single quotes,
+    // after the TERM trap (src/operators/graceful-stop.ts)
+    expect(dry.stdout).toMatch(/bash -lc 'trap .* TERM\nexec >>'\\''\S*\/talk\/talk\.log'\\'' 2>&1/);
     const r = await observe('offon', onDockerBackend('offon', true));
     expect(r.engine).not.toContain('first-line');
     expect(r.log).toBe('first-line\nlast-line\n');

@@ -1,5 +1,6 @@
 /** The `docker run` command lines of the docker_run operator (backends.md §3.5–3.6, §6.4, §7.4–7.5). */
 import { describe, expect, it } from 'vitest';
+import { TERM_TRAP_LINE } from '../../../src/operators/graceful-stop.js';
 import { launchSpecs, OPERATORS, type OperatorInput } from '../../../src/operators/index.js';
 import {
   containerName,
@@ -30,15 +31,17 @@ describe('docker_run operator', () => {
     expect(s.argv[i + 1]).toBe('"device=2,3"');
     expect(gpuDevicesArg(['GPU-aaa', 'GPU-bbb'])).toBe('"device=GPU-aaa,GPU-bbb"');
     expect(s.argv).not.toContain('NVIDIA_VISIBLE_DEVICES=void');
-    expect(s.argv.slice(0, 6)).toEqual([
+    expect(s.argv.slice(0, 8)).toEqual([
       'docker',
       'run',
       '--init',
+      '-e',
+      'TINI_KILL_PROCESS_GROUP=1',
       '--sig-proxy=false',
       '--name',
       containerName(process.pid, 'server', 'localhost'),
     ]);
-    expect(s.argv[5]).toBe(`sflow-p${process.pid}-server-localhost`);
+    expect(s.argv[7]).toBe(`sflow-p${process.pid}-server-localhost`);
   });
 
   it('CPU-only task: NVIDIA_VISIBLE_DEVICES=void; values of other variables never in argv', () => {
@@ -49,8 +52,9 @@ describe('docker_run operator', () => {
     expect(s.argv.join(' ')).not.toContain('s3cr3t');
     // the run directory at its own path, then the image and `bash -lc <script>` after the extra args
     expect(s.argv).toContain('/r/run:/r/run');
-    expect(s.argv.slice(-6)).toEqual(['--entrypoint=', '--network=host', 'img:1', 'bash', '-lc', 'echo hi']);
-    expect(s.container?.command).toEqual(['bash', '-lc', 'echo hi']);
+    const script = `${TERM_TRAP_LINE}\necho hi`;
+    expect(s.argv.slice(-6)).toEqual(['--entrypoint=', '--network=host', 'img:1', 'bash', '-lc', script]);
+    expect(s.container?.command).toEqual(['bash', '-lc', script]);
   });
 
   it('CPU-only task whose extra_args grant GPUs gets no void', () => {
@@ -113,7 +117,7 @@ describe('docker_run operator', () => {
     const logPath = '/r/run/server/server.log';
     const [s] = specs({ logPath, backendConfig: { offload_task_logs: true } });
     expect(s.container?.logFile).toBe(logPath);
-    expect(s.argv.slice(-3)).toEqual(['bash', '-lc', `exec >>'${logPath}' 2>&1\necho hi`]);
+    expect(s.argv.slice(-3)).toEqual(['bash', '-lc', `${TERM_TRAP_LINE}\nexec >>'${logPath}' 2>&1\necho hi`]);
     // the operator's log_to_file wins over the backend's offload_task_logs, both ways
     expect(specs({ logPath, config: { image: 'i', log_to_file: true } })[0].container?.logFile).toBe(logPath);
     const off = specs({
@@ -122,7 +126,7 @@ describe('docker_run operator', () => {
       backendConfig: { offload_task_logs: true },
     });
     expect(off[0].container?.logFile).toBeUndefined();
-    expect(off[0].argv.at(-1)).toBe('echo hi');
+    expect(off[0].argv.at(-1)).toBe(`${TERM_TRAP_LINE}\necho hi`);
     // where the container cannot see the log: a pool host, a multi-node task, no run-dir mount
     const blocked = [
       specs({
@@ -140,7 +144,9 @@ describe('docker_run operator', () => {
       specs({ logPath, config: { image: 'i', log_to_file: true, auto_mount_runtime_dirs: false } }),
     ];
     for (const b of blocked)
-      expect(b.every((x) => x.container?.logFile === undefined && x.argv.at(-1) === 'echo hi')).toBe(true);
+      expect(
+        b.every((x) => x.container?.logFile === undefined && x.argv.at(-1) === `${TERM_TRAP_LINE}\necho hi`),
+      ).toBe(true);
   });
 
   it('the backend builds the same command, with another program and the registry UUIDs', () => {
@@ -153,8 +159,9 @@ describe('docker_run operator', () => {
 
   it('pass_envs: false forwards nothing but the GPU guard', () => {
     const [s] = specs({ config: { image: 'i', pass_envs: false } });
-    expect(s.argv.filter((a) => a === '-e')).toHaveLength(1);
-    expect(s.argv).toContain('NVIDIA_VISIBLE_DEVICES=void');
+    // every -e but docker-init's own setting (TINI_KILL_PROCESS_GROUP: how it passes on a stop)
+    const forwarded = s.argv.flatMap((a, i) => (a === '-e' ? [s.argv[i + 1]] : []));
+    expect(forwarded).toEqual(['TINI_KILL_PROCESS_GROUP=1', 'NVIDIA_VISIBLE_DEVICES=void']);
   });
   it('on a backend that does not remove containers itself (local) the container removes itself: --rm', () => {
     expect(specs({ removeContainers: true })[0].argv.slice(0, 3)).toEqual(['docker', 'run', '--rm']);

@@ -8,7 +8,8 @@
 import { describe, expect, it } from 'vitest';
 import { sallocArgv } from '../../../src/backends/slurm/allocate.js';
 import { srunArgv } from '../../../src/operators/srun.js';
-import { STEP_TERM_LINE, stepStampLine } from '../../../src/operators/srun-step.js';
+import { TERM_TRAP_LINE } from '../../../src/operators/graceful-stop.js';
+import { stepStampLine } from '../../../src/operators/srun-step.js';
 import type { OperatorInput } from '../../../src/operators/types.js';
 
 const R = '/home/me/proj/sflow_output/demo-20260801-120000-a1b2c3';
@@ -84,7 +85,7 @@ describe('Slurm command lines (backends.md §7)', () => {
     );
     // the step stamps its start and end in the task folder; a 2-node step learns its node index and name from Slurm
     expect(argv.at(-1)).toBe(
-      `${stepStampLine(`${R}/hello`)}\n${STEP_TERM_LINE}\nexport SFLOW_TASK_NODE_INDEX="\${SLURM_NODEID:-0}" SFLOW_TASK_NODE_NAME="\${SLURMD_NODENAME:-$SFLOW_TASK_NODE_NAME}"\necho hello`,
+      `${stepStampLine(`${R}/hello`)}\n${TERM_TRAP_LINE}\nexport SFLOW_TASK_NODE_INDEX="\${SLURM_NODEID:-0}" SFLOW_TASK_NODE_NAME="\${SLURMD_NODENAME:-$SFLOW_TASK_NODE_NAME}"\necho hello`,
     );
   });
 
@@ -129,7 +130,7 @@ describe('Slurm command lines (backends.md §7)', () => {
     expect(argv.slice(bash - 2, bash + 2)).toEqual(['--mem-per-gpu=80G', '--exclusive', 'bash', '-c']);
     expect(argv.indexOf('--mpi')).toBeLessThan(bash - 2);
     expect(argv.at(-1)).toBe(
-      `${stepStampLine(`${R}/train`)}\n${STEP_TERM_LINE}\n. ${R}/sflow_gpu_select.sh || exit 97\ntorchrun --nproc-per-node 4 train.py`,
+      `${stepStampLine(`${R}/train`)}\n${TERM_TRAP_LINE}\n. ${R}/sflow_gpu_select.sh || exit 97\ntorchrun --nproc-per-node 4 train.py`,
     );
   });
 
@@ -146,7 +147,7 @@ describe('Slurm command lines (backends.md §7)', () => {
   it('gpus_per_task opts out of the in-step GPU selection; no container flags without a container', () => {
     const argv = srunArgv(input({ nodes: [NODES[0]], gpus: [0, 1], config: { gpus_per_task: '1' } }));
     expect(after(argv, '--gpus-per-task')).toBe('1');
-    expect(argv.at(-1)).toBe(`${stepStampLine(`${R}/hello`)}\n${STEP_TERM_LINE}\necho hello`);
+    expect(argv.at(-1)).toBe(`${stepStampLine(`${R}/hello`)}\n${TERM_TRAP_LINE}\necho hello`);
     expect(argv.join(' ')).not.toContain('--container');
   });
 

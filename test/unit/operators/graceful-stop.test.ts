@@ -1,5 +1,6 @@
 /**
- * The step script's TERM trap (src/operators/srun-step.ts): Slurm signals the whole step at once,
+ * The task shell's TERM trap (src/operators/graceful-stop.ts), first in every Slurm step and Docker
+ * container script. Slurm signals the whole step at once,
  * and a step whose shell dies first ends at once, when Slurm SIGKILLs the rest. With the trap the
  * shell outlives its command's own stop: here a command whose TERM handler takes a while, run in
  * the foreground and as a background job, with TERM sent to the whole process group as slurmstepd
@@ -10,7 +11,8 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { STEP_TERM_LINE, stepScript } from '../../../src/operators/srun-step.js';
+import { TERM_TRAP_LINE } from '../../../src/operators/graceful-stop.js';
+import { stepScript } from '../../../src/operators/srun-step.js';
 import { scratchDir } from '../../helpers/scratch.js';
 
 /** a command that says "ready", then on TERM takes 0.4 s before writing `marker` and exiting */
@@ -37,16 +39,16 @@ async function termGroup(
   );
 }
 
-describe("the Slurm step's TERM trap", () => {
+describe("the task shell's TERM trap", () => {
   it('a foreground command finishes its own stop before the step shell exits (143)', async () => {
     const marker = join(scratchDir('sflow-term-'), 'stopped');
-    const r = await termGroup(`${STEP_TERM_LINE}\n${slowStop(marker)}\necho after`, marker);
+    const r = await termGroup(`${TERM_TRAP_LINE}\n${slowStop(marker)}\necho after`, marker);
     expect(r).toEqual({ code: 143, markerAtExit: true });
   });
 
   it('background jobs the script waits on finish their stop too', async () => {
     const marker = join(scratchDir('sflow-term-'), 'stopped');
-    const r = await termGroup(`${STEP_TERM_LINE}\n${slowStop(marker)} &\nwait`, marker);
+    const r = await termGroup(`${TERM_TRAP_LINE}\n${slowStop(marker)} &\nwait`, marker);
     expect(r).toEqual({ code: 143, markerAtExit: true });
   });
 
@@ -54,8 +56,8 @@ describe("the Slurm step's TERM trap", () => {
     const base = { nodes: ['n1'], config: {}, script: 'echo hi' };
     for (const env of [{}, { SFLOW_TASK_OUTPUT_DIR: '/r/t' }]) {
       const s = stepScript({ ...base, env } as unknown as Parameters<typeof stepScript>[0]);
-      expect(s.split('\n')).toContain(STEP_TERM_LINE);
-      expect(s.indexOf(STEP_TERM_LINE)).toBeLessThan(s.indexOf('echo hi'));
+      expect(s.split('\n')).toContain(TERM_TRAP_LINE);
+      expect(s.indexOf(TERM_TRAP_LINE)).toBeLessThan(s.indexOf('echo hi'));
     }
   });
 });
