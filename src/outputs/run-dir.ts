@@ -1,11 +1,14 @@
 /**
- * Phase 9 of a run (runtime.md 6.1, 8.3): the run directory, one directory and one empty
- * `<task>.log` per concrete task — all before any task starts, so tasks that never ran
- * still leave an empty folder and log — and the inline `file://` artifacts.
+ * Phase 9 of a run (runtime.md 6.1, 8.3): the run directory and the inline `file://` artifacts up
+ * front; one directory and one empty `<task>.log` per concrete task lazily (`TaskFolders`): each
+ * before its task starts, and those of tasks that never started at the end of the run, whatever
+ * ended it — so a cancelled task still leaves an empty folder and log. On this VM's ext4 a folder
+ * and a log cost ~0.45 ms; made at launch (and ahead, while a task runs, for its dependents) the
+ * first task no longer waits for every other task's.
  */
 import { closeSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import type { Plan } from '../plan/types.js';
+import type { Plan, PlannedTask } from '../plan/types.js';
 import { SflowError } from '../util/sflow-error.js';
 import { ensureDir } from './ensure-dir.js';
 import { errorMessage } from '../util/errors.js';
@@ -29,10 +32,10 @@ export function runDirLayout(runDir: string): RunDirLayout {
 }
 
 /**
- * Creates the run dir, every task dir and empty task log, and the inline artifacts. A start that
- * fails here leaves no (empty) run folder behind.
+ * Creates the run dir and the inline artifacts; the task folders are made through the returned
+ * `TaskFolders`. A start that fails here leaves no (empty) run folder behind.
  */
-export function prepareRunDir(plan: Plan): RunDirLayout {
+export function prepareRunDir(plan: Plan): RunDirLayout & { folders: TaskFolders } {
   const runDir = plan.paths.runDir;
   const created = ensureDir(runDir, {
     what: 'run folder',
@@ -40,8 +43,31 @@ export function prepareRunDir(plan: Plan): RunDirLayout {
     hint: 'choose another --output-dir (or --workspace-dir)',
   });
   try {
-    for (const t of plan.tasks) {
-      // the common case in 2 syscalls less per task: a new folder right under the run folder
+    materializeArtifacts(plan);
+  } catch (e) {
+    if (created.length) rmSync(created[0], { recursive: true, force: true });
+    throw asRunDirError(runDir, e);
+  }
+  return { ...runDirLayout(runDir), folders: new TaskFolders(plan) };
+}
+
+/** Each concrete task's folder, empty log and script file, made once: at launch, or at the end. */
+export class TaskFolders {
+  private readonly made = new Set<string>();
+  private readonly byName: Map<string, PlannedTask>;
+
+  constructor(private readonly plan: Plan) {
+    this.byName = new Map(plan.tasks.map((t) => [t.name, t]));
+  }
+
+  /** makes the task's folder, log and script file unless done already; throws a worded error */
+  ensure(name: string): void {
+    if (this.made.has(name)) return;
+    const t = this.byName.get(name);
+    if (!t) return;
+    const runDir = this.plan.paths.runDir;
+    try {
+      // the common case in 2 syscalls less: a new folder right under the run folder
       if (!(dirname(t.outputDir) === runDir && tryMkdir(t.outputDir)))
         ensureDir(t.outputDir, { what: `output folder of task '${t.name}'`, phase: 'run' });
       if (dirname(t.logPath) !== t.outputDir)
@@ -49,16 +75,31 @@ export function prepareRunDir(plan: Plan): RunDirLayout {
       closeSync(openSync(t.logPath, 'a')); // never truncate: a log is append-only
       // a script too large for one argument: its command runs this file
       if (t.scriptFile) writeFileSync(t.scriptFile, t.script, { mode: 0o644 });
+    } catch (e) {
+      throw asRunDirError(runDir, e);
     }
-    materializeArtifacts(plan);
-  } catch (e) {
-    if (created.length) rmSync(created[0], { recursive: true, force: true });
-    if (e instanceof SflowError) throw e;
-    throw new SflowError('RUN_DIR', `Cannot prepare the run directory ${runDir}: ${errorMessage(e)}`, {
-      phase: 'run',
-    });
+    this.made.add(name);
   }
-  return runDirLayout(runDir);
+
+  /** every task's that is not made yet (the end of a run); the errors, one line each */
+  ensureAll(): string[] {
+    const errors: string[] = [];
+    for (const t of this.plan.tasks) {
+      try {
+        this.ensure(t.name);
+      } catch (e) {
+        errors.push(errorMessage(e));
+      }
+    }
+    return errors;
+  }
+}
+
+function asRunDirError(runDir: string, e: unknown): SflowError {
+  if (e instanceof SflowError) return e;
+  return new SflowError('RUN_DIR', `Cannot prepare the run directory ${runDir}: ${errorMessage(e)}`, {
+    phase: 'run',
+  });
 }
 
 /** mkdir of one folder whose parent exists; false (nothing thrown) when that did not make it */

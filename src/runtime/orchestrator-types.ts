@@ -23,6 +23,11 @@ export interface OrchestratorOptions {
   finalize?: (task: PlannedTask, cancelled: AbortSignal) => Promise<FinalizeFailure | undefined | void>;
   /** TERM → KILL grace per process group (default 5 s) */
   graceMs?: number;
+  /**
+   * makes the task's folder and empty log (runtime.md 8.3: before the task starts); throws a worded
+   * error, which fails the launch. Called again for tasks already made: it must be cheap then.
+   */
+  taskFolder?: (task: string) => void;
   /** append a handle change to the run's handle ledger (launched / updated / ended) */
   ledger?: (op: 'launched' | 'updated' | 'ended', handle: TaskHandle) => void;
   /** bound of one batched status call and how many unanswered calls make a handle lost */

@@ -176,6 +176,7 @@ export class Orchestrator {
       ledger: this.o.ledger,
     });
     try {
+      this.o.taskFolder?.(t.plan.name);
       handle = await t.backend.launch(req, this.stopping.signal);
     } catch (e) {
       t.launching = false;
@@ -190,6 +191,22 @@ export class Orchestrator {
     this.watch.add(t.backend, handle);
     // a handle born RUNNING (a local process) started when it was submitted
     if (handle.state === 'RUNNING') this.running(t, attempt, handle, Date.parse(handle.submittedAt));
+    this.foldersAhead(t);
+  }
+
+  /**
+   * While `t` runs, the folders of the tasks it may free next: made now, they are off the path from
+   * its exit to their launch. A failure here is left for their own launch to report.
+   */
+  private foldersAhead(t: TaskRt): void {
+    if (!this.o.taskFolder) return;
+    for (const d of t.dependents) {
+      try {
+        this.o.taskFolder(d.plan.name);
+      } catch {
+        // reported when `d` is launched (the same call, the same error)
+      }
+    }
   }
 
   /** `at`: when the engine says the attempt started (absent: it did not say) */

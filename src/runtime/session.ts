@@ -18,7 +18,7 @@ import { SflowError } from '../util/sflow-error.js';
 import { EventBus } from '../events/bus.js';
 import type { RunEventInput, RunEventSink, TaskStatus } from '../events/events.js';
 import { HandleLedger, ledgerPath } from '../events/handle-ledger.js';
-import { prepareRunDir } from '../outputs/run-dir.js';
+import { prepareRunDir, type TaskFolders } from '../outputs/run-dir.js';
 import type { Plan, PlannedBackend, PlannedNode } from '../plan/types.js';
 import type { ProbeDriver } from '../probes/probe-driver.js';
 import { isNotableCall, onExternalCall, onSlowExternalCall } from '../util/bounded-exec.js';
@@ -193,6 +193,7 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
     () => uploads,
   );
   let ledger: HandleLedger | undefined;
+  let folders: TaskFolders | undefined;
   let ledgerError: string | undefined;
   try {
     const gpuTasks = new Set(
@@ -216,7 +217,7 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
     await preflightAll(backends, session.signal, o.preflightTimeoutMs ?? 120_000);
     const topology = await allocateAll(backends, session.signal, (e) => bus.emit(e));
     plan = o.replan ? o.replan(topology) : trial;
-    prepareRunDir(plan);
+    folders = prepareRunDir(plan).folders;
     const late = await o.planSinks?.(plan, (e) => bus.emit(e));
     session.signal.throwIfAborted();
     for (const s of late?.sinks ?? []) bus.add(s);
@@ -246,6 +247,7 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
       pollTimeoutMs: o.pollTimeoutMs,
       lostAfter: o.lostAfter,
       resume: o.resume?.tasks,
+      taskFolder: (name) => folders?.ensure(name),
       ledger: (op, h) => {
         const err = book.write(op, h);
         if (err && !ledgerFailed) {
@@ -275,6 +277,8 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
     disposeSignals();
     for (const u of unsubscribe) u();
     ledger?.close();
+    // runtime.md 8.3: by the end of the run every task has its folder and log (cancelled ones too)
+    for (const err of folders?.ensureAll() ?? []) bus.emit({ type: 'log', level: 'warning', message: err });
   }
   await releaseAll(backends, (e) => bus.emit(e));
   await finalizer.flush();

@@ -70,6 +70,8 @@ describe('signals (real driver process)', () => {
     expect(readFileSync(join(d.runDir, 'sflow.log'), 'utf8')).toContain(
       'Received SIGINT; requesting shutdown',
     );
+    // never started: its folder and empty log are made at the end of the run (runtime.md 8.3)
+    expect(readFileSync(join(d.runDir, 'waiting', 'waiting.log'), 'utf8')).toBe('');
   });
 
   it('SIGTERM exits 143', async () => {
