@@ -28,7 +28,12 @@ export class HandleWatch {
   private readonly byBackend = new Map<Backend, Map<string, Entry>>();
   private readonly loops = new Map<Backend, Promise<void>>();
   private readonly ac = new AbortController();
-  /** exits pushed for handles not added yet (bounded: attempts cancelled while launching never are) */
+  /**
+   * the last status pushed for each handle not added yet: an exit (a task that ends at once) or a
+   * start (a multi-pod launch whose leader runs before its last pod is even created) would
+   * otherwise be lost, and a watch pushes each change only once (bounded: attempts cancelled while
+   * launching never are)
+   */
   private readonly early = new Map<Backend, Map<string, HandleStatus>>();
 
   constructor(private readonly o: WatchOptions) {}
@@ -49,8 +54,8 @@ export class HandleWatch {
   add(backend: Backend, handle: TaskHandle): void {
     const key = handleKey(handle);
     this.attach(backend).set(key, { handle, misses: 0 });
-    // an exit pushed before the launch returned (a task that ends at once): delivered now, after
-    // the caller's own bookkeeping of the launch
+    // a status pushed before the launch returned (its start, or the exit of a task that ends at
+    // once): delivered now, after the caller's own bookkeeping of the launch
     const early = this.early.get(backend)?.get(key);
     if (early) {
       this.early.get(backend)?.delete(key);
@@ -72,7 +77,7 @@ export class HandleWatch {
   private deliver(backend: Backend, h: TaskHandle, s: HandleStatus): void {
     const e = this.byBackend.get(backend)?.get(handleKey(h));
     if (!e) {
-      if (s.state === 'EXITED') this.keepEarly(backend, handleKey(h), s);
+      this.keepEarly(backend, handleKey(h), s);
       return;
     }
     if (s.state === 'EXITED') this.remove(backend, h);
@@ -82,6 +87,7 @@ export class HandleWatch {
   private keepEarly(backend: Backend, key: string, s: HandleStatus): void {
     let m = this.early.get(backend);
     if (!m) this.early.set(backend, (m = new Map<string, HandleStatus>()));
+    if (m.get(key)?.state === 'EXITED') return; // an exit is final: a late start does not replace it
     m.set(key, s);
     if (m.size > 4096) m.delete(m.keys().next().value as string);
   }

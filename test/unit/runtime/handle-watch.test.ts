@@ -1,6 +1,8 @@
 /**
  * A pushed exit of an attempt whose launch has not returned yet (a task that ends at once, its
- * start and exit in one read from the launcher) is kept and delivered once the handle is added.
+ * start and exit in one read from the launcher) is kept and delivered once the handle is added;
+ * so is a pushed start (a Kubernetes multi-pod launch whose leader pod runs before the launch
+ * has created its last pod: the watch reports that change once).
  */
 import { describe, expect, it } from 'vitest';
 import type { Backend, HandleStatus, TaskHandle, WatchHooks } from '../../../src/backends/backend.js';
@@ -40,6 +42,32 @@ describe('HandleWatch', () => {
     expect(seen).toEqual([]); // not inside add: the caller finishes its own bookkeeping first
     await Promise.resolve();
     expect(seen).toEqual([['quick', exit]]);
+    await w.close();
+  });
+
+  it('delivers a start pushed before the handle was added (a watch pushes it only once), and keeps an exit over a later start', async () => {
+    let hooks: WatchHooks | undefined;
+    const backend = {
+      name: 'b',
+      capabilities: () => ({ pollIntervalMs: 1000 }),
+      watch: (h: WatchHooks) => (hooks = h),
+    } as unknown as Backend;
+    const seen: Array<[string, string]> = [];
+    const w = new HandleWatch({
+      onStatus: (h, s) => seen.push([h.task, s.state]),
+      onPollError: () => undefined,
+    });
+    w.attach(backend);
+    hooks!.onStatus(handle('leader-ran-early'), { state: 'RUNNING' });
+    hooks!.onStatus(handle('ended'), { state: 'EXITED', exit: { code: 0, signal: null } });
+    hooks!.onStatus(handle('ended'), { state: 'RUNNING' });
+    w.add(backend, handle('leader-ran-early'));
+    w.add(backend, handle('ended'));
+    await Promise.resolve();
+    expect(seen).toEqual([
+      ['leader-ran-early', 'RUNNING'],
+      ['ended', 'EXITED'],
+    ]);
     await w.close();
   });
 });
