@@ -12,7 +12,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { namespacesAvailable, startSandbox } from '../test/fixtures/k8s-emulator/sandbox.ts';
+import { namespacesAvailable, startSandbox } from '../test/fixtures/k8s-emulator/sandbox.js';
 
 const n = Number(process.argv[2] ?? 20);
 if (!namespacesAvailable()) {
