@@ -32,8 +32,6 @@ export const RECORD_ALLOW_LIST = [
   'src/backends/kubernetes/dra.ts',
   'src/backends/kubernetes/dry-run-manifests.ts',
   'src/backends/kubernetes/kube-options.ts',
-  'src/backends/kubernetes/kubernetes-backend.ts',
-  'src/backends/kubernetes/mpi-pods.ts',
   'src/backends/kubernetes/mpijob.ts',
   'src/backends/kubernetes/pod-manifest.ts',
   'src/backends/kubernetes/pod-watch.ts',
@@ -44,7 +42,6 @@ export const RECORD_ALLOW_LIST = [
   'src/plan/assertions.ts',
   'src/plan/monitor-config.ts',
   'src/plan/not-yet.ts',
-  'src/plan/operators.ts',
   'src/plan/sweep-overrides.ts',
   'src/plan/types.ts',
 ];

@@ -41,8 +41,8 @@ export const LIMITS = {
  * back up. Lower an entry when a change brings its figure down; never raise one to let a change in.
  */
 export const REACHED = {
-  casts: 443,
-  recordUnknown: 59,
+  casts: 430,
+  recordUnknown: 46,
   asUnknownAs: 5,
   longFunctions: 19,
   probeKindFiles: 3,

@@ -13,7 +13,9 @@
  */
 import { TERM_TRAP_LINE } from './graceful-stop.js';
 import type { ContainerLaunch, NodeLaunchSpec } from './launch-spec.js';
-import type { ArgvBuilder, Operator, OperatorInput, OperatorNode } from './types.js';
+import type { OperatorConfig, OperatorExtras, OperatorInput, OperatorNode } from './types.js';
+
+type DockerRunInput = OperatorInput<'docker_run'>;
 
 type Obj = Record<string, unknown>;
 
@@ -81,7 +83,10 @@ export const gpuDevicesArg = (ids: Array<string | number>): string => `"device=$
 const shq = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** log offload asked for: the operator's `log_to_file`, else the backend's `offload_task_logs` */
-export function offloadAsked(config: Obj, backendConfig: Obj): boolean {
+export function offloadAsked(
+  config: Pick<OperatorConfig<'docker_run'>, 'log_to_file'>,
+  backendConfig: Obj,
+): boolean {
   const v = config.log_to_file ?? backendConfig.offload_task_logs;
   return v === true || v === 'true';
 }
@@ -92,7 +97,7 @@ export function offloadAsked(config: Obj, backendConfig: Obj): boolean {
  * the task's only container (members of a multi-node task get their lines labelled by the driver).
  */
 export function offloadBlocked(
-  input: Pick<OperatorInput, 'config' | 'backendConfig' | 'nodes' | 'env' | 'logPath'>,
+  input: Pick<DockerRunInput, 'config' | 'backendConfig' | 'nodes' | 'env' | 'logPath'>,
 ): string | undefined {
   const hosts = Array.isArray(input.backendConfig.hosts) ? (input.backendConfig.hosts as Obj[]) : [];
   if (hosts.length > 0) return 'a pool host does not mount the run directory';
@@ -102,7 +107,7 @@ export function offloadBlocked(
   return undefined;
 }
 
-function containerFor(input: OperatorInput, node: OperatorNode | undefined, env: Obj): ContainerLaunch {
+function containerFor(input: DockerRunInput, node: OperatorNode | undefined, env: Obj): ContainerLaunch {
   const { config, backendConfig, gpus } = input;
   const host = hostOf(backendConfig, node);
   const endpoint = hostEndpoint(host);
@@ -142,7 +147,7 @@ function containerFor(input: OperatorInput, node: OperatorNode | undefined, env:
  * (`auto_mount_runtime_dirs`, default on; off for pool hosts, whose disks are elsewhere), so task
  * outputs and `SFLOW_WORKFLOW_OUTPUT_DIR` files land where the driver reads them.
  */
-function mountsFor(input: OperatorInput, node: OperatorNode | undefined): string[] {
+function mountsFor(input: DockerRunInput, node: OperatorNode | undefined): string[] {
   const { config, backendConfig, env } = input;
   const host = hostOf(backendConfig, node);
   const runDir = env.SFLOW_WORKFLOW_OUTPUT_DIR;
@@ -154,7 +159,7 @@ function mountsFor(input: OperatorInput, node: OperatorNode | undefined): string
  * CPU-only containers get `NVIDIA_VISIBLE_DEVICES=void` (images that bake `=all` see no GPU),
  * unless the task's arguments grant GPUs themselves (§3.6).
  */
-function withGpuEnv(input: OperatorInput, env: Record<string, string>): Record<string, string> {
+function withGpuEnv(input: DockerRunInput, env: Record<string, string>): Record<string, string> {
   const args = [...strings(input.backendConfig.extra_args), ...strings(input.config.extra_args)];
   const hosts = Array.isArray(input.backendConfig.hosts) ? (input.backendConfig.hosts as Obj[]) : [];
   const hostArgs = hosts.flatMap((h) => strings(h.extra_args));
@@ -164,7 +169,7 @@ function withGpuEnv(input: OperatorInput, env: Record<string, string>): Record<s
 }
 
 /** image, mounts, working directory and the container part, for the backend that runs them */
-export const dockerRunExtras: NonNullable<Operator['extras']> = (input) => {
+export const dockerRunExtras = (input: DockerRunInput): OperatorExtras => {
   const { config, backendConfig, nodes } = input;
   const workdir = config.workdir ?? backendConfig.workdir;
   const node = nodes[Number(input.env.SFLOW_TASK_NODE_INDEX ?? 0)] ?? nodes[0];
@@ -215,4 +220,4 @@ export function dockerRunCommand(
   return argv;
 }
 
-export const dockerRunArgv: ArgvBuilder = (input) => dockerRunCommand(dockerRunExtras(input));
+export const dockerRunArgv = (input: DockerRunInput): string[] => dockerRunCommand(dockerRunExtras(input));

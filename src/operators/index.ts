@@ -9,11 +9,17 @@ import type { NodeLaunchSpec } from './launch-spec.js';
 import { pythonArgv } from './python.js';
 import { srunArgv } from './srun.js';
 import { sshArgv } from './ssh.js';
-import type { Operator, OperatorInput } from './types.js';
+import type { Operator, OperatorInput, OperatorType } from './types.js';
 
-const op = (type: string, o: Omit<Operator, 'type'>): Operator => ({ type, ...o });
+const op = <T extends OperatorType>(type: string, o: Omit<Operator<T>, 'type'>): Operator<T> => ({
+  type,
+  ...o,
+});
 
-export const OPERATORS: Readonly<Record<string, Operator>> = {
+/** each type with its own builders (`docker`: the 0.3 name of `docker_run`, kept for its command log) */
+export const OPERATORS: { readonly [K in OperatorType]: Operator<K> } & {
+  readonly docker: Operator<'docker_run'>;
+} = {
   bash: op('bash', { commandLog: 'bash', perNode: false, shell: true, scriptFromFile: true, argv: bashArgv }),
   srun: op('srun', { commandLog: 'slurm', perNode: false, shell: true, argv: srunArgv }),
   docker_run: op('docker_run', {
@@ -48,21 +54,26 @@ export const OPERATORS: Readonly<Record<string, Operator>> = {
   }),
 };
 
+const BY_TYPE: Readonly<Record<string, Operator>> = OPERATORS;
+
 export function operatorOf(type: string): Operator | undefined {
-  return Object.hasOwn(OPERATORS, type) ? OPERATORS[type] : undefined;
+  return Object.hasOwn(BY_TYPE, type) ? BY_TYPE[type] : undefined;
 }
 
 /**
  * The launch specs of one task: one per node for per-node operators (each with its own
  * `SFLOW_TASK_NODE_INDEX` and `SFLOW_TASK_NODE_NAME`), otherwise a single spec on the task's first node (index 0).
  */
-export function launchSpecs(operator: Operator, input: OperatorInput): NodeLaunchSpec[] {
+export function launchSpecs<T extends OperatorType>(
+  operator: Operator<T>,
+  input: OperatorInput<T>,
+): NodeLaunchSpec[] {
   const devices = (input.gpus ?? []).map(String);
   // extras per node: a container's name, endpoint and mounts depend on its node
   // built as a literal of fixed shape, not one that starts with a spread: a spread-first literal
   // gets a hidden class of its own per object, and a plan keeps one spec per replica
   const one = (nodeIndex: number, env: Record<string, string>): NodeLaunchSpec => {
-    const nodeInput = env === input.env ? input : { ...input, env };
+    const nodeInput: OperatorInput<T> = env === input.env ? input : { ...input, env };
     const node = input.nodes[nodeIndex];
     const argv = operator.argv(nodeInput);
     const spec: NodeLaunchSpec = node
@@ -81,6 +92,14 @@ export function launchSpecs(operator: Operator, input: OperatorInput): NodeLaunc
   });
 }
 
-export type { ArgvBuilder, Operator, OperatorInput, OperatorNode } from './types.js';
+export type {
+  ArgvBuilder,
+  Operator,
+  OperatorConfig,
+  OperatorExtras,
+  OperatorInput,
+  OperatorNode,
+  OperatorType,
+} from './types.js';
 export { KERNEL_ARG_LIMIT, SCRIPT_ARG_LIMIT, scriptTooLargeForArgv } from './script-file.js';
 export type { NodeLaunchSpec } from './launch-spec.js';

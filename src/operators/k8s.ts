@@ -3,15 +3,15 @@
  * spec itself (image, resources, volumes) is built by the Kubernetes backend from the operator
  * config, which the plan keeps.
  */
-import type { ArgvBuilder, Operator } from './types.js';
+import type { OperatorExtras, OperatorInput } from './types.js';
 
-export const k8sExtras: NonNullable<Operator['extras']> = ({ config }) => ({
+type K8sInput = OperatorInput<'k8s' | 'k8s_mpi'>;
+
+export const k8sExtras = ({ config }: K8sInput): OperatorExtras => ({
   ...(config.image ? { image: String(config.image) } : {}),
   mounts: [],
   ...(config.working_dir ? { cwd: String(config.working_dir) } : {}),
 });
 
-export const k8sArgv: ArgvBuilder = ({ script, config }) => [
-  ...((config.command as string[] | undefined) ?? ['bash', '-lc']).map(String),
-  script,
-];
+/** the schema has no `command` field (operator-k8s.ts): the script always runs under `bash -lc` */
+export const k8sArgv = ({ script }: K8sInput): string[] => ['bash', '-lc', script];

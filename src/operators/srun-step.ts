@@ -19,7 +19,7 @@ export function shellQuote(s: string): string {
 }
 
 /** in-step GPU re-selection applies: the task has a GPU slice and `gpus_per_task` does not opt out */
-export function usesGpuPrelude(input: Pick<OperatorInput, 'gpus' | 'config'>): boolean {
+export function usesGpuPrelude(input: Pick<OperatorInput<'srun'>, 'gpus' | 'config'>): boolean {
   return Boolean(input.gpus?.length) && !set(input.config.gpus_per_task);
 }
 
@@ -46,7 +46,7 @@ export function stepStampLine(taskDir: string): string {
  * Slurm on other multi-node steps, then the task's own script. (A single-node step keeps the
  * plan's values: the same.)
  */
-export function stepScript(input: OperatorInput): string {
+export function stepScript(input: OperatorInput<'srun'>): string {
   const runDir = input.env.SFLOW_WORKFLOW_OUTPUT_DIR;
   const taskDir = input.env.SFLOW_TASK_OUTPUT_DIR;
   const stamp = `${taskDir ? `${stepStampLine(taskDir)}\n` : ''}${TERM_TRAP_LINE}\n`;

@@ -1,8 +1,10 @@
 /** `srun` argv from the operator fields (backends.md §6.3 field → flag table, §6.3.3 injected values). */
 import { autoContainerMounts, stepScript } from './srun-step.js';
-import type { ArgvBuilder } from './types.js';
+import type { ArgvBuilder, OperatorConfig } from './types.js';
 
-const VALUE_FLAGS: [string, string][] = [
+type SrunConfig = OperatorConfig<'srun'>;
+
+const VALUE_FLAGS: [keyof SrunConfig, string][] = [
   ['partition', '--partition'],
   ['account', '--account'],
   ['qos', '--qos'],
@@ -10,7 +12,7 @@ const VALUE_FLAGS: [string, string][] = [
   ['time', '--time'],
   ['constraint', '--constraint'],
 ];
-const AFTER_NODES: [string, string][] = [
+const AFTER_NODES: [keyof SrunConfig, string][] = [
   ['ntasks', '--ntasks'],
   ['ntasks_per_node', '--ntasks-per-node'],
   ['cpus_per_task', '--cpus-per-task'],
@@ -23,8 +25,10 @@ const AFTER_NODES: [string, string][] = [
 
 const set = (v: unknown): boolean => v !== undefined && v !== null && v !== '';
 
-export function containerInUse(config: Record<string, unknown>): boolean {
-  const extra = (config.extra_args as unknown[] | undefined) ?? [];
+export function containerInUse(
+  config: Pick<SrunConfig, 'container_image' | 'container_name' | 'extra_args'>,
+): boolean {
+  const extra = config.extra_args ?? [];
   return (
     set(config.container_image) ||
     set(config.container_name) ||
@@ -34,7 +38,7 @@ export function containerInUse(config: Record<string, unknown>): boolean {
   );
 }
 
-export const srunArgv: ArgvBuilder = (input) => {
+export const srunArgv: ArgvBuilder<'srun'> = (input) => {
   const { task, config, nodes, allocationId } = input;
   const argv = ['srun'];
   const jobId = set(config.job_id) && String(config.job_id) !== '0' ? String(config.job_id) : allocationId;
@@ -60,7 +64,7 @@ export const srunArgv: ArgvBuilder = (input) => {
   if (config.overlap !== false) argv.push('--overlap');
   if (set(config.wait)) argv.push('--wait', String(config.wait));
   if (set(config.mpi)) argv.push('--mpi', String(config.mpi));
-  const extra: string[] = ((config.extra_args as unknown[] | undefined) ?? []).map(String);
+  const extra: string[] = (config.extra_args ?? []).map(String);
   const passThrough: string[] = [];
   const extraMounts: string[] = [];
   for (let i = 0; i < extra.length; i++) {
@@ -75,10 +79,7 @@ export const srunArgv: ArgvBuilder = (input) => {
     if (set(config.container_name)) argv.push('--container-name', String(config.container_name));
     argv.push(config.container_mount_home === true ? '--container-mount-home' : '--no-container-mount-home');
     if (config.container_writable !== false) argv.push('--container-writable');
-    const given = [
-      ...((config.container_mounts as unknown[] | undefined) ?? []).map(String),
-      ...extraMounts,
-    ].filter(Boolean);
+    const given = [...(config.container_mounts ?? []).map(String), ...extraMounts].filter(Boolean);
     const mounts = [...new Set(given), ...autoContainerMounts(input, given)];
     if (mounts.length) argv.push('--container-mounts', mounts.join(','));
     if (set(config.container_workdir)) argv.push('--container-workdir', String(config.container_workdir));

@@ -6,7 +6,7 @@ export function shellQuote(s: string): string {
   return /^[A-Za-z0-9_/.,:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-export const sshArgv: ArgvBuilder = ({ task, config, script, env }) => {
+export const sshArgv: ArgvBuilder<'ssh'> = ({ task, config, script, env }) => {
   const exports = Object.entries(env).map(([k, v]) => {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) {
       throw new SflowError(
@@ -20,7 +20,7 @@ export const sshArgv: ArgvBuilder = ({ task, config, script, env }) => {
   const argv = ['ssh'];
   if (config.port !== undefined && config.port !== null) argv.push('-p', String(config.port));
   if (config.identity_file) argv.push('-i', String(config.identity_file));
-  argv.push(...((config.extra_args as unknown[]) ?? []).map(String));
+  argv.push(...(config.extra_args ?? []).map(String));
   argv.push(config.user ? `${config.user}@${config.host}` : String(config.host));
   argv.push(`bash -lc ${shellQuote([...exports, script].join('\n'))}`);
   return argv;

@@ -1,12 +1,26 @@
 /** What an operator needs to turn a planned task into the launch specs its backend executes. */
+import type { Resolved } from '../config/resolve.js';
+import type { Operator as OperatorEntry, OperatorType } from '../config/schema/index.js';
 import type { NodeLaunchSpec, OperatorNode } from './launch-spec.js';
 
-export type { OperatorNode };
+export type { OperatorNode, OperatorType };
 
-export interface OperatorInput {
+/** one entry of a union, resolved, without the fields that name it (distributes over the union) */
+type ConfigOf<E> = E extends { type: string } ? Omit<Resolved<E>, 'name' | 'type'> : never;
+
+/**
+ * The settings of an operator type: its `operators[]` entry (its schema's type) with the task's
+ * override merged in and expressions resolved, less `name` and `type`. `OperatorConfig` alone is
+ * the union over every type; narrow on the type to read one type's fields.
+ */
+export type OperatorConfig<T extends OperatorType = OperatorType> = ConfigOf<
+  Extract<OperatorEntry, { type: T }>
+>;
+
+export interface OperatorInput<T extends OperatorType = OperatorType> {
   task: string;
-  type: string;
-  config: Record<string, unknown>;
+  type: T;
+  config: OperatorConfig<T>;
   script: string;
   nodes: OperatorNode[];
   gpus: number[] | null;
@@ -32,9 +46,14 @@ export interface OperatorInput {
   scriptFile?: string;
 }
 
-export type ArgvBuilder = (input: OperatorInput) => string[];
+export type ArgvBuilder<T extends OperatorType = OperatorType> = (input: OperatorInput<T>) => string[];
 
-export interface Operator {
+/**
+ * How one operator type launches a task. `argv` and `extras` are methods: the registry
+ * (src/operators/index.ts) pairs each type with the builders of that type, so the input a builder
+ * gets always carries that type's config.
+ */
+export interface Operator<T extends OperatorType = OperatorType> {
   type: string;
   /** one launch per node (containers, pods) instead of one command that spans every node */
   perNode: boolean;
@@ -47,9 +66,10 @@ export interface Operator {
   commandLog: string;
   /** runs a script too large for one argument from a file (`OperatorInput.scriptFile`) */
   scriptFromFile?: boolean;
-  argv: ArgvBuilder;
+  argv(this: void, input: OperatorInput<T>): string[];
   /** image, mounts, cwd of a containerised operator (and, per node, its env and container part) */
-  extras?: (
-    input: OperatorInput,
-  ) => Pick<NodeLaunchSpec, 'image' | 'mounts' | 'cwd'> & Partial<Pick<NodeLaunchSpec, 'env' | 'container'>>;
+  extras?(this: void, input: OperatorInput<T>): OperatorExtras;
 }
+
+export type OperatorExtras = Pick<NodeLaunchSpec, 'image' | 'mounts' | 'cwd'> &
+  Partial<Pick<NodeLaunchSpec, 'env' | 'container'>>;

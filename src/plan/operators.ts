@@ -4,14 +4,11 @@
  */
 import { didYouMean } from '../config/errors.js';
 import type { Scope } from '../config/expr/index.js';
-import { validateOperatorOverride } from '../config/schema/index.js';
+import { overrideOperator } from '../config/schema/index.js';
 import type { PlannedBackend, PlannedOperator } from './types.js';
 import type { Operator } from '../config/schema/index.js';
-import { planError, resolveDeep, type Where } from '../config/resolve.js';
-
-type Obj = Record<string, unknown>;
-
-const listOf = (v: unknown): unknown[] => (Array.isArray(v) ? v.map((x: unknown) => x) : []);
+import { planError, resolveDeep, type Resolved, type Where } from '../config/resolve.js';
+import { isPlainObject } from '../config/collections.js';
 
 export function selectOperator(
   taskName: string,
@@ -34,7 +31,8 @@ export function selectOperator(
     }
     return { name: `default_${backend.name}`, type, config: {} };
   }
-  const name = typeof spec === 'string' ? spec : String((spec as Obj).name);
+  const override = isPlainObject(spec) ? spec : undefined;
+  const name = typeof spec === 'string' ? spec : String(override?.name);
   const named = operators.find((o) => o.name === name);
   if (!named) {
     const names = operators.map((o) => String(o.name));
@@ -46,29 +44,34 @@ export function selectOperator(
         (names.length ? `declared operators: ${names.join(', ')}` : 'declare it under `operators:`'),
     );
   }
-  let merged: Obj = { ...named };
-  const namedExtra = merged.extra_args;
-  let mergedWhere: Where = { doc: where.doc, path: ['operators', operators.indexOf(named)] };
-  if (typeof spec === 'object') {
-    const override = spec as Obj;
-    for (const [k, v] of Object.entries(override)) {
-      if (k === 'name' || v === null || v === undefined) continue;
-      if (k === 'extra_args' && Array.isArray(v)) merged.extra_args = [...listOf(namedExtra), ...listOf(v)];
-      else merged[k] = v;
-    }
-    const issues = validateOperatorOverride(String(named.type), merged);
-    if (issues.length) {
-      const i = issues[0];
-      throw planError(
-        { doc: where.doc, path: [...where.path, 'operator', ...i.path] },
-        'plan.operator_override',
-        `task '${taskName}' operator override: ${i.message}`,
-        i.hint,
-      );
-    }
-    mergedWhere = at;
-  }
-  merged = resolveDeep(merged, scope, mergedWhere);
-  const { name: _n, type, ...config } = merged;
-  return { name, type: String(type), config };
+  const merged = override ? withOverride(taskName, named, override, where) : named;
+  const mergedWhere: Where = override
+    ? at
+    : { doc: where.doc, path: ['operators', operators.indexOf(named)] };
+  return planned(name, resolveDeep(merged, scope, mergedWhere));
+}
+
+/** the named operator with a task's inline override merged in, or the override's first issue, located */
+function withOverride(
+  taskName: string,
+  named: Operator,
+  override: Parameters<typeof overrideOperator>[1],
+  where: Where,
+): Operator {
+  const r = overrideOperator(named, override);
+  if (r.ok) return r.operator;
+  const i = r.issues[0];
+  throw planError(
+    { doc: where.doc, path: [...where.path, 'operator', ...i.path] },
+    'plan.operator_override',
+    `task '${taskName}' operator override: ${i.message}`,
+    i.hint,
+  );
+}
+
+/** the planned operator of an entry: its fields less `name` and `type` are the type's settings */
+function planned(name: string, entry: Resolved<Operator>): PlannedOperator {
+  const { name: _n, type, ...config } = entry;
+  // destructuring loses the pairing of `type` and the rest; both come from one entry
+  return { name, type, config } as PlannedOperator;
 }

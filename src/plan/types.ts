@@ -1,6 +1,7 @@
 import type { Backend as BackendEntry, BackendType } from '../config/schema/backends.js';
 import type { Resolved } from '../config/resolve.js';
 import type { NodeLaunchSpec } from '../operators/launch-spec.js';
+import type { OperatorConfig, OperatorType } from '../operators/types.js';
 import type { PlannedProbe } from '../probes/registry.js';
 
 /** a recipe backend type (its one source: the BackendSchema union, src/config/schema/backends.ts) */
@@ -29,6 +30,12 @@ export interface PlannedNode {
 export type ReleaseAfter = 'workflow_completion' | 'task_ready' | 'task_completion';
 
 /**
+ * The operator types a backend may default to: those whose settings have no required field, so
+ * the implicit operator (no `operators[]` entry) is complete with none.
+ */
+export type DefaultOperatorType = 'bash' | 'srun' | 'docker_run' | 'python';
+
+/**
  * What a backend type can do, as a plain struct the planner and the runtime read (backends.md
  * §1.6). Declared here because the plan reads it; each backend's registry entry fills it in.
  */
@@ -36,7 +43,7 @@ export interface BackendCapabilities {
   /** the backend as messages name it (`local`, `Kubernetes`) */
   label: string;
   /** operator type for tasks that name none; null = every task must name one */
-  defaultOperator: string | null;
+  defaultOperator: DefaultOperatorType | null;
   /** `resources.gpus.indices` can be honoured (false: the engine assigns devices, count only) */
   gpuIndices: boolean;
   /** GPUs can be handed to later tasks at `release_after: task_ready` */
@@ -158,13 +165,17 @@ export interface PlannedBackendOf<T extends BackendType> {
 /** A planned backend: a union discriminated by `type` (narrow it to read a type's `config`). */
 export type PlannedBackend<T extends BackendType = BackendType> = { [K in T]: PlannedBackendOf<K> }[T];
 
-export interface PlannedOperator {
+/** A planned operator of one type: `config` is that type's settings (src/operators/types.ts). */
+export interface PlannedOperatorOf<T extends OperatorType> {
   /** named operator, or `default_<backend>` for the implicit one */
   name: string;
-  type: string;
+  type: T;
   /** operator fields after merging the task override and resolving expressions */
-  config: Record<string, unknown>;
+  config: OperatorConfig<T>;
 }
+
+/** A planned operator: a union discriminated by `type` (narrow it to read a type's `config`). */
+export type PlannedOperator<T extends OperatorType = OperatorType> = { [K in T]: PlannedOperatorOf<K> }[T];
 
 export interface PlannedRetries {
   count: number;

@@ -6,7 +6,9 @@ import type {
   BackendType,
   PlannedBackend,
   PlannedBackendOf,
+  PlannedOperator,
 } from '../../src/plan/types.js';
+import type { OperatorType } from '../../src/operators/index.js';
 
 export const LOCAL_CAPABILITIES: BackendCapabilities = localKind.capabilities;
 
@@ -32,4 +34,10 @@ export function plannedBackend<T extends BackendType = 'local'>(
 export function backendOfType<T extends BackendType>(b: PlannedBackend, type: T): PlannedBackend<T> {
   if (b.type !== type) throw new Error(`backend '${b.name}' is ${b.type}, not ${type}`);
   return b as PlannedBackend<T>;
+}
+
+/** the planned operator narrowed to one type, for tests that read or set that type's settings */
+export function operatorOfType<T extends OperatorType>(op: PlannedOperator, type: T): PlannedOperator<T> {
+  if (op.type !== type) throw new Error(`operator '${op.name}' is ${op.type}, not ${type}`);
+  return op as PlannedOperator<T>;
 }

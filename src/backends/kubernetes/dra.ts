@@ -12,12 +12,13 @@
 import type * as k8s from '@kubernetes/client-node';
 import type { RdmaPatch } from './pod-manifest.js';
 import type { K8sSettings, RdmaMode } from './settings.js';
+import type { K8sOperatorConfig } from './operator-config.js';
 
 type Obj = Record<string, unknown>;
 
 export function claimTemplate(
   s: K8sSettings,
-  op: Obj,
+  op: Pick<K8sOperatorConfig, 'device_class' | 'device_selectors'>,
   name: string,
   meta: k8s.V1ObjectMeta,
   gpus: number,

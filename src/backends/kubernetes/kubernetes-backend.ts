@@ -50,6 +50,7 @@ import { detectRdma } from './rdma-detect.js';
 import { stopAttempts } from './stop.js';
 import { mpiSettings } from './mpi-pods.js';
 import { abandonMpiJob, deleteMpiJob, launchMpiJob, mpiJobServed } from './mpijob-launch.js';
+import type { OperatorConfig } from '../../operators/index.js';
 
 export class KubernetesBackend implements Backend {
   readonly name: string;
@@ -191,7 +192,7 @@ export class KubernetesBackend implements Backend {
    * the API serves kubeflow.org/v2beta1 mpijobs (asked once per run). `operator` without the
    * CRD is refused before any object of the task is made.
    */
-  private async mpiRoute(op: Record<string, unknown>, signal: AbortSignal): Promise<'pods' | 'mpijob'> {
+  private async mpiRoute(op: OperatorConfig<'k8s_mpi'>, signal: AbortSignal): Promise<'pods' | 'mpijob'> {
     const route = mpiSettings(op).route;
     if (route === 'pods') return 'pods';
     this.mpiJobServed ??= mpiJobServed(this.run().api, signal);
@@ -200,8 +201,8 @@ export class KubernetesBackend implements Backend {
       throw e;
     });
     if (served) return 'mpijob';
-    const mpi = (op.mpi ?? {}) as Record<string, unknown>;
-    const mpiJobOnly = ['launcher_creation_policy', 'launcher_discovery_timeout'].filter(
+    const mpi = op.mpi ?? {};
+    const mpiJobOnly = (['launcher_creation_policy', 'launcher_discovery_timeout'] as const).filter(
       (k) => mpi[k] !== undefined,
     );
     if (route === 'auto' && mpiJobOnly.length && !this.mpiPodsNoted) {

@@ -10,6 +10,7 @@
 import type { PlannedTask, RefineInput, RefineTools } from '../../plan/types.js';
 import { k8sSettings } from './settings.js';
 import { runNames, taskPodNames } from './names.js';
+import { k8sOperatorConfig } from './operator-config.js';
 
 const K8S_OPERATORS = ['k8s', 'k8s_mpi'];
 
@@ -55,7 +56,7 @@ function mergeGroups(input: RefineInput<'kubernetes'>, tools: RefineTools): void
   }
   const groups = new Map<string, PlannedTask[]>();
   for (const t of tasks.filter(mergeable)) {
-    const key = `${t.nodes[0].name}\u0000${String(t.operator.config.image ?? '')}`;
+    const key = `${t.nodes[0].name}\u0000${String(k8sOperatorConfig(t.operator).image ?? '')}`;
     groups.set(key, [...(groups.get(key) ?? []), t]);
   }
   const byName = new Map(all.map((t) => [t.name, t]));

@@ -26,6 +26,7 @@ import { splitCommand } from './pod-script.js';
 import { stampMs } from '../../util/stamp-time.js';
 import type { K8sRun } from './run-context.js';
 import { createObject, createPod, newHandle, type LaunchCore } from './task-pods.js';
+import { k8sOperatorConfig } from './operator-config.js';
 
 interface Member {
   index: number;
@@ -64,9 +65,10 @@ export function mergedPod(
   artifacts: PodPlan['artifacts'],
   warn: (message: string) => void,
 ): k8s.V1Pod {
+  const op = k8sOperatorConfig(t.operator);
   return buildPod(
     c,
-    t.operator.config,
+    op,
     {
       name,
       role: 'merged',
@@ -74,7 +76,7 @@ export function mergedPod(
       attempt: 1,
       node: t.nodes[0].name,
       nodeIndex: 0,
-      image: String(t.operator.config.image ?? c.settings.reservation.image),
+      image: String(op.image ?? c.settings.reservation.image),
       command: ['bash', `${SCRIPT_DIR}/run.sh`],
       env: [],
       scriptConfigMap: `${name}-script`,

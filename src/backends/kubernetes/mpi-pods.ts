@@ -14,7 +14,7 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 
-type Obj = Record<string, unknown>;
+import type { K8sMpiBlock, K8sOperatorConfig } from './operator-config.js';
 
 export const MPI_DIR = '/sflow/mpi';
 export const MPI_KEY_ENV = 'SFLOW_MPI_SSH_KEY_B64';
@@ -46,8 +46,9 @@ const num = (v: unknown, d: number): number =>
 const flag = (v: unknown, d: boolean): boolean =>
   v === undefined || v === null ? d : v === true || v === 'true';
 
-export function mpiSettings(op: Obj): MpiSettings {
-  const m = (op.mpi ?? {}) as Obj;
+/** the MPI settings of an operator's `mpi:` block (a `k8s` operator has none: the defaults) */
+export function mpiSettings(op: K8sOperatorConfig | { mpi?: K8sMpiBlock }): MpiSettings {
+  const m: K8sMpiBlock = ('mpi' in op ? op.mpi : undefined) ?? {};
   const omp =
     m.omp_num_threads === undefined ? 8 : m.omp_num_threads === null ? 0 : num(m.omp_num_threads, 8);
   return {
@@ -57,7 +58,7 @@ export function mpiSettings(op: Obj): MpiSettings {
     sshPort: num(m.ssh_port, 2222),
     implementation: String(m.mpi_implementation ?? 'OpenMPI'),
     ensureSshd: flag(m.ensure_sshd, true),
-    forwardPrefixes: ((m.forward_env_prefixes as unknown[] | undefined) ?? []).map(String),
+    forwardPrefixes: (m.forward_env_prefixes ?? []).map(String),
     ompNumThreads: omp > 0 ? omp : null,
     cpuBind: (m.cpu_bind as MpiSettings['cpuBind']) ?? 'core',
     cpuBindCap: num(m.cpu_bind_cores_per_rank, 8),

@@ -22,6 +22,7 @@ import { L_ATTEMPT, L_NODE, L_TASK, labelValue, selector } from './names.js';
 import type { K8sRun } from './run-context.js';
 import { createObject, gpusPerPod, newHandle, prepareTaskPods, type LaunchCore } from './task-pods.js';
 import type { KubeApi } from './client.js';
+import { k8sOperatorConfig } from './operator-config.js';
 
 const POLL_MS = 1000;
 const PROGRESS_MS = 30_000;
@@ -126,7 +127,7 @@ export async function launchMpiJob(
 ): Promise<{ handle: TaskHandle; pods: string[]; job: string }> {
   const { r } = core;
   const t = req.task;
-  const m = mpiSettings(t.operator.config);
+  const m = mpiSettings(k8sOperatorConfig(t.operator));
   const artifacts = await core.artifacts(signal);
   const p = prepareTaskPods(core, req, artifacts);
   const pod0 = p.pods[0];

@@ -16,6 +16,7 @@ import type * as k8s from '@kubernetes/client-node';
 import { deepMerge } from './deep-merge.js';
 import { A_DRIVER, A_RUN_ID, L_NODE, taskLabels, type Role, type RunNames } from './names.js';
 import type { K8sSettings } from './settings.js';
+import type { K8sOperatorConfig } from './operator-config.js';
 
 type Obj = Record<string, unknown>;
 
@@ -83,52 +84,18 @@ const bool = (v: unknown, d: boolean): boolean =>
 /** `cpu: 2` → '2', `memory: 8Gi` → '8Gi' */
 const quantity = (v: unknown): string | undefined => str(v);
 
-export function buildPod(c: ManifestContext, op: Obj, p: PodPlan, warn: (m: string) => void): k8s.V1Pod {
+export function buildPod(
+  c: ManifestContext,
+  op: K8sOperatorConfig,
+  p: PodPlan,
+  warn: (m: string) => void,
+): k8s.V1Pod {
   const s = c.settings;
   const parts: PodParts = { c, op, p };
   const hostNetwork = bool(op.host_network, s.hostNetwork);
   const { volumes, mounts, init } = podVolumes(parts);
 
-  const { requests, limits, claims } = podResources(parts);
-
-  const env = containerEnv(parts);
-
-  const caps = p.rdma?.capabilities ?? [];
-  let security: Obj = {
-    ...(bool(op.run_as_root, false) ? { runAsUser: 0, runAsGroup: 0 } : {}),
-    ...(caps.length ? { capabilities: { add: caps } } : {}),
-  };
-  if (isObj(op.security_context))
-    security = deepMerge(security, op.security_context, 'security_context', warn, false);
-
-  let container: Obj = {
-    name: 'main',
-    image: p.image,
-    command: p.command,
-    ...(str(op.image_pull_policy) ? { imagePullPolicy: String(op.image_pull_policy) } : {}),
-    ...(str(op.working_dir) ? { workingDir: String(op.working_dir) } : {}),
-    ...(env.size ? { env: [...env.values()] } : {}),
-    ...(p.envSecret ? { envFrom: [{ secretRef: { name: p.envSecret } }] } : {}),
-    ...(Object.keys(requests).length || Object.keys(limits).length || claims.length
-      ? {
-          resources: {
-            ...(Object.keys(requests).length ? { requests } : {}),
-            ...(Object.keys(limits).length ? { limits } : {}),
-            // the container must name every pod claim it uses (GPUs, the compute-domain channel)
-            ...(claims.length ? { claims: claims.map((c) => ({ name: c.name })) } : {}),
-          },
-        }
-      : {}),
-    volumeMounts: mounts,
-    ...(Object.keys(security).length ? { securityContext: security } : {}),
-    ...(Array.isArray(op.ports) || p.ports
-      ? { ports: [...(p.ports ?? []), ...((op.ports as unknown[]) ?? [])] }
-      : {}),
-    ...(isObj(op.lifecycle) ? { lifecycle: op.lifecycle } : {}),
-    ...(bool(op.tty, false) && p.role === 'task' ? { tty: true, stdin: false } : {}),
-  };
-  if (isObj(op.container_overrides))
-    container = deepMerge(container, op.container_overrides, 'container_overrides', warn);
+  const { container, claims } = mainContainer(parts, mounts, warn);
 
   const pullSecrets = (
     Array.isArray(op.image_pull_secrets)
@@ -139,9 +106,7 @@ export function buildPod(c: ManifestContext, op: Obj, p: PodPlan, warn: (m: stri
   ).map((n) => ({ name: String(n) }));
   const nodeSelector = {
     ...s.nodeSelector,
-    ...Object.fromEntries(
-      Object.entries((op.node_selector as Obj | undefined) ?? {}).map(([k, v]) => [k, String(v)]),
-    ),
+    ...Object.fromEntries(Object.entries(op.node_selector ?? {}).map(([k, v]) => [k, String(v)])),
     ...(p.node ? { 'kubernetes.io/hostname': p.node } : {}),
   };
   const { labels, annotations } = podMetadata(parts);
@@ -184,10 +149,59 @@ export function buildPod(c: ManifestContext, op: Obj, p: PodPlan, warn: (m: stri
   };
 }
 
+/** the pod's `main` container (resources, env, security, ports) with `container_overrides` merged in */
+function mainContainer(
+  parts: PodParts,
+  mounts: k8s.V1VolumeMount[],
+  warn: (m: string) => void,
+): { container: Obj; claims: ReturnType<typeof podResources>['claims'] } {
+  const { op, p } = parts;
+  const { requests, limits, claims } = podResources(parts);
+
+  const env = containerEnv(parts);
+
+  const caps = p.rdma?.capabilities ?? [];
+  let security: Obj = {
+    ...(bool(op.run_as_root, false) ? { runAsUser: 0, runAsGroup: 0 } : {}),
+    ...(caps.length ? { capabilities: { add: caps } } : {}),
+  };
+  if (isObj(op.security_context))
+    security = deepMerge(security, op.security_context, 'security_context', warn, false);
+
+  let container: Obj = {
+    name: 'main',
+    image: p.image,
+    command: p.command,
+    ...(str(op.image_pull_policy) ? { imagePullPolicy: String(op.image_pull_policy) } : {}),
+    ...(str(op.working_dir) ? { workingDir: String(op.working_dir) } : {}),
+    ...(env.size ? { env: [...env.values()] } : {}),
+    ...(p.envSecret ? { envFrom: [{ secretRef: { name: p.envSecret } }] } : {}),
+    ...(Object.keys(requests).length || Object.keys(limits).length || claims.length
+      ? {
+          resources: {
+            ...(Object.keys(requests).length ? { requests } : {}),
+            ...(Object.keys(limits).length ? { limits } : {}),
+            // the container must name every pod claim it uses (GPUs, the compute-domain channel)
+            ...(claims.length ? { claims: claims.map((c) => ({ name: c.name })) } : {}),
+          },
+        }
+      : {}),
+    volumeMounts: mounts,
+    ...(Object.keys(security).length ? { securityContext: security } : {}),
+    ...(Array.isArray(op.ports) || p.ports ? { ports: [...(p.ports ?? []), ...(op.ports ?? [])] } : {}),
+    ...(isObj(op.lifecycle) ? { lifecycle: op.lifecycle } : {}),
+    ...(bool(op.tty, false) && p.role === 'task' ? { tty: true, stdin: false } : {}),
+  };
+  if (isObj(op.container_overrides))
+    container = deepMerge(container, op.container_overrides, 'container_overrides', warn);
+
+  return { container, claims };
+}
+
 /** what each part of a pod is built from: the manifest context, the operator's settings, the pod */
 interface PodParts {
   c: ManifestContext;
-  op: Obj;
+  op: K8sOperatorConfig;
   p: PodPlan;
 }
 
@@ -304,17 +318,13 @@ function podMetadata({ c, op, p }: PodParts): {
   annotations: Record<string, string>;
 } {
   const labels = {
-    ...Object.fromEntries(
-      Object.entries((op.labels as Obj | undefined) ?? {}).map(([k, v]) => [k, String(v)]),
-    ),
+    ...Object.fromEntries(Object.entries(op.labels ?? {}).map(([k, v]) => [k, String(v)])),
     ...taskLabels(c.run, c.backend, p.role, p.task, p.attempt),
     [L_NODE]: String(p.nodeIndex),
     ...(p.extraLabels ?? {}),
   };
   const annotations = {
-    ...Object.fromEntries(
-      Object.entries((op.annotations as Obj | undefined) ?? {}).map(([k, v]) => [k, String(v)]),
-    ),
+    ...Object.fromEntries(Object.entries(op.annotations ?? {}).map(([k, v]) => [k, String(v)])),
     [A_DRIVER]: c.driver,
     [A_RUN_ID]: c.run.runId,
   };

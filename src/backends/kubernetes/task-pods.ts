@@ -22,6 +22,7 @@ import type { Reservation } from './reservation.js';
 import { launcherScript } from './mpi-launcher.js';
 import { MPI_DIR, MPI_KEY_ENV, mpiSettings, newMpiKey, workerScript } from './mpi-pods.js';
 import type { K8sRun } from './run-context.js';
+import { k8sOperatorConfig } from './operator-config.js';
 
 export interface LaunchCore {
   r: K8sRun;
@@ -130,7 +131,7 @@ export function prepareTaskPods(
   const { r, manifest } = core;
   const t = req.task;
   const s = r.settings;
-  const op = t.operator.config;
+  const op = k8sOperatorConfig(t.operator);
   const base = attemptBase(r.run, t.name, req.attempt);
   const labels = taskLabels(r.run, r.backend, role, t.name, req.attempt);
   const meta = (name: string): k8s.V1ObjectMeta => ({

@@ -3,7 +3,12 @@
  * every named collection already in list form; `${{ }}` strings are still unevaluated.
  */
 export { RecipeSchema, mergeOperatorOverride, type Recipe } from './recipe.js';
-export { validateRecipe, validateOperatorOverride, type ValidationResult } from './validate.js';
+export {
+  validateRecipe,
+  validateOperatorOverride,
+  overrideOperator,
+  type ValidationResult,
+} from './validate.js';
 export { recipeJsonSchema } from './json-schema.js';
 export { formatPath, toSchemaIssues, type SchemaIssue, type SchemaPath } from './issues.js';
 export { isExpr, type Expr } from './common.js';

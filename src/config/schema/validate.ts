@@ -2,7 +2,7 @@
 import { didYouMean } from '../errors.js';
 import { isPlainObject } from './common.js';
 import { toSchemaIssues, type SchemaIssue, type SchemaPath } from './issues.js';
-import { OPERATOR_SCHEMAS, OPERATOR_TYPES, type OperatorType } from './operators.js';
+import { OPERATOR_SCHEMAS, OPERATOR_TYPES, type Operator, type OperatorType } from './operators.js';
 import { RecipeSchema, type Recipe } from './recipe.js';
 
 export type ValidationResult =
@@ -55,4 +55,28 @@ export function validateOperatorOverride(type: string, merged: unknown): SchemaI
   const input = isPlainObject(merged) ? { ...merged, type } : merged;
   const r = OPERATOR_SCHEMAS[type as OperatorType].safeParse(input, { reportInput: true });
   return r.success ? [] : toSchemaIssues(r.error.issues);
+}
+
+const listOf = (v: unknown): unknown[] => (Array.isArray(v) ? v.map((x: unknown) => x) : []);
+
+/**
+ * A named operator with a task's inline override merged in (config §5.5: `extra_args` appended,
+ * other fields replaced, `name` and empty values ignored), checked against the named operator's
+ * type: the parse boundary of task-level overrides. Paths of the issues are relative to the
+ * override.
+ */
+export function overrideOperator(
+  named: Operator,
+  override: Record<string, unknown>,
+): { ok: true; operator: Operator } | { ok: false; issues: SchemaIssue[] } {
+  const merged: Record<string, unknown> = { ...named };
+  for (const [k, v] of Object.entries(override)) {
+    if (k === 'name' || v === null || v === undefined) continue;
+    if (k === 'extra_args' && Array.isArray(v))
+      merged.extra_args = [...listOf(merged.extra_args), ...listOf(v)];
+    else merged[k] = v;
+  }
+  const issues = validateOperatorOverride(named.type, merged);
+  // the merged entry passed the schema of its type (the named operator's): it is that operator type
+  return issues.length ? { ok: false, issues } : { ok: true, operator: merged as Operator };
 }

@@ -16,7 +16,7 @@ import { k8sSettings } from '../../../src/backends/kubernetes/settings.js';
 import { prepareTaskPods } from '../../../src/backends/kubernetes/task-pods.js';
 import type { Plan } from '../../../src/plan/types.js';
 import { describeWithShared } from '../../helpers/shared.js';
-import { backendOfType } from '../../helpers/backends.js';
+import { backendOfType, operatorOfType } from '../../helpers/backends.js';
 import { compatPlan, RUN_ID } from './compat-plan.js';
 
 const GOLDEN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'fixtures', 'k8s-manifests');
@@ -88,7 +88,7 @@ describeWithShared('compat', 'Kubernetes pod manifests of compat recipes (golden
     expect(m.hello.collect).toBe(false);
     expect(m.hello.configMap.data!['task.sh']).not.toContain('__sflow_collect');
     const capped = compatPlan(['src/sflow/samples/kubernetes_hello_world.yaml']);
-    capped.tasks[0].operator.config.collect_max_file_size = 1024;
+    operatorOfType(capped.tasks[0].operator, 'k8s').config.collect_max_file_size = 1024;
     expect(manifests(capped).hello.configMap.data!['task.sh']).toContain('-size +1024c');
   });
 

@@ -19,7 +19,7 @@ import type { K8sRun } from '../../../src/backends/kubernetes/run-context.js';
 import { k8sSettings } from '../../../src/backends/kubernetes/settings.js';
 import { prepareTaskPods } from '../../../src/backends/kubernetes/task-pods.js';
 import { buildMpiJob } from '../../../src/backends/kubernetes/mpijob.js';
-import { backendOfType } from '../../helpers/backends.js';
+import { backendOfType, operatorOfType } from '../../helpers/backends.js';
 import { loadRecipe } from '../../../src/config/load.js';
 import { buildPlan } from '../../../src/plan/build.js';
 
@@ -53,7 +53,7 @@ function prepared(passEnvs = true) {
     driver: 'driver-host:1:0',
   };
   const t = plan.tasks[0];
-  if (!passEnvs) t.operator.config.pass_envs = false;
+  if (!passEnvs) operatorOfType(t.operator, 'k8s_mpi').config.pass_envs = false;
   return prepareTaskPods(
     {
       r: r as unknown as K8sRun,

@@ -18,7 +18,7 @@ const NODES = [
   { name: 'gpu-a02', ip: '10.0.0.2', index: 1 },
 ];
 
-function input(over: Partial<OperatorInput>): OperatorInput {
+function input(over: Partial<OperatorInput<'srun'>>): OperatorInput<'srun'> {
   return {
     task: 'hello',
     type: 'srun',
