@@ -80,6 +80,8 @@ export type RunEvent = Base &
         task: string;
         attempt: number;
         exitCode: number | null;
+        /** set when the attempt could not start (a transient launch failure): why */
+        reason?: string;
         delayS: number;
         nextAttempt: number;
         total: number;

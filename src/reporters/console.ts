@@ -13,6 +13,9 @@ import { shortDuration } from './format.js';
 import { failureLines } from './failure-lines.js';
 import { consoleLost } from '../util/console-loss.js';
 
+/** the first line of a reason (a launch failure's hint follows on the next) */
+const firstLine = (s: string): string => s.split('\n')[0];
+
 export interface ConsoleOptions {
   /** echo task output lines (default true) */
   taskOutput?: boolean;
@@ -205,7 +208,7 @@ export class ConsoleReporter implements RunEventSink {
         break;
       case 'task_retry':
         this.say(
-          `↻ ${e.task} exited with code ${e.exitCode ?? 'n/a'}; retrying in ${e.delayS}s (attempt ${e.nextAttempt}/${e.total})\n`,
+          `↻ ${e.task} ${e.reason ? firstLine(e.reason) : `exited with code ${e.exitCode ?? 'n/a'}`}; retrying in ${e.delayS}s (attempt ${e.nextAttempt}/${e.total})\n`,
         );
         break;
       case 'task_finished': {

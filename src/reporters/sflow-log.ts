@@ -55,7 +55,7 @@ export function logLinesFor(e: RunEvent, started: number | undefined): Array<[Lo
       return [
         [
           'warning',
-          `Task '${e.task}' failed with exit code ${e.exitCode ?? 'n/a'}; retrying in ${e.delayS}s (attempt ${e.nextAttempt}/${e.total})`,
+          `Task '${e.task}' ${e.reason ? e.reason : `failed with exit code ${e.exitCode ?? 'n/a'}`}; retrying in ${e.delayS}s (attempt ${e.nextAttempt}/${e.total})`,
         ],
       ];
     case 'probe_result':

@@ -1,6 +1,7 @@
 /** Driver messages worth keeping identical everywhere (runtime.md 6.4, cli.md 9.10). */
 import type { FailKind } from './task-state.js';
 import { errorMessage } from '../util/errors.js';
+import { isTransient, type Failure } from '../util/failure.js';
 
 const KIND_TEXT: Record<FailKind, string> = {
   failure_probe: 'failure probe terminated',
@@ -37,6 +38,11 @@ export function failFastMessage(failed: Array<{ name: string; kind: FailKind }>)
 }
 
 /** Why a task never started: the backend's error and, when it carries one, its hint. */
+/** a launch that threw, as a typed failure: transient ones (ETXTBSY, EAGAIN, 5xx, timeouts) may be retried */
+export function launchFailure(e: unknown): Failure<'launch'> {
+  return { kind: 'launch', retryable: isTransient(e), reason: launchFailureReason(e), cause: e };
+}
+
 export function launchFailureReason(e: unknown): string {
   const hint = e instanceof Error ? (e as { hint?: unknown }).hint : undefined;
   return `could not start: ${errorMessage(e)}${typeof hint === 'string' && hint ? `\n  hint: ${hint}` : ''}`;

@@ -38,7 +38,7 @@ import {
   type TaskRt,
 } from './task-state.js';
 import { killAll, stopAndReport, stopTargets } from './teardown.js';
-import { failFastMessage, launchFailureReason } from './messages.js';
+import { failFastMessage, launchFailure } from './messages.js';
 
 export type { OrchestratorOptions, OrchestratorOutcome } from './orchestrator-types.js';
 export type { RunEventInput } from '../events/events.js';
@@ -180,7 +180,12 @@ export class Orchestrator {
       handle = await t.backend.launch(req, this.stopping.signal);
     } catch (e) {
       t.launching = false;
-      if (t.status === 'SUBMITTED' && !this.stopCause) this.fail(t, 'launch', launchFailureReason(e));
+      if (t.status !== 'SUBMITTED' || this.stopCause) return;
+      const f = launchFailure(e);
+      // a transient start failure (ETXTBSY, EAGAIN, an engine's 5xx or timeout) takes the task's retries
+      if (f.retryable && canRetry(t.plan.retries, attempt - t.attemptBase))
+        this.retry(t, attempt, { code: null, signal: null }, f.reason);
+      else this.fail(t, f.kind, f.reason);
       return;
     }
     t.launching = false;
@@ -384,7 +389,8 @@ export class Orchestrator {
     this.satisfy(t);
   }
 
-  private retry(t: TaskRt, attempt: number, st: ExitStatus): void {
+  /** `reason`: why an attempt that never started is tried again (absent: the attempt exited) */
+  private retry(t: TaskRt, attempt: number, st: ExitStatus, reason?: string): void {
     const retries = t.plan.retries!;
     const delayS = retryDelayS(retries, attempt - t.attemptBase);
     this.setStatus(t, 'PENDING');
@@ -394,6 +400,7 @@ export class Orchestrator {
       task: t.plan.name,
       attempt,
       exitCode: st.code,
+      ...(reason ? { reason } : {}),
       delayS,
       nextAttempt: attempt + 1,
       total: t.attemptBase + totalAttempts(retries),

@@ -58,6 +58,8 @@ export class FakeBackend implements Backend {
     private readonly opts: {
       ignoreTerm?: boolean;
       failLaunch?: string[];
+      /** per task: how many launches fail with ETXTBSY (a transient start failure) before one starts */
+      busyLaunches?: Record<string, number>;
       taskReady?: (handle: TaskHandle, signal: AbortSignal) => Promise<void>;
     } = {},
   ) {
@@ -83,6 +85,11 @@ export class FakeBackend implements Backend {
   async launch(req: LaunchRequest): Promise<TaskHandle> {
     const { task, attempt } = req;
     if (this.opts.failLaunch?.includes(task.name)) throw new Error('no such program');
+    const busy = this.opts.busyLaunches;
+    if (busy?.[task.name]) {
+      busy[task.name]--;
+      throw Object.assign(new Error(`spawn ${task.name}: text file busy`), { code: 'ETXTBSY' });
+    }
     const s = this.scripts[task.name];
     const list = Array.isArray(s) ? s : [s ?? { code: 0, ms: 0 }];
     const script = list[Math.min(attempt - 1, list.length - 1)];

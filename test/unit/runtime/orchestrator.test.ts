@@ -20,6 +20,7 @@ function setup(
   opts: {
     ignoreTerm?: boolean;
     failLaunch?: string[];
+    busyLaunches?: Record<string, number>;
     graceMs?: number;
     taskReady?: (h: TaskHandle, signal: AbortSignal) => Promise<void>;
     taskReadyTimeoutMs?: number;
@@ -183,6 +184,37 @@ describe('orchestrator: retries', () => {
     const out = await orch.run();
     expect(statusMap(out.statuses)).toEqual({ x: 'FAILED' });
     expect(final('x')?.reason).toMatch(/could not start/);
+  });
+
+  it('a transient start failure (ETXTBSY) is retried under the task retry policy', async () => {
+    const { orch, backend, events } = setup(
+      [task('x', { retries: { count: 2, intervalS: 0, backoff: 1 } })],
+      { x: { code: 0, ms: 0 } },
+      {},
+      { busyLaunches: { x: 1 } },
+    );
+    const out = await orch.run();
+    expect(statusMap(out.statuses)).toEqual({ x: 'COMPLETED' });
+    expect(backend.launches.filter((l) => l.task === 'x')).toHaveLength(1);
+    const retries = events.filter((e) => e.type === 'task_retry');
+    expect(retries).toHaveLength(1);
+    expect(retries[0]).toMatchObject({ attempt: 1, nextAttempt: 2, exitCode: null });
+    expect(retries[0].type === 'task_retry' && retries[0].reason).toMatch(
+      /could not start: .*text file busy/,
+    );
+  });
+
+  it('a transient start failure without retries left fails the task as a launch failure', async () => {
+    const { orch, final } = setup(
+      [task('x', { retries: { count: 1, intervalS: 0, backoff: 1 } })],
+      {},
+      {},
+      { busyLaunches: { x: 5 } },
+    );
+    const out = await orch.run();
+    expect(statusMap(out.statuses)).toEqual({ x: 'FAILED' });
+    expect(final('x')).toMatchObject({ attempt: 2 });
+    expect(final('x')?.reason).toMatch(/could not start: .*text file busy/);
   });
 });
 
