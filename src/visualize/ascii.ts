@@ -36,13 +36,13 @@ interface Unit {
   deps: Map<number, boolean>;
 }
 
-export function toAscii(view: DagView, opts: AsciiOptions = {}): string {
-  const maxLines = opts.maxLines ?? 200;
-  const idx = indexDag(view);
+/** Longest-path depth of each task by Kahn's algorithm; tasks left over sit on a cycle (one layer after the rest). */
+function layerDepths(
+  view: DagView,
+  idx: ReturnType<typeof indexDag>,
+  canonical: (i: number) => boolean,
+): { depth: number[]; taskCount: number; hasCycle: boolean } {
   const n = view.nodes.length;
-  const canonical = (i: number): boolean => idx.indexOf.get(view.nodes[i].id) === i;
-
-  // Longest-path depth by Kahn's algorithm; nodes left over sit on a cycle.
   const depth = new Array<number>(n).fill(0);
   const pending = idx.upstream.map((ups) => ups.length);
   const downstream: number[][] = view.nodes.map(() => []);
@@ -73,6 +73,16 @@ export function toAscii(view: DagView, opts: AsciiOptions = {}): string {
       hasCycle = true;
     }
   }
+  return { depth, taskCount, hasCycle };
+}
+
+export function toAscii(view: DagView, opts: AsciiOptions = {}): string {
+  const maxLines = opts.maxLines ?? 200;
+  const idx = indexDag(view);
+  const n = view.nodes.length;
+  const canonical = (i: number): boolean => idx.indexOf.get(view.nodes[i].id) === i;
+
+  const { depth, taskCount, hasCycle } = layerDepths(view, idx, canonical);
 
   // Units: one per task, or one per collapsed replica group.
   const collapseAll = opts.collapse === 'always' || (opts.collapse !== 'never' && taskCount > 200);
