@@ -154,6 +154,17 @@ export function dagSvg(m: ReportModel): { html: string; nodes: number } {
     }
   });
   const height = PAD * 2 + layers.length * (NODE_H + GAP_Y) - GAP_Y;
+  return { html: svgOf(view, index, boxes, width, height), nodes: boxes.length };
+}
+
+/** the SVG of placed boxes and the edges between them (curves; Ready edges marked) */
+function svgOf(
+  view: ReturnType<typeof collapseReplicaGroups>,
+  index: Map<string, number>,
+  boxes: Box[],
+  width: number,
+  height: number,
+): string {
   const f = (n: number) => n.toFixed(1);
   const out: string[] = [
     `<svg class="dag" xmlns="http://www.w3.org/2000/svg" width="${f(width)}" height="${f(height)}" viewBox="0 0 ${f(width)} ${f(height)}" role="img" aria-label="task graph">`,
@@ -180,7 +191,7 @@ export function dagSvg(m: ReportModel): { html: string; nodes: number } {
     );
   }
   out.push('</svg>');
-  return { html: out.join(''), nodes: boxes.length };
+  return out.join('');
 }
 
 function summarise(statuses: TaskStatus[]): string {
