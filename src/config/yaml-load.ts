@@ -15,6 +15,7 @@ import {
   YAMLParseError,
   type Document,
   type Node,
+  type Scalar,
 } from 'yaml';
 import { SflowError, type SourceLocation } from '../util/sflow-error.js';
 import { setOrigin, type EntryOrigin, type Origin } from './source.js';
@@ -83,6 +84,40 @@ function parseChecked(text: string, lexemes: Iterable<string>, lc: LineCounter):
     }
   }
   return doc!;
+}
+
+/**
+ * The value of a scalar as PyYAML would read it: sexagesimal numbers, floats it does not know and
+ * timestamps stay text, y/n are strings; an integer beyond ±2^53 is refused (located).
+ */
+function scalarValue(node: Scalar, loc: (offset: number | undefined) => SourceLocation | undefined): unknown {
+  const v = node.value;
+  if (typeof v === 'number' && typeof node.source === 'string' && SEXAGESIMAL.test(node.source))
+    return node.source;
+  // floats PyYAML does not recognise (`1e3`, `1.0e3`, `-.5`, `-.nan`) stay text, as do timestamps
+  if (
+    typeof v === 'number' &&
+    typeof node.source === 'string' &&
+    !INT_SOURCE.test(node.source) &&
+    !PY_FLOAT.test(node.source)
+  )
+    return node.source;
+  if (v instanceof Date) return String(node.source);
+  // PyYAML reads y/Y/n/N as strings (YAML 1.1 lists them as booleans; the original tool did not)
+  if (typeof v === 'boolean' && node.type === 'PLAIN' && /^[yYnN]$/.test(String(node.source)))
+    return String(node.source);
+  if (
+    (typeof v === 'bigint' || typeof v === 'number') &&
+    INT_SOURCE.test(String(node.source ?? '')) &&
+    !Number.isSafeInteger(Number(v))
+  ) {
+    throw new SflowError(
+      'config.int_range',
+      `integer ${String(node.source)} is beyond ±2^53 (9007199254740991), where sflow cannot keep it exact`,
+      { phase: 'load', location: loc(node.range?.[0]), hint: "quote it ('…') to keep it as text" },
+    );
+  }
+  return v;
 }
 
 export function parseYamlText(text: string, file: string): ParsedFile {
@@ -167,35 +202,7 @@ export function parseYamlText(text: string, file: string): ParsedFile {
         if (outer) viaAlias = undefined;
       }
     }
-    if (isScalar(node)) {
-      const v = node.value;
-      if (typeof v === 'number' && typeof node.source === 'string' && SEXAGESIMAL.test(node.source))
-        return node.source;
-      // floats PyYAML does not recognise (`1e3`, `1.0e3`, `-.5`, `-.nan`) stay text, as do timestamps
-      if (
-        typeof v === 'number' &&
-        typeof node.source === 'string' &&
-        !INT_SOURCE.test(node.source) &&
-        !PY_FLOAT.test(node.source)
-      )
-        return node.source;
-      if (v instanceof Date) return String(node.source);
-      // PyYAML reads y/Y/n/N as strings (YAML 1.1 lists them as booleans; the original tool did not)
-      if (typeof v === 'boolean' && node.type === 'PLAIN' && /^[yYnN]$/.test(String(node.source)))
-        return String(node.source);
-      if (
-        (typeof v === 'bigint' || typeof v === 'number') &&
-        INT_SOURCE.test(String(node.source ?? '')) &&
-        !Number.isSafeInteger(Number(v))
-      ) {
-        throw new SflowError(
-          'config.int_range',
-          `integer ${String(node.source)} is beyond ±2^53 (9007199254740991), where sflow cannot keep it exact`,
-          { phase: 'load', location: loc(node.range?.[0]), hint: "quote it ('…') to keep it as text" },
-        );
-      }
-      return v;
-    }
+    if (isScalar(node)) return scalarValue(node, loc);
     if (isMap(node)) {
       const out: Record<string, unknown> = {};
       const origin: Origin = { self: loc(node.range?.[0]), entries: new Map() };
