@@ -43,6 +43,8 @@ export interface ConformanceOptions {
    * submissions (Slurm: an `srun` step) wraps the script in the operator's argv here
    */
   taskArgv?: (script: string, task: string, nodes: PlannedNode[]) => string[];
+  /** the test tasks' operator (default a `bash` one): Kubernetes runs only its own kinds */
+  operator?: PlannedTask['operator'];
   /**
    * How many stop/cancel operations the engine itself has received so far, counted at the
    * engine's boundary (the test engine's cancel calls, Slurm's `scancel --signal=TERM`
@@ -130,7 +132,7 @@ export function describeBackendConformance(
         {
           backend: backend.name,
           backendType: backend.type,
-          operator: { name: 'conformance', type: 'bash', config: {} },
+          operator: opts.operator ?? { name: 'conformance', type: 'bash', config: {} },
           script,
           argv: opts.taskArgv?.(script, tname, nodes.slice(0, 1)) ?? ['bash', '-c', script],
           env,

@@ -60,6 +60,7 @@ describe.skipIf(missing !== undefined && !required)(
     describeBackendConformance('kubernetes (emulator)', () => k8sBackend(emu, {}, { runDir: scratch }), {
       localProcesses: true,
       queues: true,
+      operator: { name: 'conformance', type: 'k8s', config: { image: 'bash:5' } },
       // every GPU of both nodes is taken by hog pods: a reservation asking for 4 GPUs waits
       slowAllocate: () => {
         const names = ['hog-0', 'hog-1'];
