@@ -29,11 +29,12 @@ beforeAll(() => void ensureExecutable(), 300_000);
 
 describe('single executable on a PATH without Node.js', () => {
   const nonode = join(dir, 'bin');
-  // TMPDIR: the test run's private temp folder (the run index goes there, not in /tmp)
+  // the run index in this file's folder (removed after it), not in /tmp or the run's temp folder
   const env = () => ({
     PATH: nonode,
     HOME: dir,
     TMPDIR: tmpdir(),
+    SFLOW_RUN_INDEX_DIR: join(dir, 'run-index'),
     SFLOW_CACHE_DIR: join(dir, 'cache'),
     NO_COLOR: '1',
   });
