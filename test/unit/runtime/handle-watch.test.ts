@@ -22,20 +22,26 @@ const handle = (task: string): TaskHandle => ({
   logPath: '/dev/null',
 });
 
+/** a backend that pushes statuses: the test calls the watch hooks HandleWatch gave it */
+function pushingBackend(): { backend: Backend; hooks: () => WatchHooks } {
+  let hooks: WatchHooks | undefined;
+  const backend = {
+    name: 'b',
+    capabilities: () => ({ pollIntervalMs: 1000 }),
+    watch: (h: WatchHooks) => (hooks = h),
+  } as unknown as Backend;
+  return { backend, hooks: () => hooks! };
+}
+
 describe('HandleWatch', () => {
   it('delivers an exit pushed before the handle was added, after the add, once', async () => {
-    let hooks: WatchHooks | undefined;
-    const backend = {
-      name: 'b',
-      capabilities: () => ({ pollIntervalMs: 1000 }),
-      watch: (h: WatchHooks) => (hooks = h),
-    } as unknown as Backend;
+    const { backend, hooks: pushed } = pushingBackend();
     const seen: Array<[string, HandleStatus]> = [];
     const w = new HandleWatch({ onStatus: (h, s) => seen.push([h.task, s]), onPollError: () => undefined });
     w.attach(backend);
     const exit: HandleStatus = { state: 'EXITED', exit: { code: 0, signal: null } };
-    hooks!.onStatus(handle('quick'), exit);
-    hooks!.onStatus(handle('never-added'), exit);
+    pushed().onStatus(handle('quick'), exit);
+    pushed().onStatus(handle('never-added'), exit);
     expect(seen).toEqual([]);
     const h = handle('quick');
     w.add(backend, h);
@@ -46,21 +52,16 @@ describe('HandleWatch', () => {
   });
 
   it('delivers a start pushed before the handle was added (a watch pushes it only once), and keeps an exit over a later start', async () => {
-    let hooks: WatchHooks | undefined;
-    const backend = {
-      name: 'b',
-      capabilities: () => ({ pollIntervalMs: 1000 }),
-      watch: (h: WatchHooks) => (hooks = h),
-    } as unknown as Backend;
+    const { backend, hooks: pushed } = pushingBackend();
     const seen: Array<[string, string]> = [];
     const w = new HandleWatch({
       onStatus: (h, s) => seen.push([h.task, s.state]),
       onPollError: () => undefined,
     });
     w.attach(backend);
-    hooks!.onStatus(handle('leader-ran-early'), { state: 'RUNNING' });
-    hooks!.onStatus(handle('ended'), { state: 'EXITED', exit: { code: 0, signal: null } });
-    hooks!.onStatus(handle('ended'), { state: 'RUNNING' });
+    pushed().onStatus(handle('leader-ran-early'), { state: 'RUNNING' });
+    pushed().onStatus(handle('ended'), { state: 'EXITED', exit: { code: 0, signal: null } });
+    pushed().onStatus(handle('ended'), { state: 'RUNNING' });
     w.add(backend, handle('leader-ran-early'));
     w.add(backend, handle('ended'));
     await Promise.resolve();
