@@ -47,19 +47,23 @@ function startDriver(tasks: SimpleTask[], extraArgs: string[] = []) {
 }
 
 describe('signals (real driver process)', () => {
-  it('Ctrl-C: background children of multi-line scripts are gone, exit 130 within 3 s', async () => {
+  it('Ctrl-C: background children of multi-line scripts are gone, exit 130 without a grace wait', async () => {
     const m = `${process.pid}${Math.floor(Math.random() * 1e6)}`;
-    const d = startDriver([
-      { name: 'multi', script: `sleep 5${m} &\nsleep 5${m} &\necho started\nsleep 5${m}\necho done` },
-      { name: 'nested', script: `( sleep 5${m} & ) ; bash -c "sleep 5${m}; echo inner" & wait` },
-      { name: 'waiting', dependsOn: ['multi'], script: 'echo never' },
-    ]);
+    const d = startDriver(
+      [
+        { name: 'multi', script: `sleep 5${m} &\nsleep 5${m} &\necho started\nsleep 5${m}\necho done` },
+        { name: 'nested', script: `( sleep 5${m} & ) ; bash -c "sleep 5${m}; echo inner" & wait` },
+        { name: 'waiting', dependsOn: ['multi'], script: 'echo never' },
+        // a grace far longer than the bound below: an exit inside it did not wait for a task
+      ],
+      ['--grace-ms', '120000'],
+    );
     await until(() => processesWith(`5${m}`).length >= 5, 15_000, 'five sleepers');
     const t0 = Date.now();
     d.child.kill('SIGINT');
     const ex = await d.exited;
     expect(ex.code).toBe(130);
-    expect(ex.at - t0).toBeLessThan(3000);
+    expect(ex.at - t0).toBeLessThan(60_000);
     expect(processesWith(`5${m}`)).toEqual([]);
     expect(d.output()).toContain('⚠ Workflow cancelled');
     expect(d.output()).toContain(`Output folder: ${d.runDir}`);
@@ -72,7 +76,7 @@ describe('signals (real driver process)', () => {
     );
     // never started: its folder and empty log are made at the end of the run (runtime.md 8.3)
     expect(readFileSync(join(d.runDir, 'waiting', 'waiting.log'), 'utf8')).toBe('');
-  });
+  }, 90_000);
 
   it('SIGTERM exits 143', async () => {
     const m = `${process.pid}${Math.floor(Math.random() * 1e6)}`;
@@ -88,7 +92,7 @@ describe('signals (real driver process)', () => {
     const m = `${process.pid}${Math.floor(Math.random() * 1e6)}`;
     const d = startDriver(
       [{ name: 'stubborn', script: `trap "" TERM INT; sleep 7${m} & while :; do sleep 0.1; done` }],
-      ['--grace-ms', '20000'],
+      ['--grace-ms', '120000'],
     );
     await until(() => processesWith(`7${m}`).length >= 1, 15_000, 'sleeper');
     d.child.kill('SIGINT');
@@ -97,8 +101,8 @@ describe('signals (real driver process)', () => {
     d.child.kill('SIGINT');
     const ex = await d.exited;
     expect(ex.code).toBe(130);
-    expect(ex.at - t0).toBeLessThan(3000);
+    expect(ex.at - t0).toBeLessThan(60_000); // half the grace: it did not sit the grace out
     await until(() => processesWith(`7${m}`).length === 0, 3000, 'no sleeper left');
     expect(d.output()).toContain('again');
-  });
+  }, 90_000);
 });
