@@ -12,16 +12,17 @@ import {
   readSync,
   fstatSync,
   rmSync,
-  writeFileSync,
+  writeSync,
   renameSync,
   realpathSync,
 } from 'node:fs';
 import { basename, isAbsolute, join, resolve, sep } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 import type { RunEvent } from '../events/events.js';
 import { stripAnsi } from '../util/ansi.js';
 import { buildModel, type ReportModel } from './model.js';
 import { monitorCharts } from './monitor.js';
-import { renderReport, type ReportInput } from './page.js';
+import { renderReportParts, type ReportInput } from './page.js';
 
 export const REPORT_FILE = 'report.html';
 const TAIL_LINES = 40;
@@ -30,38 +31,73 @@ const MAX_TAILS = 50;
 
 export class NotARunDirError extends Error {}
 
+/**
+ * A ledger parsed a piece at a time: each complete line is parsed as it arrives, a line that is
+ * not JSON (a torn write) is skipped and counted. Reading a ledger this way holds only one piece of
+ * its text at a time: a 10,000-task run's 10 MB ledger read whole (then joined into one JSON array)
+ * held four copies of its text beside the parsed events (bench/scale-local.mjs, docs/scale.md).
+ */
+class LedgerLines {
+  readonly events: RunEvent[] = [];
+  skipped = 0;
+  private rest = '';
+
+  push(piece: string): void {
+    const text = this.rest + piece;
+    let start = 0;
+    for (let end = text.indexOf('\n'); end >= 0; end = text.indexOf('\n', start)) {
+      this.line(text, start, end);
+      start = end + 1;
+    }
+    this.rest = text.slice(start);
+  }
+
+  end(): { events: RunEvent[]; skipped: number } {
+    this.line(this.rest, 0, this.rest.length);
+    this.rest = '';
+    return { events: this.events, skipped: this.skipped };
+  }
+
+  private line(text: string, start: number, end: number): void {
+    if (end <= start) return;
+    try {
+      this.events.push(JSON.parse(text.slice(start, end)) as RunEvent);
+    } catch {
+      this.skipped++;
+    }
+  }
+}
+
 /** Parses a ledger; lines that are not JSON (a torn write) are skipped and counted. */
 export function parseLedger(text: string): { events: RunEvent[]; skipped: number } {
-  // fast path: one JSON.parse for the whole ledger (JSON text never holds a raw newline)
-  try {
-    const body = text.trimEnd();
-    return { events: body ? (JSON.parse(`[${body.replace(/\n+/g, ',')}]`) as RunEvent[]) : [], skipped: 0 };
-  } catch {
-    // a torn or foreign line: parse line by line below
-  }
-  const events: RunEvent[] = [];
-  let skipped = 0;
-  let start = 0;
-  while (start < text.length) {
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = text.length;
-    if (end > start) {
-      try {
-        events.push(JSON.parse(text.slice(start, end)) as RunEvent);
-      } catch {
-        skipped++;
-      }
-    }
-    start = end + 1;
-  }
-  return { events, skipped };
+  const lines = new LedgerLines();
+  lines.push(text);
+  return lines.end();
 }
+
+/** the piece of a ledger read at a time */
+const LEDGER_PIECE = 1 << 20;
 
 export function readLedger(runDir: string): RunEvent[] {
   const path = join(runDir, 'events.jsonl');
   if (!existsSync(path))
     throw new NotARunDirError(`${runDir}: no events.jsonl (not an sflow run directory?)`);
-  return parseLedger(readFileSync(path, 'utf8')).events;
+  const fd = openSync(path, 'r');
+  try {
+    const lines = new LedgerLines();
+    const decoder = new StringDecoder('utf8'); // a character split between two pieces stays whole
+    const buf = Buffer.alloc(LEDGER_PIECE);
+    for (
+      let n = readSync(fd, buf, 0, LEDGER_PIECE, null);
+      n > 0;
+      n = readSync(fd, buf, 0, LEDGER_PIECE, null)
+    )
+      lines.push(decoder.write(buf.subarray(0, n)));
+    lines.push(decoder.end());
+    return lines.end().events;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The last `lines` lines of a file, reading at most TAIL_BYTES from its end. */
@@ -184,11 +220,17 @@ export function loadRun(runDir: string): ReportInput {
 
 /** Builds and writes the report (atomically); returns its path. */
 export function writeRunReport(runDir: string, out?: string): string {
-  const html = renderReport(loadRun(runDir));
+  const parts = renderReportParts(loadRun(runDir));
   const path = resolve(out ?? join(runDir, REPORT_FILE));
   const tmp = `${path}.${process.pid}.tmp`;
   try {
-    writeFileSync(tmp, html);
+    // piece by piece: the page is never joined into one string nor encoded whole
+    const fd = openSync(tmp, 'w');
+    try {
+      for (const part of parts) writeSync(fd, part);
+    } finally {
+      closeSync(fd);
+    }
     renameSync(tmp, path);
   } catch (e) {
     rmSync(tmp, { force: true }); // a full disk leaves no half-written temp file behind

@@ -28,6 +28,11 @@ const CSP =
   "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
 
 export function pageShell(title: string, body: string, charts: PageChart[]): string {
+  return pageParts(title, [body], charts).join('');
+}
+
+/** The page as its pieces in order: written one by one, a large report is never one string. */
+function pageParts(title: string, body: string[], charts: PageChart[]): string[] {
   const u = charts.length ? uplotAssets() : { js: '', css: '' };
   const useCharts = charts.length > 0 && u.js !== '';
   return [
@@ -35,11 +40,11 @@ export function pageShell(title: string, body: string, charts: PageChart[]): str
     `<meta http-equiv="Content-Security-Policy" content="${CSP}">`,
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<title>${esc(title)}</title><style>${useCharts ? u.css : ''}${PAGE_CSS}</style></head><body>`,
-    body,
+    ...body,
     useCharts ? `<script>${u.js}</script>` : '',
     useCharts ? `<script type="application/json" id="chart-data">${scriptJson(charts)}</script>` : '',
     `<script>${PAGE_JS}</script></body></html>\n`,
-  ].join('');
+  ];
 }
 
 export function legendHtml(): string {
@@ -59,6 +64,15 @@ export function headerHtml(m: ReportModel, extra = ''): string {
 }
 
 export function renderReport(input: ReportInput): string {
+  return renderReportParts(input).join('');
+}
+
+/**
+ * The report as the page's pieces in order (a section each): `writeRunReport` writes them one by
+ * one, so that a 10,000-task report (4.5 MB of text) is not also joined into one string and then
+ * encoded whole (docs/scale.md, Local).
+ */
+export function renderReportParts(input: ReportInput): string[] {
   const m = input.model;
   const timeline = timelineSvg(m);
   const dag = dagSvg(m);
@@ -117,9 +131,13 @@ export function renderReport(input: ReportInput): string {
     headerHtml(m, m.sessions.length > 1 ? ` · ${m.sessions.length} sessions (resumed)` : ''),
     nav,
     '<main>',
-    ...sections.map(([id, title, html]) => `<section id="${id}"><h2>${esc(title)}</h2>${html}</section>`),
+    ...sections.flatMap(([id, title, html]) => [
+      `<section id="${id}"><h2>${esc(title)}</h2>`,
+      html,
+      '</section>',
+    ]),
     '</main>',
     `<footer>Built by sflow from ${esc(m.runDir || 'the run directory')}/events.jsonl${input.monitor?.length ? ' and the monitor samples' : ''}. Self-contained: no network.</footer>`,
-  ].join('');
-  return pageShell(`sflow · ${m.workflow} · ${m.runId}`, body, charts);
+  ];
+  return pageParts(`sflow · ${m.workflow} · ${m.runId}`, body, charts);
 }

@@ -10,7 +10,7 @@ import { resultGroups } from '../../../src/report/tables.js';
 import { renderReport } from '../../../src/report/page.js';
 import { renderComparison } from '../../../src/report/compare.js';
 import { MAX_POINTS, chartsFromTimelineCsv, monitorCharts } from '../../../src/report/monitor.js';
-import { loadRun, parseLedger, tailLines, writeRunReport } from '../../../src/report/load.js';
+import { loadRun, parseLedger, readLedger, tailLines, writeRunReport } from '../../../src/report/load.js';
 import { mixedRun } from './events.js';
 
 const dirs: string[] = [];
@@ -115,6 +115,24 @@ describe('report inputs', () => {
     expect(r.events).toHaveLength(mixedRun().length);
   });
 
+  it('reads a ledger larger than one piece: a character split between pieces stays whole, a torn line is skipped', () => {
+    const d = tmp();
+    // the ledger is read 1 MiB at a time: the first line ends so that the 2-byte "·" of the
+    // second line straddles byte 1,048,576
+    const first = JSON.stringify({ t: 1, type: 'log', level: 'info', message: 'x' });
+    const before = Buffer.byteLength(`${first}\n{"t":1,"type":"log","level":"info","message":"`);
+    const message = `${'a'.repeat((1 << 20) - 1 - before)}·`;
+    const lines = [first, JSON.stringify({ t: 1, type: 'log', level: 'info', message })];
+    expect(Buffer.from(lines.join('\n')).indexOf('·')).toBe((1 << 20) - 1); // bytes 2^20 - 1 and 2^20
+    for (let i = 0; i < 3000; i++)
+      lines.push(JSON.stringify({ t: 2, type: 'log', level: 'info', message: `line ${i} ·` }));
+    writeFileSync(join(d, 'events.jsonl'), lines.join('\n') + '\n{"t":3,"type":"lo');
+    const events = readLedger(d) as Array<{ message?: string }>;
+    expect(events).toHaveLength(3002);
+    expect(events[1].message).toBe(message);
+    expect(events[3001].message).toBe('line 2999 ·');
+  });
+
   it('reads the last lines of a log, without ANSI colours', () => {
     const d = tmp();
     const f = join(d, 'x.log');
@@ -138,6 +156,8 @@ describe('report inputs', () => {
     expect(input.monitor).toEqual([]);
     const path = writeRunReport(d);
     expect(readFileSync(path, 'utf8')).toContain('tput: 0');
+    // written piece by piece: the same page as the one string renderReport returns
+    expect(readFileSync(path, 'utf8')).toBe(renderReport(loadRun(d)));
   });
 
   it("monitorCharts: nothing without samples; per-GPU, CPU and network series from the monitor's timeline.csv", () => {
