@@ -13,7 +13,7 @@ import { stringify } from 'csv-stringify/sync';
 import { parse } from 'yaml';
 import { SflowError } from '../util/sflow-error.js';
 import { batchScheduler } from '../backends/registry.js';
-import { batchScript, composedPathFor } from './batch-script.js';
+import { batchScript, composedPathFor, type BatchScriptInput } from './batch-script.js';
 import {
   ensureLogDirs,
   recipeField,
@@ -21,6 +21,7 @@ import {
   validationFailure,
   writeJob,
   type BatchSetup,
+  type ValidJob,
 } from './batch-job.js';
 import { NODE_COLUMNS, stamp } from './batch-bulk.js';
 
@@ -86,11 +87,57 @@ export function jobNameOf(path: string): string {
   return s || 'job';
 }
 
+/** What the loop over the recipes gathers: results.csv rows, failures, counts. */
+interface BulkRun {
+  dir: string;
+  results: Array<Record<string, string>>;
+  failures: string[];
+  generated: number;
+  submitted: number;
+}
+
 export async function batchBulkSubmit(
   positional: string[],
   opts: Record<string, unknown>,
   s: BatchSetup,
 ): Promise<number> {
+  const files = bulkFiles(positional, opts);
+  const run: BulkRun = {
+    dir: join(s.common.outputDir, `bulk_submit_${stamp()}`),
+    results: [],
+    failures: [],
+    generated: 0,
+    submitted: 0,
+  };
+  const used = new Set<string>();
+  for (const file of files) {
+    let name = jobNameOf(file);
+    for (let k = 2; used.has(name); k++) name = `${jobNameOf(file)}_${k}`;
+    used.add(name);
+    const record = (jobId: string, out: string, status: string) =>
+      run.results.push({
+        sflow_config_file: file,
+        job_name: name,
+        slurm_job_id: jobId,
+        sflow_output_dir: out,
+        status,
+      });
+    const input = await prepareBulkJob(file, name, join(run.dir, `${name}.sh`), s);
+    if ('skipped' in input) {
+      run.failures.push(`${file}: SKIPPED: ${input.skipped}`);
+      record('FAILED', '', input.status);
+      continue;
+    }
+    run.generated++;
+    await emitBulkJob(run, file, name, input, opts, s, record);
+  }
+  if (!opts.dryRun) writeBulkResults(run, files.length, Boolean(opts.submit));
+  for (const f of run.failures) process.stderr.write(`✗ ${f}\n`);
+  return run.failures.length ? 1 : 0;
+}
+
+/** The self-contained recipes named by `--bulk-submit`, the positional files and `-f`: sorted, once each. */
+function bulkFiles(positional: string[], opts: Record<string, unknown>): string[] {
   const given = [
     ...((opts.bulkSubmit as string[] | undefined) ?? []),
     ...positional,
@@ -102,111 +149,113 @@ export async function batchBulkSubmit(
       phase: 'usage',
       hint: 'a recipe is a YAML mapping with a top-level version: key (folders are scanned for *.yaml / *.yml)',
     });
-  const dir = join(s.common.outputDir, `bulk_submit_${stamp()}`);
-  const results: Array<Record<string, string>> = [];
-  const failures: string[] = [];
-  const used = new Set<string>();
-  let generated = 0;
-  let submitted = 0;
-  for (const file of files) {
-    let name = jobNameOf(file);
-    for (let k = 2; used.has(name); k++) name = `${jobNameOf(file)}_${k}`;
-    used.add(name);
-    const record = (jobId: string, out: string, status: string) =>
-      results.push({
-        sflow_config_file: file,
-        job_name: name,
-        slurm_job_id: jobId,
-        sflow_output_dir: out,
-        status,
-      });
-    let job;
-    try {
-      job = validateJob(
-        {
-          files: [file],
-          sets: s.cliSets,
-          artifacts: s.cliArtifacts,
-          missable: s.cliMissable,
-          ...(s.nodes !== undefined ? { nodes: s.nodes } : {}),
-          ...(s.gpusPerNode !== undefined ? { gpusPerNode: s.gpusPerNode } : {}),
-          bulk: true,
-        },
-        s.common,
-      );
-    } catch (e) {
-      failures.push(`${file}: SKIPPED: ${validationFailure(e).split('\n')[0]}`);
-      record('FAILED', '', 'dry-run failed');
-      continue;
-    }
-    for (const w of job.warnings) warn(`${basename(file)}: ${w}`);
-    const vars = (job.loaded.doc.variables as Array<{ name?: unknown; value?: unknown }> | undefined) ?? [];
-    const nodeVar = NODE_COLUMNS.map((n) => vars.find((v) => v?.name === n)?.value).find((v) =>
-      /^\d+$/.test(String(v ?? '')),
+  return files;
+}
+
+type BulkJob = { job: ValidJob; input: BatchScriptInput };
+
+/**
+ * One recipe's job: its own dry-run, its node count (`--nodes`, the recipe's backend, a node-count
+ * variable) and its allocation settings; or why it is skipped and the status results.csv gets.
+ */
+async function prepareBulkJob(
+  file: string,
+  name: string,
+  path: string,
+  s: BatchSetup,
+): Promise<BulkJob | { skipped: string; status: string }> {
+  let job;
+  try {
+    job = validateJob(
+      {
+        files: [file],
+        sets: s.cliSets,
+        artifacts: s.cliArtifacts,
+        missable: s.cliMissable,
+        ...(s.nodes !== undefined ? { nodes: s.nodes } : {}),
+        ...(s.gpusPerNode !== undefined ? { gpusPerNode: s.gpusPerNode } : {}),
+        bulk: true,
+      },
+      s.common,
     );
-    const nodes = job.nodes ?? (nodeVar !== undefined ? Number(nodeVar) : undefined);
-    if (nodes === undefined) {
-      failures.push(`${file}: SKIPPED: cannot tell how many nodes the job needs (pass --nodes/-N)`);
-      record('FAILED', '', 'no node count');
-      continue;
-    }
-    const path = join(dir, `${name}.sh`);
-    let alloc;
-    try {
-      alloc = await s.alloc.forJob(job.backend, name);
-    } catch (e) {
-      failures.push(`${file}: SKIPPED: ${validationFailure(e).split('\n')[0]}`);
-      record('FAILED', '', 'no allocation settings');
-      continue;
-    }
-    const input = {
-      ...s.base,
-      files: [file],
-      // the job runs the composed copy written beside its script, the overrides applied in it
-      composed: composedPathFor(path),
-      sets: s.cliSets,
-      artifacts: s.cliArtifacts,
-      missable: s.cliMissable,
-      nodes,
-      nodesFrom:
-        s.nodes !== undefined
-          ? '-N/--nodes'
-          : job.nodes !== undefined
-            ? recipeField(job, 'nodes')
-            : 'a SLURM_NODES / NUM_SLURM_NODES / NUM_NODES variable of the recipe',
-      alloc,
-    };
-    generated++;
-    if (opts.dryRun) {
-      process.stdout.write(`# ---- ${file}: ${name}.sh ----\n${batchScript(input)}`);
-      continue;
-    }
-    writeJob(path, batchScript(input), job, Boolean(opts.resolve));
-    let line = `  ${name}: ${path}`;
-    if (opts.submit) {
-      ensureLogDirs(input);
-      const sub = await batchScheduler().submit(path);
-      if ('error' in sub) {
-        failures.push(`${file}: sbatch failed: ${sub.error}`);
-        record('', '', 'sbatch failed');
-        line += ' — sbatch FAILED';
-      } else {
-        submitted++;
-        record(sub.jobId, join(s.common.outputDir, `${sub.jobId}-*`), 'submitted');
-        line += ` — Slurm job ${sub.jobId}`;
-      }
-    } else record('not submitted', 'not submitted', 'generated');
-    process.stdout.write(`${line}\n`);
+  } catch (e) {
+    return { skipped: validationFailure(e).split('\n')[0], status: 'dry-run failed' };
   }
-  if (!opts.dryRun) {
-    mkdirSync(dir, { recursive: true });
-    const columns = ['sflow_config_file', 'job_name', 'slurm_job_id', 'sflow_output_dir', 'status'];
-    writeFileSync(join(dir, 'results.csv'), stringify(results, { header: true, columns }));
-    process.stdout.write(
-      `Generated ${generated}/${files.length} job script(s)${failures.length ? `, ${failures.length} failed` : ''}${opts.submit ? `, ${submitted} submitted` : ''}\n  scripts: ${dir}\n  results: ${join(dir, 'results.csv')}\n`,
-    );
-    if (!opts.submit && generated) process.stdout.write('ℹ add --submit to submit them with sbatch\n');
+  for (const w of job.warnings) warn(`${basename(file)}: ${w}`);
+  const vars = (job.loaded.doc.variables as Array<{ name?: unknown; value?: unknown }> | undefined) ?? [];
+  const nodeVar = NODE_COLUMNS.map((n) => vars.find((v) => v?.name === n)?.value).find((v) =>
+    /^\d+$/.test(String(v ?? '')),
+  );
+  const nodes = job.nodes ?? (nodeVar !== undefined ? Number(nodeVar) : undefined);
+  if (nodes === undefined)
+    return { skipped: 'cannot tell how many nodes the job needs (pass --nodes/-N)', status: 'no node count' };
+  let alloc;
+  try {
+    alloc = await s.alloc.forJob(job.backend, name);
+  } catch (e) {
+    return { skipped: validationFailure(e).split('\n')[0], status: 'no allocation settings' };
   }
-  for (const f of failures) process.stderr.write(`✗ ${f}\n`);
-  return failures.length ? 1 : 0;
+  const input: BatchScriptInput = {
+    ...s.base,
+    files: [file],
+    // the job runs the composed copy written beside its script, the overrides applied in it
+    composed: composedPathFor(path),
+    sets: s.cliSets,
+    artifacts: s.cliArtifacts,
+    missable: s.cliMissable,
+    nodes,
+    nodesFrom:
+      s.nodes !== undefined
+        ? '-N/--nodes'
+        : job.nodes !== undefined
+          ? recipeField(job, 'nodes')
+          : 'a SLURM_NODES / NUM_SLURM_NODES / NUM_NODES variable of the recipe',
+    alloc,
+  };
+  return { job, input };
+}
+
+/** Prints the script (`--dry-run`), or writes it and, with `--submit`, submits it with sbatch. */
+async function emitBulkJob(
+  run: BulkRun,
+  file: string,
+  name: string,
+  { job, input }: BulkJob,
+  opts: Record<string, unknown>,
+  s: BatchSetup,
+  record: (jobId: string, out: string, status: string) => void,
+): Promise<void> {
+  if (opts.dryRun) {
+    process.stdout.write(`# ---- ${file}: ${name}.sh ----\n${batchScript(input)}`);
+    return;
+  }
+  const path = join(run.dir, `${name}.sh`);
+  writeJob(path, batchScript(input), job, Boolean(opts.resolve));
+  let line = `  ${name}: ${path}`;
+  if (opts.submit) {
+    ensureLogDirs(input);
+    const sub = await batchScheduler().submit(path);
+    if ('error' in sub) {
+      run.failures.push(`${file}: sbatch failed: ${sub.error}`);
+      record('', '', 'sbatch failed');
+      line += ' — sbatch FAILED';
+    } else {
+      run.submitted++;
+      record(sub.jobId, join(s.common.outputDir, `${sub.jobId}-*`), 'submitted');
+      line += ` — Slurm job ${sub.jobId}`;
+    }
+  } else record('not submitted', 'not submitted', 'generated');
+  process.stdout.write(`${line}\n`);
+}
+
+/** results.csv and the closing lines: how many generated, failed, submitted, and where. */
+function writeBulkResults(run: BulkRun, total: number, submit: boolean): void {
+  const { dir } = run;
+  mkdirSync(dir, { recursive: true });
+  const columns = ['sflow_config_file', 'job_name', 'slurm_job_id', 'sflow_output_dir', 'status'];
+  writeFileSync(join(dir, 'results.csv'), stringify(run.results, { header: true, columns }));
+  process.stdout.write(
+    `Generated ${run.generated}/${total} job script(s)${run.failures.length ? `, ${run.failures.length} failed` : ''}${submit ? `, ${run.submitted} submitted` : ''}\n  scripts: ${dir}\n  results: ${join(dir, 'results.csv')}\n`,
+  );
+  if (!submit && run.generated) process.stdout.write('ℹ add --submit to submit them with sbatch\n');
 }

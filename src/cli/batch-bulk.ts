@@ -16,12 +16,13 @@ import {
   rowFiles,
   rowNames,
   selectRows,
+  type BulkCsv,
   type BulkRow,
 } from '../config/bulk-csv.js';
 import { SflowError } from '../util/sflow-error.js';
 import { loadRecipe } from '../config/load.js';
 import { batchScheduler } from '../backends/registry.js';
-import { batchScript, composedPathFor } from './batch-script.js';
+import { batchScript, composedPathFor, type BatchScriptInput } from './batch-script.js';
 import {
   ensureLogDirs,
   recipeField,
@@ -29,6 +30,7 @@ import {
   validationFailure,
   writeJob,
   type BatchSetup,
+  type ValidJob,
 } from './batch-job.js';
 import { rowOverrides } from './compose-bulk.js';
 
@@ -64,12 +66,25 @@ const usage = (code: string, message: string, hint?: string) =>
 const invalid = (code: string, message: string, hint?: string) =>
   new SflowError(code, message, { phase: 'load', ...(hint ? { hint } : {}) });
 
+/** What a recipe of a row declares before overrides: every non-node column must name one. */
+type Declared = { vars: Set<string>; artifacts: Set<string> };
+
+/** What the loop over the rows gathers. */
+interface BulkInputRun {
+  csv: BulkCsv;
+  cliFiles: string[];
+  dir: string;
+  results: Array<Record<string, string>>;
+  failures: string[];
+  generated: number;
+  submitted: number;
+}
+
 export async function batchBulk(
   positional: string[],
   opts: Record<string, unknown>,
   s: BatchSetup,
 ): Promise<number> {
-  const cliFiles = [...positional, ...((opts.file as string[] | undefined) ?? [])].map((f) => resolve(f));
   const csv = readBulkCsv(String(opts.bulkInput));
   const chosen = (opts.row as string[] | undefined)?.length
     ? selectRows(opts.row as string[], csv.rows.length)
@@ -77,7 +92,49 @@ export async function batchBulk(
   const rows = csv.rows.filter((r) => chosen.includes(r.index));
   const allNames = rowNames(csv.rows);
   const label = new Map(csv.rows.map((r, i) => [r.index, allNames[i]]));
+  refuseNodeMismatch(csv, rows, s);
+  const run: BulkInputRun = {
+    csv,
+    cliFiles: [...positional, ...((opts.file as string[] | undefined) ?? [])].map((f) => resolve(f)),
+    dir: join(s.common.outputDir, `bulk_input_${stamp()}`),
+    results: [],
+    failures: [],
+    generated: 0,
+    submitted: 0,
+  };
+  const declared = declaredByRow(run, rows, s);
+  for (const r of rows) {
+    const name = label.get(r.index)!;
+    const row: Record<string, string> = {
+      [CONFIG_COLUMN]: r.files.join(' '),
+      job_name: r.jobName ?? '',
+      ...r.cells,
+    };
+    const record = (jobId: string, out: string) =>
+      run.results.push({ ...row, slurm_job_id: jobId, sflow_output_dir: out, sflow_batch_dir: run.dir });
+    const d = declared.get(r.index);
+    const job = d && (await prepareRowJob(run, r, d, name, s));
+    if (!job) {
+      record('FAILED', '');
+      continue;
+    }
+    run.generated++;
+    await emitRowJob(run, r, name, job, opts, s, record);
+  }
+  if (opts.dryRun) {
+    process.stderr.write(
+      `ℹ --dry-run: ${run.generated}/${rows.length} row(s) validated; nothing written, nothing submitted\n`,
+    );
+    for (const f of run.failures) process.stderr.write(`✗ ${f}\n`);
+    return run.failures.length ? 1 : 0;
+  }
+  const filter = (opts.row as string[] | undefined)?.length ? ` (rows ${chosen.join(',')})` : '';
+  writeRowResults(run, rows.length, filter, Boolean(opts.submit));
+  return run.failures.length ? 1 : 0;
+}
 
+/** A node count is needed (a CSV column or --nodes), and --nodes must agree with the column. */
+function refuseNodeMismatch(csv: BulkCsv, rows: BulkRow[], s: BatchSetup): void {
   const nodeColumns = NODE_COLUMNS.filter((c) => csv.columns.includes(c));
   if (s.nodes === undefined && !nodeColumns.length)
     throw invalid(
@@ -94,14 +151,19 @@ export async function batchBulk(
         '--nodes sizes the sbatch allocation while the row sizes the workflow: drop --nodes, or make the column agree',
       );
   }
+}
 
-  // what each row's recipe declares before overrides: every non-node column must name one of these
-  const failures: string[] = [];
-  const declared = new Map<number, { vars: Set<string>; artifacts: Set<string> }>();
+/**
+ * What each row's recipe declares before overrides (a recipe that does not load: the row is
+ * skipped); a column that names nothing any of them declares is refused.
+ */
+function declaredByRow(run: BulkInputRun, rows: BulkRow[], s: BatchSetup): Map<number, Declared> {
+  const { csv } = run;
+  const declared = new Map<number, Declared>();
   for (const r of rows) {
     try {
       const base = loadRecipe({
-        files: rowFiles(cliFiles, r),
+        files: rowFiles(run.cliFiles, r),
         missable: [...s.cliMissable, ...r.missable],
         allowMissableWithOneFile: true,
       });
@@ -110,7 +172,9 @@ export async function batchBulk(
         artifacts: new Set(names(base.doc.artifacts)),
       });
     } catch (e) {
-      failures.push(`[${r.index}] SKIPPED (${csv.path}:${r.line}): ${validationFailure(e).split('\n')[0]}`);
+      run.failures.push(
+        `[${r.index}] SKIPPED (${csv.path}:${r.line}): ${validationFailure(e).split('\n')[0]}`,
+      );
     }
   }
   const known = (c: string) => [...declared.values()].some((d) => d.vars.has(c) || d.artifacts.has(c));
@@ -121,118 +185,118 @@ export async function batchBulk(
       `${csv.path}:1:1: column(s) ${unknown.map((c) => `'${c}'`).join(', ')} name no variable or artifact of the rows' recipes`,
       `a column other than ${CONFIG_COLUMN}, job_name, missable_tasks and the node columns overrides a declared variable or artifact`,
     );
+  return declared;
+}
 
-  const dir = join(s.common.outputDir, `bulk_input_${stamp()}`);
-  const results: Array<Record<string, string>> = [];
-  let generated = 0;
-  let submitted = 0;
-  for (const r of rows) {
-    const name = label.get(r.index)!;
-    const row: Record<string, string> = {
-      [CONFIG_COLUMN]: r.files.join(' '),
-      job_name: r.jobName ?? '',
-      ...r.cells,
-    };
-    const record = (jobId: string, out: string) =>
-      results.push({ ...row, slurm_job_id: jobId, sflow_output_dir: out, sflow_batch_dir: dir });
-    const d = declared.get(r.index);
-    if (!d) {
-      record('FAILED', '');
-      continue;
-    }
-    const { sets, artifacts } = rowOverrides(r, d, s.cliSets, s.cliArtifacts, (m) =>
-      warn(`row ${r.index}: ${m}`),
+type RowJob = { job: ValidJob; input: BatchScriptInput };
+
+/** The row's job: its overrides, its own dry-run and its allocation settings (a failure: skipped). */
+async function prepareRowJob(
+  run: BulkInputRun,
+  r: BulkRow,
+  d: Declared,
+  name: string,
+  s: BatchSetup,
+): Promise<RowJob | undefined> {
+  const { sets, artifacts } = rowOverrides(r, d, s.cliSets, s.cliArtifacts, (m) =>
+    warn(`row ${r.index}: ${m}`),
+  );
+  const files = rowFiles(run.cliFiles, r);
+  const missable = [...s.cliMissable, ...r.missable];
+  const nodes = s.nodes ?? rowNodes(r);
+  let job;
+  try {
+    job = validateJob(
+      {
+        files,
+        sets,
+        artifacts,
+        missable,
+        ...(nodes !== undefined ? { nodes } : {}),
+        ...(s.nodes === undefined && rowNodesFrom(r) ? { nodesFrom: rowNodesFrom(r) } : {}),
+        ...(s.gpusPerNode !== undefined ? { gpusPerNode: s.gpusPerNode } : {}),
+        bulk: true,
+      },
+      s.common,
     );
-    const files = rowFiles(cliFiles, r);
-    const missable = [...s.cliMissable, ...r.missable];
-    const nodes = s.nodes ?? rowNodes(r);
-    let job;
-    try {
-      job = validateJob(
-        {
-          files,
-          sets,
-          artifacts,
-          missable,
-          ...(nodes !== undefined ? { nodes } : {}),
-          ...(s.nodes === undefined && rowNodesFrom(r) ? { nodesFrom: rowNodesFrom(r) } : {}),
-          ...(s.gpusPerNode !== undefined ? { gpusPerNode: s.gpusPerNode } : {}),
-          bulk: true,
-        },
-        s.common,
-      );
-    } catch (e) {
-      failures.push(
-        `[${r.index}] SKIPPED (${sets.join(' ') || 'no overrides'}): ${validationFailure(e).split('\n')[0]}`,
-      );
-      record('FAILED', '');
-      continue;
-    }
-    for (const w of job.warnings) warn(`row ${r.index}: ${w}`);
-    const path = join(dir, `${name}.sh`);
-    const alloc = await s.alloc.forJob(job.backend, name).catch((e: unknown) => {
-      failures.push(`[${r.index}] SKIPPED: ${validationFailure(e).split('\n')[0]}`);
-      record('FAILED', '');
-    });
-    if (!alloc) continue;
-    const input = {
-      ...s.base,
-      files,
-      // the job runs the composed copy written beside its script, the row's overrides applied in it
-      composed: composedPathFor(path),
-      sets,
-      artifacts,
-      missable,
-      nodes: job.nodes,
-      nodesFrom: s.nodes !== undefined ? '-N/--nodes' : (rowNodesFrom(r) ?? recipeField(job, 'nodes')),
-      alloc,
-    };
-    generated++;
-    if (opts.dryRun) {
-      process.stdout.write(`# ---- row ${r.index}: ${name}.sh ----\n${batchScript(input)}`);
-      continue;
-    }
-    writeJob(path, batchScript(input), job, Boolean(opts.resolve));
-    const outGlob = join(s.common.outputDir, '<job id>-*');
-    let line = `  [${r.index}] ${name}: ${path}`;
-    if (opts.submit) {
-      ensureLogDirs(input);
-      const sub = await batchScheduler().submit(path);
-      if ('error' in sub) {
-        failures.push(`[${r.index}] sbatch failed: ${sub.error}`);
-        record('', '');
-        line += ' — sbatch FAILED';
-      } else {
-        submitted++;
-        record(sub.jobId, join(s.common.outputDir, `${sub.jobId}-*`));
-        line += ` — Slurm job ${sub.jobId}`;
-      }
-    } else record('not submitted', `not submitted (${outGlob})`);
-    process.stdout.write(`${line}\n`);
+  } catch (e) {
+    run.failures.push(
+      `[${r.index}] SKIPPED (${sets.join(' ') || 'no overrides'}): ${validationFailure(e).split('\n')[0]}`,
+    );
+    return undefined;
   }
+  for (const w of job.warnings) warn(`row ${r.index}: ${w}`);
+  const path = join(run.dir, `${name}.sh`);
+  const alloc = await s.alloc.forJob(job.backend, name).catch((e: unknown) => {
+    run.failures.push(`[${r.index}] SKIPPED: ${validationFailure(e).split('\n')[0]}`);
+  });
+  if (!alloc) return undefined;
+  const input: BatchScriptInput = {
+    ...s.base,
+    files,
+    // the job runs the composed copy written beside its script, the row's overrides applied in it
+    composed: composedPathFor(path),
+    sets,
+    artifacts,
+    missable,
+    nodes: job.nodes,
+    nodesFrom: s.nodes !== undefined ? '-N/--nodes' : (rowNodesFrom(r) ?? recipeField(job, 'nodes')),
+    alloc,
+  };
+  return { job, input };
+}
+
+/** Prints the row's script (`--dry-run`), or writes it and, with `--submit`, submits it. */
+async function emitRowJob(
+  run: BulkInputRun,
+  r: BulkRow,
+  name: string,
+  { job, input }: RowJob,
+  opts: Record<string, unknown>,
+  s: BatchSetup,
+  record: (jobId: string, out: string) => void,
+): Promise<void> {
   if (opts.dryRun) {
-    process.stderr.write(
-      `ℹ --dry-run: ${generated}/${rows.length} row(s) validated; nothing written, nothing submitted\n`,
-    );
-    for (const f of failures) process.stderr.write(`✗ ${f}\n`);
-    return failures.length ? 1 : 0;
+    process.stdout.write(`# ---- row ${r.index}: ${name}.sh ----\n${batchScript(input)}`);
+    return;
   }
+  const path = join(run.dir, `${name}.sh`);
+  writeJob(path, batchScript(input), job, Boolean(opts.resolve));
+  const outGlob = join(s.common.outputDir, '<job id>-*');
+  let line = `  [${r.index}] ${name}: ${path}`;
+  if (opts.submit) {
+    ensureLogDirs(input);
+    const sub = await batchScheduler().submit(path);
+    if ('error' in sub) {
+      run.failures.push(`[${r.index}] sbatch failed: ${sub.error}`);
+      record('', '');
+      line += ' — sbatch FAILED';
+    } else {
+      run.submitted++;
+      record(sub.jobId, join(s.common.outputDir, `${sub.jobId}-*`));
+      line += ` — Slurm job ${sub.jobId}`;
+    }
+  } else record('not submitted', `not submitted (${outGlob})`);
+  process.stdout.write(`${line}\n`);
+}
+
+/** results.csv (the CSV's columns, then the job's) and the closing lines. */
+function writeRowResults(run: BulkInputRun, total: number, filter: string, submit: boolean): void {
+  const { dir, failures } = run;
   mkdirSync(dir, { recursive: true });
   const resultsPath = join(dir, 'results.csv');
   const columns = [
     CONFIG_COLUMN,
     'job_name',
-    ...csv.columns,
+    ...run.csv.columns,
     'slurm_job_id',
     'sflow_output_dir',
     'sflow_batch_dir',
   ];
-  writeFileSync(resultsPath, stringify(results, { header: true, columns }));
-  const filter = (opts.row as string[] | undefined)?.length ? ` (rows ${chosen.join(',')})` : '';
+  writeFileSync(resultsPath, stringify(run.results, { header: true, columns }));
   process.stdout.write(
-    `Generated ${generated}/${rows.length} job script(s)${filter}${failures.length ? `, ${failures.length} failed` : ''}${opts.submit ? `, ${submitted} submitted` : ''}\n  scripts: ${dir}\n  results: ${resultsPath}\n`,
+    `Generated ${run.generated}/${total} job script(s)${filter}${failures.length ? `, ${failures.length} failed` : ''}${submit ? `, ${run.submitted} submitted` : ''}\n  scripts: ${dir}\n  results: ${resultsPath}\n`,
   );
   for (const f of failures) process.stderr.write(`✗ ${f}\n`);
-  if (!opts.submit && generated) process.stdout.write('ℹ add --submit to submit them with sbatch\n');
-  return failures.length ? 1 : 0;
+  if (!submit && run.generated) process.stdout.write('ℹ add --submit to submit them with sbatch\n');
 }

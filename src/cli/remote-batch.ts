@@ -91,20 +91,25 @@ export function sshSlurmExec(t: SshTarget): SchedulerCall {
   };
 }
 
+/** What the steps of one `batch --ssh` share once the job is validated here. */
+interface SshBatch {
+  opts: Record<string, unknown>;
+  target: SshTarget;
+  common: BatchCommon;
+  job: ValidJob;
+  staged: ReturnType<typeof stageInputs>;
+  /** --nodes/-N, when given */
+  nodes: number | undefined;
+  composedDoc: ValidJob['loaded']['doc'];
+  /** the session's name, here and on the remote host */
+  name: string;
+  flags: AllocationFlags;
+}
+
+const say = (s: string) => process.stderr.write(`[ssh] ${s}\n`);
+
 export async function batchSshCommand(positional: string[], opts: Record<string, unknown>): Promise<number> {
-  const say = (s: string) => process.stderr.write(`[ssh] ${s}\n`);
   let target: SshTarget;
-  let job: ValidJob;
-  let staged: ReturnType<typeof stageInputs>;
-  const workspace = resolve((opts.workspaceDir as string | undefined) ?? process.cwd());
-  const common: BatchCommon = {
-    workspaceDir: workspace,
-    outputDir: resolve(workspace, String(opts.outputDir ?? 'sflow_output')),
-    skipArtifactCheck: Boolean(opts.skipArtifactCheck),
-    workflowMonitor: Boolean(opts.enableWorkflowMonitor),
-    taskMonitors: parseTaskMonitorFlag((opts.enableTaskMonitor as string[] | undefined) ?? []),
-    secrets: secretSources(opts),
-  };
   let nodes: number | undefined;
   let gpn: number | undefined;
   try {
@@ -115,38 +120,14 @@ export async function batchSshCommand(positional: string[], opts: Record<string,
   } catch (e) {
     return reportError(e);
   }
-  const files = inputFiles(positional, opts, 'sflow.yaml').map((f) => resolve(f));
+  const common = batchCommon(opts);
+  let validated: { job: ValidJob; staged: ReturnType<typeof stageInputs> };
   try {
-    // secrets without a value are asked for here: they go up inside the recipe (from memory, 0600)
-    await loadWithSecrets(
-      () =>
-        loadRecipe({
-          files,
-          set: (opts.set as string[] | undefined) ?? [],
-          artifacts: (opts.artifact as string[] | undefined) ?? [],
-          missable: (opts.missableTasks as string[] | undefined) ?? [],
-          secrets: common.secrets,
-        }),
-      opts,
-      'cannot write the job',
-    );
-    job = validateJob(
-      {
-        files,
-        sets: (opts.set as string[] | undefined) ?? [],
-        artifacts: (opts.artifact as string[] | undefined) ?? [],
-        missable: (opts.missableTasks as string[] | undefined) ?? [],
-        ...(nodes !== undefined ? { nodes } : {}),
-        ...(gpn !== undefined ? { gpusPerNode: gpn } : {}),
-        bulk: false,
-      },
-      common,
-    );
-    // the local inputs to upload (relative file:// and fs:// artifacts), as run --ssh finds them
-    staged = stageInputs('run', positional, opts, { quiet: true }); // its warnings are job.warnings
+    validated = await validateHere(positional, opts, common, nodes, gpn);
   } catch (e) {
     return invalidJob(e);
   }
+  const { job } = validated;
   for (const w of job.warnings) process.stderr.write(`⚠ ${w}\n`);
   if (job.nodes === undefined)
     return reportError(
@@ -156,69 +137,169 @@ export async function batchSshCommand(positional: string[], opts: Record<string,
       ),
     );
   process.stderr.write('✓ dry-run validation passed\n');
-  const composedDoc = opts.resolve ? resolveComposed(job.loaded.doc) : job.loaded.doc;
-  const recipeText = composeText(composedDoc);
-  const name = sessionName();
-  const script = (session: string, sflow: string, alloc: JobAllocation) => {
-    const p = sessionPaths(session);
-    const input: BatchScriptInput = {
-      sflow: [sflow],
-      version: VERSION,
-      files: [p.recipe],
-      output: p.controllerLog,
-      error: p.controllerLog,
-      alloc,
-      nodes: job.nodes,
-      nodesFrom: nodes !== undefined ? '-N/--nodes' : recipeField(job, 'nodes'),
-      workspaceDir: p.workspace,
-      outputDir: p.output,
-      // --set, -a and -M are in the composed recipe already
-      sets: [],
-      artifacts: [],
-      missable: [],
-      ...(typeof opts.logLevel === 'string' ? { logLevel: opts.logLevel } : {}),
-      skipArtifactCheck: common.skipArtifactCheck,
-      workflowMonitor: common.workflowMonitor,
-      taskMonitors: common.taskMonitors,
-      ...(job.gpusPerNode !== undefined ? { gpusPerNode: job.gpusPerNode } : {}),
-      exitFile: p.exit,
-    };
-    return batchScript(input);
+  const b: SshBatch = {
+    opts,
+    target,
+    common,
+    ...validated,
+    nodes,
+    composedDoc: opts.resolve ? resolveComposed(job.loaded.doc) : job.loaded.doc,
+    name: sessionName(),
+    flags: allocationFlags(opts),
   };
+  return opts.dryRun ? dryRunSshBatch(b) : submitSshBatch(b);
+}
+
+/** The run settings of the job (workspace, output, monitors, where secrets come from). */
+function batchCommon(opts: Record<string, unknown>): BatchCommon {
+  const workspace = resolve((opts.workspaceDir as string | undefined) ?? process.cwd());
+  return {
+    workspaceDir: workspace,
+    outputDir: resolve(workspace, String(opts.outputDir ?? 'sflow_output')),
+    skipArtifactCheck: Boolean(opts.skipArtifactCheck),
+    workflowMonitor: Boolean(opts.enableWorkflowMonitor),
+    taskMonitors: parseTaskMonitorFlag((opts.enableTaskMonitor as string[] | undefined) ?? []),
+    secrets: secretSources(opts),
+  };
+}
+
+/** Loads (asking for secrets without a value), dry-runs the job and finds the local inputs to upload. */
+async function validateHere(
+  positional: string[],
+  opts: Record<string, unknown>,
+  common: BatchCommon,
+  nodes: number | undefined,
+  gpn: number | undefined,
+): Promise<{ job: ValidJob; staged: ReturnType<typeof stageInputs> }> {
+  const files = inputFiles(positional, opts, 'sflow.yaml').map((f) => resolve(f));
+  // secrets without a value are asked for here: they go up inside the recipe (from memory, 0600)
+  await loadWithSecrets(
+    () =>
+      loadRecipe({
+        files,
+        set: (opts.set as string[] | undefined) ?? [],
+        artifacts: (opts.artifact as string[] | undefined) ?? [],
+        missable: (opts.missableTasks as string[] | undefined) ?? [],
+        secrets: common.secrets,
+      }),
+    opts,
+    'cannot write the job',
+  );
+  const job = validateJob(
+    {
+      files,
+      sets: (opts.set as string[] | undefined) ?? [],
+      artifacts: (opts.artifact as string[] | undefined) ?? [],
+      missable: (opts.missableTasks as string[] | undefined) ?? [],
+      ...(nodes !== undefined ? { nodes } : {}),
+      ...(gpn !== undefined ? { gpusPerNode: gpn } : {}),
+      bulk: false,
+    },
+    common,
+  );
+  // the local inputs to upload (relative file:// and fs:// artifacts), as run --ssh finds them
+  const staged = stageInputs('run', positional, opts, { quiet: true }); // its warnings are job.warnings
+  return { job, staged };
+}
+
+/** Partition, account, time, job name and extra lines given as flags. */
+function allocationFlags(opts: Record<string, unknown>): AllocationFlags {
   const given = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
-  const flags: AllocationFlags = {
+  return {
     ...(given(opts.partition) ? { partition: given(opts.partition) } : {}),
     ...(given(opts.account) ? { account: given(opts.account) } : {}),
     ...(given(opts.time) ? { time: given(opts.time) } : {}),
     ...(given(opts.jobName) ? { jobName: given(opts.jobName) } : {}),
     extra: (opts.sbatchExtraArgs as string[] | undefined) ?? [],
   };
-  if (opts.dryRun) {
-    const later = `(detected on ${target.destination} at submit)`;
-    const placeholders = new AllocationResolver(
-      flags,
-      { partition: async () => later, account: async () => later, source: () => 'detection at submit' },
-      () => undefined,
-    );
-    let alloc: JobAllocation;
-    try {
-      alloc = await placeholders.forJob(job.backend);
-    } catch (e) {
-      return reportError(e);
-    }
-    process.stdout.write(script(`<remote root>/runs/${name}`, '<remote sflow>', alloc));
-    process.stderr.write(
-      `ℹ --dry-run: nothing sent to ${target.destination}; <remote root> and <remote sflow> are chosen at submit\n`,
-    );
-    return 0;
+}
+
+/** The job script for a session folder on the remote host and the sflow that runs there. */
+function jobScript(b: SshBatch, session: string, sflow: string, alloc: JobAllocation): string {
+  const { job, common, opts } = b;
+  const p = sessionPaths(session);
+  const input: BatchScriptInput = {
+    sflow: [sflow],
+    version: VERSION,
+    files: [p.recipe],
+    output: p.controllerLog,
+    error: p.controllerLog,
+    alloc,
+    nodes: job.nodes,
+    nodesFrom: b.nodes !== undefined ? '-N/--nodes' : recipeField(job, 'nodes'),
+    workspaceDir: p.workspace,
+    outputDir: p.output,
+    // --set, -a and -M are in the composed recipe already
+    sets: [],
+    artifacts: [],
+    missable: [],
+    ...(typeof opts.logLevel === 'string' ? { logLevel: opts.logLevel } : {}),
+    skipArtifactCheck: common.skipArtifactCheck,
+    workflowMonitor: common.workflowMonitor,
+    taskMonitors: common.taskMonitors,
+    ...(job.gpusPerNode !== undefined ? { gpusPerNode: job.gpusPerNode } : {}),
+    exitFile: p.exit,
+  };
+  return batchScript(input);
+}
+
+/** `--dry-run`: the script with placeholders for what only the remote host can tell; nothing sent. */
+async function dryRunSshBatch(b: SshBatch): Promise<number> {
+  const { target } = b;
+  const later = `(detected on ${target.destination} at submit)`;
+  const placeholders = new AllocationResolver(
+    b.flags,
+    { partition: async () => later, account: async () => later, source: () => 'detection at submit' },
+    () => undefined,
+  );
+  let alloc: JobAllocation;
+  try {
+    alloc = await placeholders.forJob(b.job.backend);
+  } catch (e) {
+    return reportError(e);
   }
-  const localDir = resolve(common.outputDir, name);
+  process.stdout.write(jobScript(b, `<remote root>/runs/${b.name}`, '<remote sflow>', alloc));
+  process.stderr.write(
+    `ℹ --dry-run: nothing sent to ${target.destination}; <remote root> and <remote sflow> are chosen at submit\n`,
+  );
+  return 0;
+}
+
+/** A flag, else the recipe's slurm backend, else sinfo / sacctmgr on the login node. */
+function remoteAllocation(b: SshBatch): Promise<JobAllocation> {
+  const { target } = b;
+  const exec = sshSlurmExec(target);
+  return new AllocationResolver(
+    b.flags,
+    {
+      partition: () => batchScheduler().defaultPartition(exec),
+      account: async () => {
+        const who = await sshCall(target, 'id -un', {
+          timeoutMs: 30_000,
+          what: 'asking the remote user name',
+        });
+        const user = who.code === 0 ? who.stdout.trim() : '';
+        return user ? batchScheduler().defaultAccount(exec, { USER: user }) : undefined;
+      },
+      source: (field) => `${field === 'partition' ? 'sinfo' : 'sacctmgr'} on ${target.destination}`,
+    },
+    (m) => say(`    ${m}`),
+  ).forJob(b.job.backend);
+}
+
+/**
+ * connect, ready the remote sflow, upload the inputs and sbatch, then the receipt here; a failure
+ * before the job is submitted removes the remote session folder and the local one.
+ */
+async function submitSshBatch(b: SshBatch): Promise<number> {
+  const { target, opts } = b;
+  const localDir = resolve(b.common.outputDir, b.name);
   let session: string | undefined;
   let submitted = false;
   try {
     mkdirSync(localDir, { recursive: true });
     // secret values stay out of the local copy (0600 all the same); the recipe goes up from memory
-    writeLocalRecipeCopy(join(localDir, 'recipe.yaml'), composeText(redactSecretVariables(composedDoc)));
+    writeLocalRecipeCopy(join(localDir, 'recipe.yaml'), composeText(redactSecretVariables(b.composedDoc)));
     say(`1/4 connect: ${target.destination}`);
     const host = await prepareRemote(target, opts.sshRemoteRoot as string | undefined, (s) =>
       say(`    ${s}`),
@@ -226,35 +307,17 @@ export async function batchSshCommand(positional: string[], opts: Record<string,
     say(
       `2/4 sflow: ${host.sflow} (${host.how === 'path' ? 'found on the remote PATH' : host.how === 'cache' ? 'cached copy of this build' : 'copied'}); the compute nodes must see it (--ssh-remote-root on a shared filesystem)`,
     );
-    const exec = sshSlurmExec(target);
-    // a flag, else the recipe's slurm backend, else sinfo / sacctmgr on the login node
-    const alloc = await new AllocationResolver(
-      flags,
-      {
-        partition: () => batchScheduler().defaultPartition(exec),
-        account: async () => {
-          const who = await sshCall(target, 'id -un', {
-            timeoutMs: 30_000,
-            what: 'asking the remote user name',
-          });
-          const user = who.code === 0 ? who.stdout.trim() : '';
-          return user ? batchScheduler().defaultAccount(exec, { USER: user }) : undefined;
-        },
-        source: (field) => `${field === 'partition' ? 'sinfo' : 'sacctmgr'} on ${target.destination}`,
-      },
-      (m) => say(`    ${m}`),
-    ).forJob(job.backend);
-    session = `${host.root}/runs/${name}`;
+    const alloc = await remoteAllocation(b);
+    session = `${host.root}/runs/${b.name}`;
     const p = sessionPaths(session);
-    const text = script(session, host.sflow, alloc);
-    writeFileSync(join(localDir, 'job.sh'), text, { mode: 0o755 });
+    writeFileSync(join(localDir, 'job.sh'), jobScript(b, session, host.sflow, alloc), { mode: 0o755 });
     say(
-      `3/4 inputs: recipe.yaml + job.sh${staged.files.length ? ` + ${staged.files.length} file(s)` : ''} → ${p.inputs}`,
+      `3/4 inputs: recipe.yaml + job.sh${b.staged.files.length ? ` + ${b.staged.files.length} file(s)` : ''} → ${p.inputs}`,
     );
     const jobId = await uploadAndSubmit(target, session, [
-      { name: 'recipe.yaml', data: Buffer.from(recipeText) },
+      { name: 'recipe.yaml', data: Buffer.from(composeText(b.composedDoc)) },
       { name: 'job.sh', file: join(localDir, 'job.sh') },
-      ...staged.files,
+      ...b.staged.files,
     ]);
     submitted = true;
     const receiptPath = join(localDir, 'receipt.json');

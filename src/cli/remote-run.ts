@@ -18,7 +18,7 @@ import { loadRecipe } from '../config/load.js';
 import { inputFiles } from './common.js';
 import { parseSshTarget, type SshTarget } from '../remote/ssh-target.js';
 import { killAllSsh, sshCall } from '../remote/ssh-call.js';
-import { prepareRemote, removeUnstarted } from '../remote/remote-host.js';
+import { prepareRemote, removeUnstarted, type RemoteHost } from '../remote/remote-host.js';
 import { agentCommand, fetchOutput, uploadAndStart } from '../remote/transfer.js';
 import { followRemote, type FollowMode } from '../remote/follow-local.js';
 import { updateReceipt, writeReceipt, type Receipt } from '../remote/receipt.js';
@@ -83,12 +83,34 @@ function refuseUnforwarded(kind: Kind, opts: Record<string, unknown>): void {
     );
 }
 
+/** What the steps of one `run --ssh` / `compose --ssh` share, and what the Ctrl-C handler reads. */
+interface SshRun {
+  kind: Kind;
+  opts: Record<string, unknown>;
+  target: SshTarget;
+  staged: ReturnType<typeof stageInputs>;
+  name: string;
+  localDir: string;
+  receiptPath: string;
+  phase: 'preparing' | 'starting' | 'following' | 'stopping';
+  interrupts: number;
+  receipt?: Receipt;
+  /** the remote session folder, once the remote root is known */
+  session?: string;
+  /** the remote run started (its session folder is no longer removed on a failure) */
+  started: boolean;
+}
+
+const say = (s: string) => process.stderr.write(`[ssh] ${s}\n`);
+
+/** A remote run that started: its host, session folder and receipt. */
+type Started = { host: RemoteHost; session: string; receipt: Receipt };
+
 export async function sshCommand(
   kind: Kind,
   positional: string[],
   opts: Record<string, unknown>,
 ): Promise<number> {
-  const say = (s: string) => process.stderr.write(`[ssh] ${s}\n`);
   let target: SshTarget;
   let staged: ReturnType<typeof stageInputs>;
   try {
@@ -109,103 +131,135 @@ export async function sshCommand(
   const name = sessionName();
   const workspace = resolve((opts.workspaceDir as string | undefined) ?? process.cwd());
   const localDir = resolve(workspace, (opts.outputDir as string | undefined) ?? 'sflow_output', name);
-  const receiptPath = join(localDir, 'receipt.json');
-  let phase: 'preparing' | 'starting' | 'following' | 'stopping' = 'preparing';
-  let interrupts = 0;
-  let receipt: Receipt | undefined;
-  const onSignal = () => {
-    interrupts++;
-    if (interrupts === 1) {
-      if (phase === 'starting') say('Ctrl-C: stopping the remote run as soon as it has started');
-      else if (phase === 'following') say('Ctrl-C: stopping the remote run (Ctrl-C again to stop waiting)');
-      if (phase !== 'starting') killAllSsh();
-      return;
-    }
-    killAllSsh('SIGKILL');
-    if (receipt) updateReceipt(receiptPath, receipt, 'unknown');
-    say(
-      `stopped waiting; the remote run's state is unknown${receipt ? `; check it with: sflow watch ${receiptPath}` : ''}`,
-    );
-    process.exit(130);
+  const r: SshRun = {
+    kind,
+    opts,
+    target,
+    staged,
+    name,
+    localDir,
+    receiptPath: join(localDir, 'receipt.json'),
+    phase: 'preparing',
+    interrupts: 0,
+    started: false,
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  let session: string | undefined;
-  let started = false;
+  const unwatch = watchInterrupts(r);
   try {
-    mkdirSync(localDir, { recursive: true });
-    // the local copy has the secret variables' values replaced (as a local run's record has); the
-    // recipe that runs crosses the connection from memory, on ssh's stdin (never on a command line)
-    writeLocalRecipeCopy(join(localDir, 'recipe.yaml'), staged.localCopyText);
-    say(`1/4 connect: ${target.destination}`);
-    const host = await prepareRemote(target, opts.sshRemoteRoot as string | undefined, (s) =>
-      say(`    ${s}`),
-    );
-    if (interrupts) throw new Interrupted();
-    say(
-      `2/4 sflow: ${host.sflow} (${host.how === 'path' ? 'found on the remote PATH' : host.how === 'cache' ? 'cached copy of this build' : 'copied'})`,
-    );
-    session = `${host.root}/runs/${name}`;
-    const p = sessionPaths(session);
-    say(
-      `3/4 inputs: recipe.yaml${staged.files.length ? ` + ${staged.files.length} file(s)` : ''} → ${p.inputs}`,
-    );
-    phase = 'starting';
-    await uploadAndStart(
-      target,
-      host.sflow,
-      session,
-      [{ name: 'recipe.yaml', data: Buffer.from(staged.recipeText) }, ...staged.files],
-      remoteArgs(kind, p, opts),
-    );
-    started = true;
-    receipt = {
-      command: kind,
-      connection: target.text,
-      remote_session: session,
-      remote_sflow: host.sflow,
-      local_output: localDir,
-      state: 'running',
-      sflow_version: VERSION,
-      created: new Date().toISOString(),
-      updated: '',
-    };
-    writeReceipt(receiptPath, receipt);
-    say(`4/4 run: started in ${session}`);
-    say(`    receipt: ${receiptPath}`);
-    phase = 'following';
-    const { mode, tty } = followChoice(kind, opts);
-    const follow = interrupts
-      ? undefined
-      : await followRemote(target, host.sflow, session, mode, tty, (s) =>
-          // compose: stdout is for the composed YAML only
-          kind === 'compose' ? process.stderr.write(s) : process.stdout.write(s),
-        );
-    if (interrupts) return await stopRun(target, host.sflow, session, receiptPath, receipt, localDir, say);
-    if (!follow?.end) {
-      const why = follow?.ssh.stderr.trim().split('\n').pop();
-      say(`lost the connection to ${target.destination}${why ? ` (${why})` : ''}; the remote run goes on`);
-      say(`    follow it again: sflow watch ${receiptPath}`);
-      say(`    copy its files:  sflow fetch ${receiptPath}`);
-      return 1;
-    }
-    receipt = updateReceipt(receiptPath, receipt, follow.end.state, follow.end.code);
-    await fetchBack(kind, target, host.sflow, session, localDir, opts, say);
-    if (kind === 'compose' && follow.end.code === 0) deliverComposed(localDir, opts);
-    say(`remote run ${follow.end.state} (exit ${follow.end.code}); local copy: ${localDir}`);
-    return follow.end.code;
+    return await followToTheEnd(r, await startRemote(r));
   } catch (e) {
-    if (session && !started) await removeUnstarted(target, session);
-    if (!started) rmSync(localDir, { recursive: true, force: true });
-    if (e instanceof Interrupted || (interrupts && !started)) {
+    if (r.session && !r.started) await removeUnstarted(target, r.session);
+    if (!r.started) rmSync(localDir, { recursive: true, force: true });
+    if (e instanceof Interrupted || (r.interrupts && !r.started)) {
       say('cancelled before the remote run started; nothing was left running remotely');
       return 130;
     }
     return reportError(e, 'SSH error');
   } finally {
+    unwatch();
+  }
+}
+
+/**
+ * Ctrl-C / SIGTERM: the first stops the remote run (once it has started: it is not left orphaned
+ * half-way), the second stops waiting and leaves with 130. Returns the disposer.
+ */
+function watchInterrupts(r: SshRun): () => void {
+  const onSignal = () => {
+    r.interrupts++;
+    if (r.interrupts === 1) {
+      if (r.phase === 'starting') say('Ctrl-C: stopping the remote run as soon as it has started');
+      else if (r.phase === 'following') say('Ctrl-C: stopping the remote run (Ctrl-C again to stop waiting)');
+      if (r.phase !== 'starting') killAllSsh();
+      return;
+    }
+    killAllSsh('SIGKILL');
+    if (r.receipt) updateReceipt(r.receiptPath, r.receipt, 'unknown');
+    say(
+      `stopped waiting; the remote run's state is unknown${r.receipt ? `; check it with: sflow watch ${r.receiptPath}` : ''}`,
+    );
+    process.exit(130);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return () => {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+  };
+}
+
+/** Steps 1–4: connect, ready the remote sflow, upload the inputs and start the run; the receipt. */
+async function startRemote(r: SshRun): Promise<Started> {
+  const { target, staged, opts } = r;
+  mkdirSync(r.localDir, { recursive: true });
+  // the local copy has the secret variables' values replaced (as a local run's record has); the
+  // recipe that runs crosses the connection from memory, on ssh's stdin (never on a command line)
+  writeLocalRecipeCopy(join(r.localDir, 'recipe.yaml'), staged.localCopyText);
+  say(`1/4 connect: ${target.destination}`);
+  const host = await prepareRemote(target, opts.sshRemoteRoot as string | undefined, (s) => say(`    ${s}`));
+  if (r.interrupts) throw new Interrupted();
+  say(
+    `2/4 sflow: ${host.sflow} (${host.how === 'path' ? 'found on the remote PATH' : host.how === 'cache' ? 'cached copy of this build' : 'copied'})`,
+  );
+  const session = `${host.root}/runs/${r.name}`;
+  r.session = session;
+  const p = sessionPaths(session);
+  say(
+    `3/4 inputs: recipe.yaml${staged.files.length ? ` + ${staged.files.length} file(s)` : ''} → ${p.inputs}`,
+  );
+  r.phase = 'starting';
+  await uploadAndStart(
+    target,
+    host.sflow,
+    session,
+    [{ name: 'recipe.yaml', data: Buffer.from(staged.recipeText) }, ...staged.files],
+    remoteArgs(r.kind, p, opts),
+  );
+  r.started = true;
+  const receipt: Receipt = {
+    command: r.kind,
+    connection: target.text,
+    remote_session: session,
+    remote_sflow: host.sflow,
+    local_output: r.localDir,
+    state: 'running',
+    sflow_version: VERSION,
+    created: new Date().toISOString(),
+    updated: '',
+  };
+  r.receipt = receipt;
+  writeReceipt(r.receiptPath, receipt);
+  say(`4/4 run: started in ${session}`);
+  say(`    receipt: ${r.receiptPath}`);
+  return { host, session, receipt };
+}
+
+/**
+ * Follows the started run to its end (or stops it after a Ctrl-C), then fetches its files back;
+ * a lost connection leaves it running and says how to follow it again. The run's exit code.
+ */
+async function followToTheEnd(r: SshRun, { host, session, receipt }: Started): Promise<number> {
+  const { kind, target, receiptPath, localDir, opts } = r;
+  r.phase = 'following';
+  const { mode, tty } = followChoice(kind, opts);
+  const follow = r.interrupts
+    ? undefined
+    : await followRemote(target, host.sflow, session, mode, tty, (s) =>
+        // compose: stdout is for the composed YAML only
+        kind === 'compose' ? process.stderr.write(s) : process.stdout.write(s),
+      );
+  if (r.interrupts) return await stopRun(target, host.sflow, session, receiptPath, receipt, localDir, say);
+  if (!follow?.end) {
+    const why = follow?.ssh.stderr.trim().split('\n').pop();
+    say(`lost the connection to ${target.destination}${why ? ` (${why})` : ''}; the remote run goes on`);
+    say(`    follow it again: sflow watch ${receiptPath}`);
+    say(`    copy its files:  sflow fetch ${receiptPath}`);
+    return 1;
   }
+  r.receipt = updateReceipt(receiptPath, receipt, follow.end.state, follow.end.code);
+  await fetchBack(kind, target, host.sflow, session, localDir, opts, say);
+  if (kind === 'compose' && follow.end.code === 0) deliverComposed(localDir, opts);
+  say(`remote run ${follow.end.state} (exit ${follow.end.code}); local copy: ${localDir}`);
+  return follow.end.code;
 }
 
 class Interrupted extends Error {}

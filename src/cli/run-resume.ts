@@ -11,11 +11,11 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { SflowError } from '../util/sflow-error.js';
-import { loadRecipe } from '../config/load.js';
+import { loadRecipe, type LoadedRecipe } from '../config/load.js';
 import { applyMonitorFlags } from '../config/monitor-flags.js';
 import { readHandleLedger, ledgerPath } from '../events/handle-ledger.js';
 import { readResultsIndex } from '../outputs/results-index.js';
-import { readRunRecord, RUN_RECORD } from '../outputs/run-record.js';
+import { readRunRecord, RUN_RECORD, type RecordedRun, type RunInputs } from '../outputs/run-record.js';
 import { buildPlan } from '../plan/build.js';
 import type { Plan } from '../plan/types.js';
 import { checkArtifactPaths } from '../preflight/artifacts.js';
@@ -47,126 +47,197 @@ import { escapeControls } from '../util/ansi.js';
 const refuse = (message: string, hint?: string) =>
   new SflowError('run.resume_refused', message, { phase: 'preflight', hint });
 
+/** What the steps of one resume share: the earlier run as recorded, and the recipe loaded now. */
+interface ResumeState {
+  runDir: string;
+  opts: Record<string, unknown>;
+  /** the run's ledger so far */
+  events: ReturnType<typeof readLedger>;
+  earlier: EarlierRun;
+  /** what it recorded it ran (absent: a run by an older sflow) */
+  recorded: RecordedRun | undefined;
+  force: boolean;
+  loaded: LoadedRecipe;
+  inputs: RunInputs;
+  workspaceDir: string;
+  runId: string;
+  /** the trial plan with the run's id */
+  trial: Plan;
+  secret: Set<string>;
+}
+
 export async function resumeCommand(positional: string[], opts: Record<string, unknown>): Promise<number> {
   let lock: RunLock | undefined;
   try {
-    if (opts.dryRun) throw usage('--resume cannot be combined with --dry-run');
-    if (opts.outputDir !== undefined)
-      throw usage('--output-dir cannot be combined with --resume (the run directory is given)');
-    const runDir = resolve(String(opts.resume));
-    if (!existsSync(join(runDir, 'events.jsonl')) || !statSync(runDir).isDirectory())
-      throw usage(`${runDir} is not an sflow run directory (no events.jsonl)`);
+    const runDir = resumedRunDir(opts);
     // one driver per run folder: a second resume (or a recover) of it is refused from here on
     lock = lockRunDir(runDir, 'sflow run --resume', 'cannot resume');
-    const events = readLedger(runDir);
-    const earlier = foldEarlierRun(events);
-    if (earlier.sessions === 0) throw usage(`${runDir}/events.jsonl records no run`);
-    const recorded = readRunRecord(runDir);
-    const force = Boolean(opts.force);
-    const given = [...positional, ...((opts.file as string[] | undefined) ?? [])].length > 0;
-    if (!recorded && !(given && force))
-      throw refuse(
-        `cannot resume ${runDir}: it does not record what it ran (${RUN_RECORD}; a run by an older sflow)`,
-        'give its recipe again with -f and add --force (it cannot be compared with the original)',
-      );
-    const files = given ? inputFiles(positional, opts) : [recorded!.recipePath];
-    // secret values are not recorded: the resume is given them again (environment, files, a prompt)
-    const loaded = await loadWithSecrets(
-      () => loadRecipe(runLoadOptions(files, opts)),
-      opts,
-      `cannot resume ${runDir}`,
-    );
-    warnSecretsOnCommandLine(loaded, (w) => loaded.warnings.push({ message: w }));
-    // the recorded recipe has the original overrides and monitor flags in it; flags given now only fill gaps
-    const inputs = runInputs(files, opts);
-    applyMonitorFlags(loaded.recipe, {
-      workflow: inputs.enableWorkflowMonitor,
-      tasks: inputs.enableTaskMonitor,
-    });
-    printWarnings(loaded.warnings);
-    const workspaceDir = resolve(
-      (opts.workspaceDir as string | undefined) ?? recorded?.record.workspace_dir ?? process.cwd(),
-    );
-    const runId = basename(runDir);
-    const trial = buildPlan(loaded, {
-      workspaceDir,
-      outputDir: dirname(runDir),
-      dryRun: false,
-      runId,
-      catalog: backendCatalog,
-    });
-    const secret = secretsOf(loaded);
-    if (trial.workflow !== earlier.workflow)
-      throw refuse(
-        `cannot resume ${runDir}: it ran workflow '${escapeControls(earlier.workflow)}', the recipe is '${trial.workflow}'`,
-      );
-
-    // what changed since: refused with the diff unless --force
-    const recipeText = composedRecipeText(loaded, inputs);
-    const changes = recorded
-      ? recordChanges(
-          { recipeText: recorded.recipeText, variables: recorded.record.variables },
-          { recipeText, variables: variablesOf(trial, secret) },
-        )
-      : [];
-    if (changes.length && !force)
-      throw refuse(
-        `cannot resume ${runDir}: the recipe or its variables changed since it ran\n${changes.join('\n')}`,
-        'run it as it was (sflow run --resume DIR without -f runs the recorded recipe), or add --force to resume with the changed recipe',
-      );
-    const warnings = loaded.warnings.map((w) => w.message);
-    if (changes.length) {
-      const w = `resumed with --force although the recipe or its variables changed:\n${changes.join('\n')}`;
-      process.stderr.write(`⚠ ${w}\n`);
-      warnings.push(w);
-    }
-
-    for (const w of runPreflight(trial, loaded, opts)) process.stderr.write(`⚠ ${w}\n`);
-    for (const w of checkArtifactPaths(loaded, workspaceDir, Boolean(opts.skipArtifactCheck)))
-      process.stderr.write(`⚠ ${w}\n`);
-    const refused = unrunnableBackends(trial);
-    if (refused.length) throw notRunnableError(refused[0]);
-    await refuseWhileRunning(runDir, earlier, trial, force);
-
-    const plan = planResume(
-      trial.tasks.map((t) => ({
-        name: t.name,
-        dependsOn: t.dependsOn,
-        service: t.probes.readiness.length > 0,
-      })),
-      earlier,
-    );
-    if (plan.rerun.length === 0) {
-      process.stdout.write(
-        `✓ Nothing to resume: every task of ${runId} completed\n  Output folder: ${runDir}\n`,
-      );
-      return 0;
-    }
-    const results = readResultsIndex(runDir);
-    for (const k of Object.keys(results)) if (!plan.reused.has(k)) delete results[k];
-    const { executeRecipe } = await import('./run-execute.js');
-    const cwd = recorded && existsSync(recorded.record.cwd) ? recorded.record.cwd : process.cwd();
-    return await executeRecipe(loaded, trial, {
-      workspaceDir,
-      outputDir: dirname(runDir),
-      runId,
-      cwd,
-      logLevel: opts.verbose && opts.logLevel === 'info' ? 'debug' : String(opts.logLevel ?? 'info'),
-      opts,
-      // a forced resume runs a changed recipe: the record says what the run runs now
-      record:
-        changes.length || !recorded
-          ? { record: buildRunRecord(trial, inputs, { cwd, workspaceDir, secret }), recipeText }
-          : undefined,
-      resume: { tasks: plan, session: plan.session, rerun: plan.rerun, forced: changes.length > 0, results },
-      prior: events,
-      warnings,
-    });
+    const s = await loadAgain(runDir, positional, opts);
+    const { changes, recipeText, warnings } = refuseChanges(s);
+    await refuseUnrunnable(s);
+    return await runWhatIsLeft(s, changes, recipeText, warnings);
   } catch (e) {
     return reportError(e);
   } finally {
     lock?.release();
   }
+}
+
+/** The run directory given to --resume (with no flag that contradicts it). */
+function resumedRunDir(opts: Record<string, unknown>): string {
+  if (opts.dryRun) throw usage('--resume cannot be combined with --dry-run');
+  if (opts.outputDir !== undefined)
+    throw usage('--output-dir cannot be combined with --resume (the run directory is given)');
+  const runDir = resolve(String(opts.resume));
+  if (!existsSync(join(runDir, 'events.jsonl')) || !statSync(runDir).isDirectory())
+    throw usage(`${runDir} is not an sflow run directory (no events.jsonl)`);
+  return runDir;
+}
+
+/**
+ * The earlier run from its ledger and record, and its recipe loaded again (given with -f, else
+ * the recorded one; secrets asked for again) into a trial plan with the same run id.
+ */
+async function loadAgain(
+  runDir: string,
+  positional: string[],
+  opts: Record<string, unknown>,
+): Promise<ResumeState> {
+  const events = readLedger(runDir);
+  const earlier = foldEarlierRun(events);
+  if (earlier.sessions === 0) throw usage(`${runDir}/events.jsonl records no run`);
+  const recorded = readRunRecord(runDir);
+  const force = Boolean(opts.force);
+  const given = [...positional, ...((opts.file as string[] | undefined) ?? [])].length > 0;
+  if (!recorded && !(given && force))
+    throw refuse(
+      `cannot resume ${runDir}: it does not record what it ran (${RUN_RECORD}; a run by an older sflow)`,
+      'give its recipe again with -f and add --force (it cannot be compared with the original)',
+    );
+  const files = given ? inputFiles(positional, opts) : [recorded!.recipePath];
+  // secret values are not recorded: the resume is given them again (environment, files, a prompt)
+  const loaded = await loadWithSecrets(
+    () => loadRecipe(runLoadOptions(files, opts)),
+    opts,
+    `cannot resume ${runDir}`,
+  );
+  warnSecretsOnCommandLine(loaded, (w) => loaded.warnings.push({ message: w }));
+  // the recorded recipe has the original overrides and monitor flags in it; flags given now only fill gaps
+  const inputs = runInputs(files, opts);
+  applyMonitorFlags(loaded.recipe, {
+    workflow: inputs.enableWorkflowMonitor,
+    tasks: inputs.enableTaskMonitor,
+  });
+  printWarnings(loaded.warnings);
+  const workspaceDir = resolve(
+    (opts.workspaceDir as string | undefined) ?? recorded?.record.workspace_dir ?? process.cwd(),
+  );
+  const runId = basename(runDir);
+  const trial = buildPlan(loaded, {
+    workspaceDir,
+    outputDir: dirname(runDir),
+    dryRun: false,
+    runId,
+    catalog: backendCatalog,
+  });
+  const secret = secretsOf(loaded);
+  if (trial.workflow !== earlier.workflow)
+    throw refuse(
+      `cannot resume ${runDir}: it ran workflow '${escapeControls(earlier.workflow)}', the recipe is '${trial.workflow}'`,
+    );
+  return {
+    runDir,
+    opts,
+    events,
+    earlier,
+    recorded,
+    force,
+    loaded,
+    inputs,
+    workspaceDir,
+    runId,
+    trial,
+    secret,
+  };
+}
+
+/** What changed since the run: refused with the diff unless --force (then a warning of the run). */
+function refuseChanges(s: ResumeState): { changes: string[]; recipeText: string; warnings: string[] } {
+  const { runDir, recorded, loaded } = s;
+  const recipeText = composedRecipeText(loaded, s.inputs);
+  const changes = recorded
+    ? recordChanges(
+        { recipeText: recorded.recipeText, variables: recorded.record.variables },
+        { recipeText, variables: variablesOf(s.trial, s.secret) },
+      )
+    : [];
+  if (changes.length && !s.force)
+    throw refuse(
+      `cannot resume ${runDir}: the recipe or its variables changed since it ran\n${changes.join('\n')}`,
+      'run it as it was (sflow run --resume DIR without -f runs the recorded recipe), or add --force to resume with the changed recipe',
+    );
+  const warnings = loaded.warnings.map((w) => w.message);
+  if (changes.length) {
+    const w = `resumed with --force although the recipe or its variables changed:\n${changes.join('\n')}`;
+    process.stderr.write(`⚠ ${w}\n`);
+    warnings.push(w);
+  }
+  return { changes, recipeText, warnings };
+}
+
+/** Preflight warnings; refused when a backend cannot run here or the earlier run still runs. */
+async function refuseUnrunnable(s: ResumeState): Promise<void> {
+  const { trial, loaded, opts } = s;
+  for (const w of runPreflight(trial, loaded, opts)) process.stderr.write(`⚠ ${w}\n`);
+  for (const w of checkArtifactPaths(loaded, s.workspaceDir, Boolean(opts.skipArtifactCheck)))
+    process.stderr.write(`⚠ ${w}\n`);
+  const refused = unrunnableBackends(trial);
+  if (refused.length) throw notRunnableError(refused[0]);
+  await refuseWhileRunning(s.runDir, s.earlier, trial, s.force);
+}
+
+/** What runs again (runtime/resume.ts), run as one more session of the same run; nothing: 0. */
+async function runWhatIsLeft(
+  s: ResumeState,
+  changes: string[],
+  recipeText: string,
+  warnings: string[],
+): Promise<number> {
+  const { runDir, trial, recorded, runId, workspaceDir, opts } = s;
+  const plan = planResume(
+    trial.tasks.map((t) => ({
+      name: t.name,
+      dependsOn: t.dependsOn,
+      service: t.probes.readiness.length > 0,
+    })),
+    s.earlier,
+  );
+  if (plan.rerun.length === 0) {
+    process.stdout.write(
+      `✓ Nothing to resume: every task of ${runId} completed\n  Output folder: ${runDir}\n`,
+    );
+    return 0;
+  }
+  const results = readResultsIndex(runDir);
+  for (const k of Object.keys(results)) if (!plan.reused.has(k)) delete results[k];
+  const { executeRecipe } = await import('./run-execute.js');
+  const cwd = recorded && existsSync(recorded.record.cwd) ? recorded.record.cwd : process.cwd();
+  return await executeRecipe(s.loaded, trial, {
+    workspaceDir,
+    outputDir: dirname(runDir),
+    runId,
+    cwd,
+    logLevel: opts.verbose && opts.logLevel === 'info' ? 'debug' : String(opts.logLevel ?? 'info'),
+    opts,
+    // a forced resume runs a changed recipe: the record says what the run runs now
+    record:
+      changes.length || !recorded
+        ? { record: buildRunRecord(trial, s.inputs, { cwd, workspaceDir, secret: s.secret }), recipeText }
+        : undefined,
+    resume: { tasks: plan, session: plan.session, rerun: plan.rerun, forced: changes.length > 0, results },
+    prior: s.events,
+    warnings,
+  });
 }
 
 const usage = (message: string) =>

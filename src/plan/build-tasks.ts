@@ -9,7 +9,9 @@ import { planError } from '../config/resolve.js';
 import type { ResolvedVariable } from '../config/variables.js';
 import { containerCli as containerCliOf } from '../operators/docker-run.js';
 import { KERNEL_ARG_LIMIT, launchSpecs, operatorOf, scriptTooLargeForArgv } from '../operators/index.js';
+import type { Operator } from '../operators/types.js';
 import type { TaskPlacement } from './placement/types.js';
+import type { ReplicaInstance } from './replicas.js';
 import { instanceAssertions, type AssertionDraft } from './assertions.js';
 import { refuseNulInTask } from '../config/nul-check.js';
 import { childPath, folderName } from './folder-name.js';
@@ -91,139 +93,203 @@ function taskUploads(
   return planTaskUploads(items, scope, d.where, facts);
 }
 
+/** What every task of the plan shares while it is finished. */
+interface FinishContext {
+  f: FinishInput;
+  /** every concrete task's facts, when a script reads `task.` (else empty) */
+  facts: TaskFacts[];
+  taskScope: Scope;
+  /** each base name's instances, for a probe's logger of the same replica */
+  instancesOf: Map<string, string[]>;
+  baseEnv: Record<string, string>;
+  inRunDir: (name: string) => string;
+  containerCli: string;
+  artifactPaths: string[];
+}
+
+/** What every replica of one draft shares: its operator, script and probes. */
+interface DraftPlan {
+  d: Draft;
+  operator: Operator;
+  script: string;
+  /** the script is too large for one argument: written to a file where the operator can */
+  bigScript: boolean;
+  allocationId: string;
+  backendJobId: string;
+  readiness: ProbeDraft[];
+  failure: ProbeDraft[];
+}
+
 export function finishTasks(f: FinishInput): PlannedTask[] {
-  // the `task` namespace (one record per concrete task) only when a script line reads `task.`
-  const facts = f.drafts.some((d) => d.pass2.length > 0) ? taskFactsOf(f) : [];
-  const taskScope: Scope = facts.length ? { ...f.scope, task: taskNamespace(facts) } : f.scope;
-  const instancesOf = new Map(f.drafts.map((d) => [d.base, d.expansion.instances.map((x) => x.name)]));
-  const baseEnv = baseEnvironment(f.vars, f.artifacts, f.paths);
-  const inRunDir = childPath(f.paths.runDir);
-  const containerCli = containerCliOf(f.env);
-  const artifactPaths = f.artifacts
-    .filter((a) => a.scheme === 'fs' || a.scheme === 'file')
-    .map((a) => a.path);
+  const c = finishContext(f);
   const planned: PlannedTask[] = [];
   for (const d of f.drafts) {
-    const operator = operatorOf(d.operator.type);
-    if (!operator) {
-      throw planError(
-        { doc: d.where.doc, path: [...d.where.path, 'operator'] },
-        'plan.unknown_operator_type',
-        `task '${d.base}' uses operator type '${d.operator.type}', which this version of sflow cannot run`,
-      );
-    }
-    const script = finishScript(d, taskScope, facts);
-    const bigScript = scriptTooLargeForArgv(script);
-    if (bigScript && !operator.scriptFromFile && scriptTooLargeForArgv(script, KERNEL_ARG_LIMIT))
-      f.warnings?.push(
-        `${d.base}: its script is ${Buffer.byteLength(script)} bytes, more than one command-line argument may hold (128 KiB); operator '${d.operator.type}' passes it as one, so its launch will fail with E2BIG (use the bash operator, or keep the script in a file the task runs)`,
-      );
-    // the same for every replica of the draft
-    const allocationId = d.backend.placeholder ? '0' : (d.backend.nodes[0]?.allocation ?? d.backend.name);
-    // SFLOW_BACKEND_JOB_ID: the engine's job (a Slurm job id) where the backend has one, else the run id
-    const backendJobId = d.backend.nodes[0]?.allocation ?? f.runId;
-    const readiness = d.probes.filter((x) => x.role === 'readiness');
-    const failure = d.probes.filter((x) => x.role === 'failure');
-    for (const inst of d.expansion.instances) {
-      const p = f.placements.get(inst.name)!;
-      const folder = folderName(inst.name);
-      const outputDirTask = inRunDir(folder);
-      // = join(outputDirTask, name): it ends in a plain segment (its folder), never in a separator
-      const inTaskDir = (name: string): string => `${outputDirTask}/${name}`;
-      const scriptFile =
-        bigScript && operator.scriptFromFile
-          ? inTaskDir(`${folder}${operator.shell ? '.sh' : '.script'}`)
-          : undefined;
-      const sweep: Record<string, string> = {};
-      for (const k in inst.sweep) sweep[k] = renderValue(inst.sweep[k]);
-      // what the plan shows and records: a secret's value stands as `secret<k>`
-      const shown = inst.masked ? { ...sweep, ...inst.masked } : sweep;
-      // stores into a fresh object, not a `{ ...baseEnv, … }` literal: a spread copy gets a hidden
-      // class of its own (with its own descriptors), ~0.7 KB more per replica kept by the plan; the
-      // stores follow the first replica's transitions. Same keys in the same order as the spread.
-      const env: Record<string, string> = {};
-      for (const k in baseEnv) env[k] = baseEnv[k];
-      for (const k in sweep) env[k] = sweep[k];
-      env.SFLOW_TASK_OUTPUT_DIR = outputDirTask;
-      env.SFLOW_TASK_NAME = inst.name;
-      env.SFLOW_REPLICA_INDEX = String(inst.replicaIndex);
-      env.SFLOW_TASK_ASSIGNED_NODE_NAMES = nodeList(p.nodes, 'name');
-      env.SFLOW_TASK_ASSIGNED_NODE_IPS = nodeList(p.nodes, 'ip');
-      env.SFLOW_TASK_NUM_NODES = String(p.nodes.length);
-      env.SFLOW_TASK_NODE_INDEX = '0';
-      // per node in launchSpecs; a Slurm step and a Kubernetes pod take the engine's own value
-      env.SFLOW_TASK_NODE_NAME = p.nodes[0]?.name ?? '';
-      env.SFLOW_BACKEND_JOB_ID = backendJobId;
-      env.SFLOW_LEADER_ADDRESS = p.nodes[0]?.ip ?? '127.0.0.1';
-      env.SFLOW_TASK_RESULT_FILE = inTaskDir('result.json');
-      // SFLOW_GPU_PLAN: the planned host GPU indices of the task on its node(s) (identical on each)
-      if (p.gpus && p.gpus.length) env.CUDA_VISIBLE_DEVICES = env.SFLOW_GPU_PLAN = p.gpus.join(',');
-      const loggerInstance = (base: string): string => {
-        const list = instancesOf.get(base) ?? [base];
-        return list[Math.min(inst.replicaIndex, list.length - 1)];
-      };
-      const launch = launchSpecs(operator, {
-        task: inst.name,
-        type: d.operator.type,
-        config: d.operator.config,
-        script,
-        nodes: p.nodes,
-        gpus: p.gpus,
-        env,
-        allocationId,
-        backendConfig: d.backend.config,
-        removeContainers: !d.backend.capabilities.removesContainers,
-        containerCli,
-        artifactPaths,
-        logPath: inTaskDir(`${folder}.log`),
-        ...(scriptFile ? { scriptFile } : {}),
-      });
-      // NUL cannot reach a process (argv and environment are C strings): a located plan error
-      for (const spec of launch)
-        refuseNulInTask(inst.name, spec.argv, spec.env === env ? env : { ...env, ...spec.env }, d.where);
-      const asserts = instanceAssertions(f.asserts?.get(d) ?? [], f.scope, inst.sweep);
-      const probe = (drafts: ProbeDraft[]) =>
-        drafts.map((x) => finaliseProbe(x, p.nodes, inst.name, loggerInstance));
-      planned.push({
-        name: inst.name,
-        base: d.base,
-        replicaIndex: inst.replicaIndex,
-        replicaCount: d.expansion.instances.length,
-        policy: d.expansion.policy,
-        sweep: shown,
-        backend: d.backend.name,
-        backendType: d.backend.type,
-        operator: d.operator,
-        dependsOn: f.deps.get(inst.name) ?? [],
-        script,
-        ...(scriptFile ? { scriptFile } : {}),
-        argv: launch[0].argv,
-        env,
-        launch,
-        nodes: p.nodes,
-        gpus: p.gpus,
-        ...(p.gpuSlots ? { gpuSlots: p.gpuSlots } : {}),
-        resources: d.hasResources ? d.resources : null,
-        releaseAfter: p.releaseAfter,
-        retries: d.retries,
-        probes: { readiness: probe(readiness), failure: probe(failure) },
-        result: plannedResult(d.item.result),
-        ...(asserts ? { asserts } : {}),
-        outputs: Array.isArray(d.item.outputs)
-          ? d.item.outputs.map((o) => ({
-              pattern: String(o.pattern),
-              source: String(o.source ?? 'stdout'),
-            }))
-          : null,
-        uploads: taskUploads(f, d, inst, outputDirTask, p.nodes, env),
-        monitor: d.item.monitor ?? null,
-        failFast: d.failFast,
-        outputDir: outputDirTask,
-        logPath: inTaskDir(`${folder}.log`),
-      });
-    }
+    const dp = planDraft(c, d);
+    for (const inst of d.expansion.instances) planned.push(planInstance(c, dp, inst));
   }
   return planned;
+}
+
+function finishContext(f: FinishInput): FinishContext {
+  // the `task` namespace (one record per concrete task) only when a script line reads `task.`
+  const facts = f.drafts.some((d) => d.pass2.length > 0) ? taskFactsOf(f) : [];
+  return {
+    f,
+    facts,
+    taskScope: facts.length ? { ...f.scope, task: taskNamespace(facts) } : f.scope,
+    instancesOf: new Map(f.drafts.map((d) => [d.base, d.expansion.instances.map((x) => x.name)])),
+    baseEnv: baseEnvironment(f.vars, f.artifacts, f.paths),
+    inRunDir: childPath(f.paths.runDir),
+    containerCli: containerCliOf(f.env),
+    artifactPaths: f.artifacts.filter((a) => a.scheme === 'fs' || a.scheme === 'file').map((a) => a.path),
+  };
+}
+
+/** The draft's operator (an unknown type is a located plan error), its finished script and probes. */
+function planDraft(c: FinishContext, d: Draft): DraftPlan {
+  const operator = operatorOf(d.operator.type);
+  if (!operator) {
+    throw planError(
+      { doc: d.where.doc, path: [...d.where.path, 'operator'] },
+      'plan.unknown_operator_type',
+      `task '${d.base}' uses operator type '${d.operator.type}', which this version of sflow cannot run`,
+    );
+  }
+  const script = finishScript(d, c.taskScope, c.facts);
+  const bigScript = scriptTooLargeForArgv(script);
+  if (bigScript && !operator.scriptFromFile && scriptTooLargeForArgv(script, KERNEL_ARG_LIMIT))
+    c.f.warnings?.push(
+      `${d.base}: its script is ${Buffer.byteLength(script)} bytes, more than one command-line argument may hold (128 KiB); operator '${d.operator.type}' passes it as one, so its launch will fail with E2BIG (use the bash operator, or keep the script in a file the task runs)`,
+    );
+  return {
+    d,
+    operator,
+    script,
+    bigScript,
+    // the same for every replica of the draft
+    allocationId: d.backend.placeholder ? '0' : (d.backend.nodes[0]?.allocation ?? d.backend.name),
+    // SFLOW_BACKEND_JOB_ID: the engine's job (a Slurm job id) where the backend has one, else the run id
+    backendJobId: d.backend.nodes[0]?.allocation ?? c.f.runId,
+    readiness: d.probes.filter((x) => x.role === 'readiness'),
+    failure: d.probes.filter((x) => x.role === 'failure'),
+  };
+}
+
+/**
+ * The environment of one replica: the workflow's, its sweep values, then the SFLOW_* facts of its
+ * placement. Stores into a fresh object, not a `{ ...baseEnv, … }` literal: a spread copy gets a
+ * hidden class of its own (with its own descriptors), ~0.7 KB more per replica kept by the plan;
+ * the stores follow the first replica's transitions. Same keys in the same order as the spread.
+ */
+function replicaEnv(
+  c: FinishContext,
+  dp: DraftPlan,
+  inst: ReplicaInstance,
+  p: TaskPlacement<PlannedNode>,
+  sweep: Record<string, string>,
+  outputDirTask: string,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const k in c.baseEnv) env[k] = c.baseEnv[k];
+  for (const k in sweep) env[k] = sweep[k];
+  env.SFLOW_TASK_OUTPUT_DIR = outputDirTask;
+  env.SFLOW_TASK_NAME = inst.name;
+  env.SFLOW_REPLICA_INDEX = String(inst.replicaIndex);
+  env.SFLOW_TASK_ASSIGNED_NODE_NAMES = nodeList(p.nodes, 'name');
+  env.SFLOW_TASK_ASSIGNED_NODE_IPS = nodeList(p.nodes, 'ip');
+  env.SFLOW_TASK_NUM_NODES = String(p.nodes.length);
+  env.SFLOW_TASK_NODE_INDEX = '0';
+  // per node in launchSpecs; a Slurm step and a Kubernetes pod take the engine's own value
+  env.SFLOW_TASK_NODE_NAME = p.nodes[0]?.name ?? '';
+  env.SFLOW_BACKEND_JOB_ID = dp.backendJobId;
+  env.SFLOW_LEADER_ADDRESS = p.nodes[0]?.ip ?? '127.0.0.1';
+  env.SFLOW_TASK_RESULT_FILE = `${outputDirTask}/result.json`;
+  // SFLOW_GPU_PLAN: the planned host GPU indices of the task on its node(s) (identical on each)
+  if (p.gpus && p.gpus.length) env.CUDA_VISIBLE_DEVICES = env.SFLOW_GPU_PLAN = p.gpus.join(',');
+  return env;
+}
+
+/** One concrete task: its folder, environment, launch specs, probes, assertions and uploads. */
+function planInstance(c: FinishContext, dp: DraftPlan, inst: ReplicaInstance): PlannedTask {
+  const { f } = c;
+  const { d, operator, script } = dp;
+  const p = f.placements.get(inst.name)!;
+  const folder = folderName(inst.name);
+  const outputDirTask = c.inRunDir(folder);
+  // = join(outputDirTask, name): it ends in a plain segment (its folder), never in a separator
+  const inTaskDir = (name: string): string => `${outputDirTask}/${name}`;
+  const scriptFile =
+    dp.bigScript && operator.scriptFromFile
+      ? inTaskDir(`${folder}${operator.shell ? '.sh' : '.script'}`)
+      : undefined;
+  const sweep: Record<string, string> = {};
+  for (const k in inst.sweep) sweep[k] = renderValue(inst.sweep[k]);
+  // what the plan shows and records: a secret's value stands as `secret<k>`
+  const shown = inst.masked ? { ...sweep, ...inst.masked } : sweep;
+  const env = replicaEnv(c, dp, inst, p, sweep, outputDirTask);
+  const loggerInstance = (base: string): string => {
+    const list = c.instancesOf.get(base) ?? [base];
+    return list[Math.min(inst.replicaIndex, list.length - 1)];
+  };
+  const launch = launchSpecs(operator, {
+    task: inst.name,
+    type: d.operator.type,
+    config: d.operator.config,
+    script,
+    nodes: p.nodes,
+    gpus: p.gpus,
+    env,
+    allocationId: dp.allocationId,
+    backendConfig: d.backend.config,
+    removeContainers: !d.backend.capabilities.removesContainers,
+    containerCli: c.containerCli,
+    artifactPaths: c.artifactPaths,
+    logPath: inTaskDir(`${folder}.log`),
+    ...(scriptFile ? { scriptFile } : {}),
+  });
+  // NUL cannot reach a process (argv and environment are C strings): a located plan error
+  for (const spec of launch)
+    refuseNulInTask(inst.name, spec.argv, spec.env === env ? env : { ...env, ...spec.env }, d.where);
+  const asserts = instanceAssertions(f.asserts?.get(d) ?? [], f.scope, inst.sweep);
+  const probe = (drafts: ProbeDraft[]) =>
+    drafts.map((x) => finaliseProbe(x, p.nodes, inst.name, loggerInstance));
+  return {
+    name: inst.name,
+    base: d.base,
+    replicaIndex: inst.replicaIndex,
+    replicaCount: d.expansion.instances.length,
+    policy: d.expansion.policy,
+    sweep: shown,
+    backend: d.backend.name,
+    backendType: d.backend.type,
+    operator: d.operator,
+    dependsOn: f.deps.get(inst.name) ?? [],
+    script,
+    ...(scriptFile ? { scriptFile } : {}),
+    argv: launch[0].argv,
+    env,
+    launch,
+    nodes: p.nodes,
+    gpus: p.gpus,
+    ...(p.gpuSlots ? { gpuSlots: p.gpuSlots } : {}),
+    resources: d.hasResources ? d.resources : null,
+    releaseAfter: p.releaseAfter,
+    retries: d.retries,
+    probes: { readiness: probe(dp.readiness), failure: probe(dp.failure) },
+    result: plannedResult(d.item.result),
+    ...(asserts ? { asserts } : {}),
+    outputs: Array.isArray(d.item.outputs)
+      ? d.item.outputs.map((o) => ({
+          pattern: String(o.pattern),
+          source: String(o.source ?? 'stdout'),
+        }))
+      : null,
+    uploads: taskUploads(f, d, inst, outputDirTask, p.nodes, env),
+    monitor: d.item.monitor ?? null,
+    failFast: d.failFast,
+    outputDir: outputDirTask,
+    logPath: inTaskDir(`${folder}.log`),
+  };
 }
 
 /** every concrete task's facts, for the `task` namespace of scripts */

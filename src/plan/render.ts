@@ -179,9 +179,35 @@ function* planChunks(
   loaded: LoadedRecipe,
   opts: { quiet?: boolean; taskDetail?: TaskDetail },
 ): Generator<string, void, undefined> {
-  const secret = new Set(plan.variables.filter((v) => v.secret).map((v) => v.name));
+  const out: string[] = [
+    `Dry-run: ${plan.workflow}`,
+    '',
+    ...compositionLines(loaded),
+    ...pathLines(plan),
+    ...overrideLines(plan, loaded),
+    ...variableLines(plan),
+    ...artifactLines(plan),
+    ...orderLines(plan),
+    ...backendLines(plan),
+    ...allocationLines(plan),
+    ...storageLines(plan),
+    ...renderMonitorPlan(plan),
+    'DAG:',
+    ...toAscii(planToDagView(plan))
+      .split('\n')
+      .map((l) => `  ${l}`),
+    '',
+  ];
+  if (!opts.quiet) yield* taskPlanChunks(plan, out, opts.taskDetail);
+  const warnings = [...loaded.warnings.map((w) => w.message), ...plan.warnings];
+  if (warnings.length) out.push('Warnings:', ...warnings.map((w) => `  ⚠ ${w}`), '');
+  out.push(`Dry-run complete: ${plan.workflow}`);
+  yield piece(out);
+}
+
+/** The files of a composed recipe and what each contributed; the missable references removed. */
+function compositionLines(loaded: LoadedRecipe): string[] {
   const out: string[] = [];
-  out.push(`Dry-run: ${plan.workflow}`, '');
   if (loaded.files.length > 1) {
     out.push(`Composition (${loaded.files.length} files, merged in order):`);
     for (const c of loaded.contributions) {
@@ -195,47 +221,69 @@ function* planChunks(
     for (const r of loaded.missableRemovals) out.push(`  - ${r}`);
     out.push('');
   }
-  out.push(`workspace_dir: ${plan.paths.workspaceDir}`);
-  out.push(`output_dir: ${plan.paths.outputDir}`);
-  out.push(`workflow_output_dir (planned, not created): ${plan.paths.runDir}`);
-  if (plan.workflowTimeoutS)
-    out.push(
-      `workflow timeout: ${formatDuration(plan.workflowTimeoutS)} (the run is stopped when it passes)`,
-    );
-  out.push('');
-  if (loaded.setOverrides.length || loaded.artifactOverrides.length) {
-    out.push('Overrides:');
-    for (const s of loaded.setOverrides)
-      out.push(
+  return out;
+}
+
+function pathLines(plan: Plan): string[] {
+  return [
+    `workspace_dir: ${plan.paths.workspaceDir}`,
+    `output_dir: ${plan.paths.outputDir}`,
+    `workflow_output_dir (planned, not created): ${plan.paths.runDir}`,
+    ...(plan.workflowTimeoutS
+      ? [`workflow timeout: ${formatDuration(plan.workflowTimeoutS)} (the run is stopped when it passes)`]
+      : []),
+    '',
+  ];
+}
+
+/** `--set` and `--artifact` overrides; a secret variable's value is redacted. */
+function overrideLines(plan: Plan, loaded: LoadedRecipe): string[] {
+  if (!(loaded.setOverrides.length || loaded.artifactOverrides.length)) return [];
+  const secret = new Set(plan.variables.filter((v) => v.secret).map((v) => v.name));
+  return [
+    'Overrides:',
+    ...loaded.setOverrides.map(
+      (s) =>
         `  --set ${s.key}=${secret.has(s.key) ? REDACTED : s.raw}${s.isDomain ? '  (domain sweep)' : ''}`,
-      );
-    for (const a of loaded.artifactOverrides) out.push(`  --artifact ${a.name}=${a.uri}`);
-    out.push('');
+    ),
+    ...loaded.artifactOverrides.map((a) => `  --artifact ${a.name}=${a.uri}`),
+    '',
+  ];
+}
+
+/** The first 200 variables with type, domain and scope; secrets redacted. */
+function variableLines(plan: Plan): string[] {
+  if (!plan.variables.length) return [];
+  const out = ['Variables:'];
+  for (const v of plan.variables.slice(0, 200)) {
+    const value = v.secret ? `${REDACTED} (secret)` : v.rendered;
+    const domain = v.domain && (v.secret ? v.domain.map((_, k) => `secret${k}`) : v.domain);
+    out.push(
+      `  ${v.name} = ${value}${v.type !== 'string' ? ` (${v.type})` : ''}${domain ? `  domain: [${domain.join(', ')}]` : ''}${v.scope === 'workflow' ? '  [workflow]' : ''}`,
+    );
   }
-  if (plan.variables.length) {
-    out.push('Variables:');
-    for (const v of plan.variables.slice(0, 200)) {
-      const value = v.secret ? `${REDACTED} (secret)` : v.rendered;
-      const domain = v.domain && (v.secret ? v.domain.map((_, k) => `secret${k}`) : v.domain);
-      out.push(
-        `  ${v.name} = ${value}${v.type !== 'string' ? ` (${v.type})` : ''}${domain ? `  domain: [${domain.join(', ')}]` : ''}${v.scope === 'workflow' ? '  [workflow]' : ''}`,
-      );
-    }
-    if (plan.variables.length > 200) out.push(`  … (+${plan.variables.length - 200} more)`);
-    out.push('');
-  }
-  if (plan.artifacts.length) {
-    out.push('Artifacts:');
-    for (const a of plan.artifacts) out.push(`  ${artifactLine(a)}`);
-    out.push('');
-  }
-  out.push(`Tasks: ${plan.tasks.length}`);
-  out.push(
+  if (plan.variables.length > 200) out.push(`  … (+${plan.variables.length - 200} more)`);
+  out.push('');
+  return out;
+}
+
+function artifactLines(plan: Plan): string[] {
+  if (!plan.artifacts.length) return [];
+  return ['Artifacts:', ...plan.artifacts.map((a) => `  ${artifactLine(a)}`), ''];
+}
+
+function orderLines(plan: Plan): string[] {
+  return [
+    `Tasks: ${plan.tasks.length}`,
     `Topological order: ${plan.order.length > 50 ? `${plan.order.slice(0, 50).join(' → ')} … (+${plan.order.length - 50})` : plan.order.join(' → ')}`,
     '',
-  );
+  ];
+}
+
+/** Each backend: type, allocation, nodes, the allocate command and its settings worth showing. */
+function backendLines(plan: Plan): string[] {
   const used = new Set(plan.tasks.map((t) => t.backend));
-  out.push(`Backends: ${plan.backends.map((b) => b.name).join(', ')} (used: ${[...used].join(', ')})`);
+  const out = [`Backends: ${plan.backends.map((b) => b.name).join(', ')} (used: ${[...used].join(', ')})`];
   for (const b of plan.backends) {
     out.push(
       `  ${b.name}: type=${b.type}${b.isDefault ? ', default' : ''}, allocation=${b.placeholder ? '0 (placeholder)' : b.type}`,
@@ -265,6 +313,11 @@ function* planChunks(
     for (const n of b.notes ?? []) out.push(`    ${n}`);
   }
   out.push('');
+  return out;
+}
+
+/** The allocation map: which task holds which node and GPUs. */
+function allocationLines(plan: Plan): string[] {
   const map = renderAllocationMap(
     allocationMap(
       plan.tasks.map((t) => ({
@@ -279,7 +332,12 @@ function* planChunks(
       Object.fromEntries(plan.backends.map((b) => [b.name, b.nodes])),
     ),
   );
-  if (map.length) out.push(...map, '');
+  return map.length ? [...map, ''] : [];
+}
+
+/** Storage targets and the planned upload of the run folder (`workflow.upload_all`). */
+function storageLines(plan: Plan): string[] {
+  const out: string[] = [];
   if (plan.storage.length) {
     out.push('Storage targets:');
     for (const s of plan.storage) out.push(`  ${storageLine(s)} (not contacted in dry-run)`);
@@ -294,41 +352,31 @@ function* planChunks(
       '',
     );
   }
-  out.push(...renderMonitorPlan(plan));
-  out.push('DAG:');
-  out.push(
-    ...toAscii(planToDagView(plan))
-      .split('\n')
-      .map((l) => `  ${l}`),
-    '',
-  );
-  if (!opts.quiet) {
-    out.push('Task plan:');
-    yield piece(out);
-    let size = 0;
-    const command = sameCommandReused();
-    for (let i = 0; i < plan.tasks.length; i++) {
-      const from = out.length;
-      taskBlock(plan.tasks[i], i, out, command, opts.taskDetail);
-      for (let j = from; j < out.length; j++) size += out[j].length + 1;
-      if (size >= CHUNK_CHARS) {
-        yield piece(out);
-        size = 0;
-      }
-    }
-    out.push('');
-  }
-  const warnings = [...loaded.warnings.map((w) => w.message), ...plan.warnings];
-  if (warnings.length) {
-    out.push('Warnings:');
-    for (const w of warnings) out.push(`  ⚠ ${w}`);
-    out.push('');
-  }
-  out.push(`Dry-run complete: ${plan.workflow}`);
-  yield piece(out);
+  return out;
 }
 
-/** the collected lines as one piece, each ending with a newline; empties `out` */
+/** "Task plan:" and one block per task, yielded in chunks of about CHUNK_CHARS (10,000 tasks stream). */
+function* taskPlanChunks(
+  plan: Plan,
+  out: string[],
+  detail: TaskDetail | undefined,
+): Generator<string, void, undefined> {
+  out.push('Task plan:');
+  yield piece(out);
+  let size = 0;
+  const command = sameCommandReused();
+  for (let i = 0; i < plan.tasks.length; i++) {
+    const from = out.length;
+    taskBlock(plan.tasks[i], i, out, command, detail);
+    for (let j = from; j < out.length; j++) size += out[j].length + 1;
+    if (size >= CHUNK_CHARS) {
+      yield piece(out);
+      size = 0;
+    }
+  }
+  out.push('');
+}
+
 function piece(out: string[]): string {
   const text = out.join('\n') + '\n';
   out.length = 0;

@@ -12,6 +12,8 @@ import {
   type TaskStatus,
 } from '../events/events.js';
 
+type Ev<K extends RunEvent['type']> = Extract<RunEvent, { type: K }>;
+
 /** How one attempt ended; RETRIED: it failed and another attempt followed. */
 export type AttemptOutcome = TaskStatus | 'RETRIED';
 
@@ -107,7 +109,14 @@ export interface ReportModel {
 const MAX_CHECKS = 400;
 
 export function buildModel(events: Iterable<RunEvent>): ReportModel {
-  const m: ReportModel = {
+  const builder = new ReportBuilder();
+  for (const e of events) builder.apply(e);
+  return builder.finish();
+}
+
+/** Folds the event stream into the report's model, one event at a time. */
+class ReportBuilder {
+  readonly m: ReportModel = {
     workflow: '',
     runId: '',
     runDir: '',
@@ -124,140 +133,74 @@ export function buildModel(events: Iterable<RunEvent>): ReportModel {
     warnings: 0,
     sessions: [],
   };
-  const byName = new Map<string, ReportTask>();
-  const probes = new Map<string, ProbeSeries>();
-  const task = (name: string): ReportTask => {
-    let r = byName.get(name);
+  private readonly byName = new Map<string, ReportTask>();
+  private readonly probes = new Map<string, ProbeSeries>();
+  /** the latest event time seen */
+  private last = 0;
+
+  private task(name: string): ReportTask {
+    let r = this.byName.get(name);
     if (!r) {
       r = { name, status: 'PENDING', attempts: [], exitCode: null };
-      byName.set(name, r);
-      m.tasks.push(r);
+      this.byName.set(name, r);
+      this.m.tasks.push(r);
     }
     return r;
-  };
-  const attempt = (r: ReportTask, n: number, t: number): Attempt => {
+  }
+
+  private attempt(r: ReportTask, n: number, t: number): Attempt {
     let a = r.attempts.find((x) => x.n === n);
     if (!a) {
-      a = { n, session: Math.max(1, m.sessions.length), submitted: t, outcome: 'PENDING', exitCode: null };
+      a = {
+        n,
+        session: Math.max(1, this.m.sessions.length),
+        submitted: t,
+        outcome: 'PENDING',
+        exitCode: null,
+      };
       r.attempts.push(a);
     }
     return a;
-  };
-  let last = 0;
-  for (const e of events) {
+  }
+
+  apply(e: RunEvent): void {
     // a later session: what the earlier one left open ended with its last event
-    if (e.type === 'run_started' && m.sessions.length) closeSession(m, last);
-    if (e.t > last) last = e.t;
+    if (e.type === 'run_started' && this.m.sessions.length) closeSession(this.m, this.last);
+    if (e.t > this.last) this.last = e.t;
     switch (e.type) {
       case 'run_started':
-        if (!m.sessions.length) m.startedAt = e.t; // the run started with its first session
-        m.sessions.push({
-          n: e.session ?? m.sessions.length + 1,
-          startedAt: e.t,
-          ...(e.resume ? { reused: e.resume.reused, rerun: e.resume.rerun, forced: e.resume.forced } : {}),
-        });
-        m.finished = false;
-        m.workflow = e.workflow;
-        m.runId = e.runId;
-        m.runDir = e.runDir;
-        for (const n of e.tasks) task(n);
+        this.runStarted(e);
         break;
-      case 'task_reused': {
-        const r = task(e.task);
-        r.status = e.status;
-        r.reused = { session: m.sessions[m.sessions.length - 1]?.n ?? 2, attempt: e.attempt };
+      case 'task_reused':
+        this.reused(e);
         break;
-      }
       case 'run_plan':
-        for (const info of e.tasks) task(info.name).info = info;
-        m.backends = e.backends;
+        for (const info of e.tasks) this.task(info.name).info = info;
+        this.m.backends = e.backends;
         break;
-      case 'task_submitted': {
-        const r = task(e.task);
-        r.reused = undefined;
-        r.status = 'SUBMITTED'; // handed to the backend: may wait in the engine's queue
-        attempt(r, e.attempt, e.t).outcome = 'SUBMITTED';
+      case 'task_submitted':
+        this.submitted(e);
         break;
-      }
-      case 'task_started': {
-        const r = task(e.task);
-        r.status = 'RUNNING';
-        const a = attempt(r, e.attempt, e.t);
-        a.started = eventTime(e); // the engine's start when it gave one
-        a.outcome = 'RUNNING';
-        // the GPUs the reservation registry granted the attempt (backend contract v2 handle)
-        const gpus = e.handle?.gpus;
-        if (gpus?.indices.length) r.seenGpus = gpus.indices.join(',');
-        if (gpus?.uuids.length) r.seenGpuUuids = [...gpus.uuids];
+      case 'task_started':
+        this.started(e);
         break;
-      }
-      case 'task_ready': {
-        const r = task(e.task);
-        r.status = 'READY';
-        const a = attempt(r, e.attempt, e.t);
-        a.ready = e.t;
-        a.outcome = 'READY';
+      case 'task_ready':
+        this.ready(e);
         break;
-      }
-      case 'task_retry': {
-        const r = task(e.task);
-        r.status = 'PENDING';
-        const a = attempt(r, e.attempt, e.t);
-        a.ended = eventTime(e);
-        a.outcome = 'RETRIED';
-        a.exitCode = e.exitCode;
+      case 'task_retry':
+        this.retried(e);
         break;
-      }
-      case 'task_finished': {
-        const r = task(e.task);
-        r.status = e.status;
-        r.exitCode = e.exitCode;
-        r.reason = e.reason;
-        if (e.attempt < 1) break; // cancelled before it ever started: no attempt
-        const a = attempt(r, e.attempt, e.t);
-        a.ended ??= eventTime(e);
-        a.outcome = e.status;
-        a.exitCode = e.exitCode;
-        a.signal = e.signal;
-        a.reason = e.reason;
+      case 'task_finished':
+        this.finished(e);
         break;
-      }
-      case 'task_stopped': {
-        const r = task(e.task);
-        const a = r.attempts.find((x) => x.n === e.attempt);
-        if (a) a.stopped = { t: e.t, why: e.why };
+      case 'task_stopped':
+        this.stopped(e);
         break;
-      }
-      case 'probe_result': {
-        const target = e.target ?? e.kind;
-        const key = `${e.task}\u0000${e.role}\u0000${target}`;
-        let p = probes.get(key);
-        if (!p) {
-          p = {
-            task: e.task,
-            role: e.role,
-            kind: e.kind,
-            target,
-            checks: [],
-            total: 0,
-            passed: 0,
-            lastDetail: '',
-          };
-          probes.set(key, p);
-          m.probes.push(p);
-        }
-        p.total++;
-        if (e.ok) {
-          p.passed++;
-          p.firstPass ??= e.t;
-        }
-        p.lastDetail = e.detail;
-        if (p.checks.length < MAX_CHECKS) p.checks.push({ t: e.t, ok: e.ok });
-        else p.checks[MAX_CHECKS - 1] = { t: e.t, ok: e.ok }; // keep the latest check visible
+      case 'probe_result':
+        this.probeResult(e);
         break;
-      }
       case 'result_parsed':
-        task(e.task).result = {
+        this.task(e.task).result = {
           ok: e.ok,
           values: e.values,
           errors: e.errors,
@@ -266,32 +209,144 @@ export function buildModel(events: Iterable<RunEvent>): ReportModel {
         };
         break;
       case 'fail_fast':
-        m.failFast = e.message;
+        this.m.failFast = e.message;
         break;
       case 'signal':
-        m.signals.push(e.signal);
+        this.m.signals.push(e.signal);
         break;
       case 'log':
-        if (e.level === 'error' && m.errors.length < 50) m.errors.push(e.message);
-        else if (e.level === 'warning') m.warnings++;
+        if (e.level === 'error' && this.m.errors.length < 50) this.m.errors.push(e.message);
+        else if (e.level === 'warning') this.m.warnings++;
         break;
-      case 'run_finished': {
-        m.finished = true;
-        m.status = e.status;
-        m.exitCode = e.exitCode;
-        m.message = e.message;
-        m.endedAt = e.t;
-        const s = m.sessions[m.sessions.length - 1];
-        if (s) Object.assign(s, { endedAt: e.t, status: e.status });
+      case 'run_finished':
+        this.runFinished(e);
         break;
-      }
       default:
         break;
     }
   }
-  if (!m.finished) m.endedAt = last;
-  if (!m.startedAt) m.startedAt = firstTime(m) ?? last;
-  return m;
+
+  private runStarted(e: Ev<'run_started'>): void {
+    if (!this.m.sessions.length) this.m.startedAt = e.t; // the run started with its first session
+    this.m.sessions.push({
+      n: e.session ?? this.m.sessions.length + 1,
+      startedAt: e.t,
+      ...(e.resume ? { reused: e.resume.reused, rerun: e.resume.rerun, forced: e.resume.forced } : {}),
+    });
+    this.m.finished = false;
+    this.m.workflow = e.workflow;
+    this.m.runId = e.runId;
+    this.m.runDir = e.runDir;
+    for (const n of e.tasks) this.task(n);
+  }
+
+  private reused(e: Ev<'task_reused'>): void {
+    const r = this.task(e.task);
+    r.status = e.status;
+    r.reused = { session: this.m.sessions[this.m.sessions.length - 1]?.n ?? 2, attempt: e.attempt };
+  }
+
+  private submitted(e: Ev<'task_submitted'>): void {
+    const r = this.task(e.task);
+    r.reused = undefined;
+    r.status = 'SUBMITTED'; // handed to the backend: may wait in the engine's queue
+    this.attempt(r, e.attempt, e.t).outcome = 'SUBMITTED';
+  }
+
+  private started(e: Ev<'task_started'>): void {
+    const r = this.task(e.task);
+    r.status = 'RUNNING';
+    const a = this.attempt(r, e.attempt, e.t);
+    a.started = eventTime(e); // the engine's start when it gave one
+    a.outcome = 'RUNNING';
+    // the GPUs the reservation registry granted the attempt (backend contract v2 handle)
+    const gpus = e.handle?.gpus;
+    if (gpus?.indices.length) r.seenGpus = gpus.indices.join(',');
+    if (gpus?.uuids.length) r.seenGpuUuids = [...gpus.uuids];
+  }
+
+  private ready(e: Ev<'task_ready'>): void {
+    const r = this.task(e.task);
+    r.status = 'READY';
+    const a = this.attempt(r, e.attempt, e.t);
+    a.ready = e.t;
+    a.outcome = 'READY';
+  }
+
+  private retried(e: Ev<'task_retry'>): void {
+    const r = this.task(e.task);
+    r.status = 'PENDING';
+    const a = this.attempt(r, e.attempt, e.t);
+    a.ended = eventTime(e);
+    a.outcome = 'RETRIED';
+    a.exitCode = e.exitCode;
+  }
+
+  private finished(e: Ev<'task_finished'>): void {
+    const r = this.task(e.task);
+    r.status = e.status;
+    r.exitCode = e.exitCode;
+    r.reason = e.reason;
+    if (e.attempt < 1) return; // cancelled before it ever started: no attempt
+    const a = this.attempt(r, e.attempt, e.t);
+    a.ended ??= eventTime(e);
+    a.outcome = e.status;
+    a.exitCode = e.exitCode;
+    a.signal = e.signal;
+    a.reason = e.reason;
+  }
+
+  private stopped(e: Ev<'task_stopped'>): void {
+    const r = this.task(e.task);
+    const a = r.attempts.find((x) => x.n === e.attempt);
+    if (a) a.stopped = { t: e.t, why: e.why };
+  }
+
+  private probeResult(e: Ev<'probe_result'>): void {
+    const target = e.target ?? e.kind;
+    const key = `${e.task}\u0000${e.role}\u0000${target}`;
+    let p = this.probes.get(key);
+    if (!p) {
+      p = {
+        task: e.task,
+        role: e.role,
+        kind: e.kind,
+        target,
+        checks: [],
+        total: 0,
+        passed: 0,
+        lastDetail: '',
+      };
+      this.probes.set(key, p);
+      this.m.probes.push(p);
+    }
+    p.total++;
+    if (e.ok) {
+      p.passed++;
+      p.firstPass ??= e.t;
+    }
+    p.lastDetail = e.detail;
+    if (p.checks.length < MAX_CHECKS) p.checks.push({ t: e.t, ok: e.ok });
+    else p.checks[MAX_CHECKS - 1] = { t: e.t, ok: e.ok }; // keep the latest check visible
+  }
+
+  private runFinished(e: Ev<'run_finished'>): void {
+    this.m.finished = true;
+    this.m.status = e.status;
+    this.m.exitCode = e.exitCode;
+    this.m.message = e.message;
+    this.m.endedAt = e.t;
+    const s = this.m.sessions[this.m.sessions.length - 1];
+    if (s) Object.assign(s, { endedAt: e.t, status: e.status });
+  }
+
+  /** The model once every event is in: an unfinished run ends at its last event. */
+  finish(): ReportModel {
+    const m = this.m;
+    if (!m.finished) m.endedAt = this.last;
+    if (!m.startedAt) m.startedAt = firstTime(m) ?? this.last;
+    return m;
+  }
 }
 
 /**

@@ -11,6 +11,8 @@ import {
 } from '../events/events.js';
 import { EngineClocks } from './engine-clock.js';
 
+type Ev<K extends RunEvent['type']> = Extract<RunEvent, { type: K }>;
+
 export interface TaskRow {
   name: string;
   status: TaskStatus;
@@ -115,71 +117,22 @@ export class SummaryModel {
     this.clocks.apply(e);
     switch (e.type) {
       case 'run_started':
-        // a resumed run: one more session in the same run; the run started with the first one
-        if (this.sessions.length === 0) this.startedAt = e.t;
-        this.sessions.push({
-          n: e.session ?? this.sessions.length + 1,
-          startedAt: e.t,
-          ...(e.resume ? { reused: e.resume.reused, rerun: e.resume.rerun.length } : {}),
-        });
-        if (this.sessions.length > 1) {
-          this.endedAt = undefined;
-          this.status = 'RUNNING';
-          this.message = '';
-          this.timeline.push({
-            t: e.t,
-            task: '-',
-            event: 'RESUMED',
-            summary: `session ${e.session ?? this.sessions.length}: ${e.resume?.reused ?? 0} reused, ${e.resume?.rerun.length ?? 0} to run`,
-          });
-        }
-        this.workflow = e.workflow;
-        this.runId = e.runId;
-        this.runDir = e.runDir;
-        for (const n of e.tasks) this.row(n);
+        this.startSession(e);
         break;
-      case 'task_reused': {
-        const r = this.row(e.task);
-        r.status = e.status;
-        r.reused = true;
-        r.reason = `reused: ${e.status} in an earlier session (attempt ${e.attempt})`;
-        this.timeline.push({ t: e.t, task: e.task, event: 'REUSED', summary: `attempt=${e.attempt}` });
+      case 'task_reused':
+        this.reused(e);
         break;
-      }
       case 'run_plan':
         this.plan = e.tasks;
         this.backends = e.backends;
         this.commandLogs = e.commandLogs ?? [];
         break;
-      case 'task_submitted': {
-        const r = this.row(e.task);
-        r.status = 'SUBMITTED';
-        r.reused = false;
-        r.attempts = Math.max(r.attempts, e.attempt);
-        this.probes.delete(e.task); // traces show the last attempt only
-        this.timeline.push({
-          t: e.t,
-          task: e.task,
-          event: 'SUBMITTED',
-          summary: `attempt=${e.attempt}${e.gatedOn?.length ? ` gated_on=${e.gatedOn.join(',')}` : ''}`,
-        });
-        if (e.gatedOn?.length) this.gated.add(e.task);
+      case 'task_submitted':
+        this.submitted(e);
         break;
-      }
-      case 'task_started': {
-        const r = this.row(e.task);
-        if (this.gated.delete(e.task))
-          this.timeline.push({ t: e.t, task: e.task, event: 'UNGATED', summary: 'in-pod gate opened' });
-        r.status = 'RUNNING';
-        r.firstStart ??= eventTime(e);
-        r.lastStart = eventTime(e);
-        const got = e.handle?.gpus;
-        if (got) {
-          r.seenGpus = got.indices.join(',');
-          r.seenGpuUuids = [...got.uuids];
-        }
+      case 'task_started':
+        this.started(e);
         break;
-      }
       case 'task_ready': {
         const r = this.row(e.task);
         r.status = 'READY';
@@ -187,82 +140,20 @@ export class SummaryModel {
         this.timeline.push({ t: e.t, task: e.task, event: 'READY', summary: e.probe });
         break;
       }
-      case 'task_retry': {
-        const r = this.row(e.task);
-        r.status = 'PENDING';
-        r.exitCode = e.exitCode;
-        this.timeline.push({
-          t: e.t,
-          task: e.task,
-          event: 'RETRY',
-          summary: `exit=${e.exitCode ?? 'n/a'} delay=${e.delayS}s next=${e.nextAttempt}/${e.total}`,
-        });
+      case 'task_retry':
+        this.retried(e);
         break;
-      }
-      case 'task_finished': {
-        const r = this.row(e.task);
-        r.status = e.status;
-        r.endedAt = eventTime(e);
-        r.exitCode = e.exitCode;
-        r.signal = e.signal ?? null;
-        r.reason = e.reason;
-        const code = e.exitCode !== null ? `exit=${e.exitCode}` : e.signal ? `signal=${e.signal}` : '';
-        this.timeline.push({
-          t: e.t,
-          task: e.task,
-          event: e.status,
-          summary: [code, e.reason].filter(Boolean).join(' '),
-        });
+      case 'task_finished':
+        this.finished(e);
         break;
-      }
-      case 'task_stopped': {
-        const r = this.row(e.task);
-        r.stoppedAt = e.t;
-        this.timeline.push({
-          t: e.t,
-          task: e.task,
-          event: 'STOPPED',
-          summary: `${e.why} ${e.signals.join('+') || '-'} ${(e.elapsedMs / 1000).toFixed(3)}s`,
-        });
+      case 'task_stopped':
+        this.stopped(e);
         break;
-      }
-      case 'probe_result': {
-        let m = this.probes.get(e.task);
-        if (!m) this.probes.set(e.task, (m = new Map<string, ProbeTrace>()));
-        const key = `${e.role}/${e.target ?? e.kind}`;
-        const prev = m.get(key);
-        m.set(key, {
-          role: e.role,
-          kind: e.kind,
-          ok: e.ok,
-          detail: e.detail,
-          t: e.t,
-          checks: (prev?.checks ?? 0) + 1,
-          since: prev?.since ?? e.t,
-          ...(e.limit ? { limit: e.limit } : {}),
-        });
-        if (e.limit)
-          this.timeline.push({
-            t: e.t,
-            task: e.task,
-            event: 'PROBE_LIMIT',
-            summary: `${e.role} ${e.target ?? e.kind}: ${e.limit}`,
-          });
+      case 'probe_result':
+        this.probeResult(e);
         break;
-      }
       case 'external_call':
-        this.external.push({
-          tool: e.tool,
-          ok: e.ok,
-          timedOut: e.timedOut,
-          durationMs: e.durationMs,
-          ...(e.expected ? { expected: true } : {}),
-          ...(!e.ok
-            ? {
-                failure: `${e.tool} ${e.args.slice(0, 6).join(' ')}${e.args.length > 6 ? ' …' : ''} → ${e.timedOut ? 'timed out' : `exit ${e.exitCode ?? '-'}`}${e.error ? `: ${e.error}` : ''}`,
-              }
-            : {}),
-        });
+        this.externalCall(e);
         break;
       case 'fail_fast':
         this.failFast = e.message;
@@ -275,39 +166,9 @@ export class SummaryModel {
         this.signals.push(e.signal);
         this.timeline.push({ t: e.t, task: '-', event: 'SIGNAL', summary: `${e.signal} (#${e.count})` });
         break;
-      case 'upload': {
-        const task = e.task ?? '(workflow)';
-        const id = `${task}\u0000${e.from}\u0000${e.dest}`;
-        let r = this.uploads.get(id);
-        if (!r) {
-          r = {
-            task,
-            target: e.target,
-            from: e.from,
-            dest: e.dest,
-            status: 'IN PROGRESS',
-            attempts: 1,
-            retries: 0,
-            onError: e.onError,
-          };
-          this.uploads.set(id, r);
-        }
-        if (e.bytes !== undefined) r.bytes = e.bytes;
-        if (e.phase === 'retry') r.retries++;
-        if (e.phase === 'done' || e.phase === 'failed') {
-          r.status = e.phase === 'done' ? 'OK' : 'FAILED';
-          r.attempts = Math.max(e.attempt ?? 1, r.retries + 1);
-          r.durationMs = e.durationMs;
-          if (e.error) r.error = e.error;
-          this.timeline.push({
-            t: e.t,
-            task,
-            event: e.phase === 'done' ? 'UPLOADED' : 'UPLOAD_FAILED',
-            summary: e.dest,
-          });
-        }
+      case 'upload':
+        this.upload(e);
         break;
-      }
       case 'run_finished':
         this.endedAt = e.t;
         this.status = e.status;
@@ -316,6 +177,179 @@ export class SummaryModel {
         break;
       default:
         break;
+    }
+  }
+
+  private startSession(e: Ev<'run_started'>): void {
+    // a resumed run: one more session in the same run; the run started with the first one
+    if (this.sessions.length === 0) this.startedAt = e.t;
+    this.sessions.push({
+      n: e.session ?? this.sessions.length + 1,
+      startedAt: e.t,
+      ...(e.resume ? { reused: e.resume.reused, rerun: e.resume.rerun.length } : {}),
+    });
+    if (this.sessions.length > 1) {
+      this.endedAt = undefined;
+      this.status = 'RUNNING';
+      this.message = '';
+      this.timeline.push({
+        t: e.t,
+        task: '-',
+        event: 'RESUMED',
+        summary: `session ${e.session ?? this.sessions.length}: ${e.resume?.reused ?? 0} reused, ${e.resume?.rerun.length ?? 0} to run`,
+      });
+    }
+    this.workflow = e.workflow;
+    this.runId = e.runId;
+    this.runDir = e.runDir;
+    for (const n of e.tasks) this.row(n);
+  }
+
+  private reused(e: Ev<'task_reused'>): void {
+    const r = this.row(e.task);
+    r.status = e.status;
+    r.reused = true;
+    r.reason = `reused: ${e.status} in an earlier session (attempt ${e.attempt})`;
+    this.timeline.push({ t: e.t, task: e.task, event: 'REUSED', summary: `attempt=${e.attempt}` });
+  }
+
+  private submitted(e: Ev<'task_submitted'>): void {
+    const r = this.row(e.task);
+    r.status = 'SUBMITTED';
+    r.reused = false;
+    r.attempts = Math.max(r.attempts, e.attempt);
+    this.probes.delete(e.task); // traces show the last attempt only
+    this.timeline.push({
+      t: e.t,
+      task: e.task,
+      event: 'SUBMITTED',
+      summary: `attempt=${e.attempt}${e.gatedOn?.length ? ` gated_on=${e.gatedOn.join(',')}` : ''}`,
+    });
+    if (e.gatedOn?.length) this.gated.add(e.task);
+  }
+
+  private started(e: Ev<'task_started'>): void {
+    const r = this.row(e.task);
+    if (this.gated.delete(e.task))
+      this.timeline.push({ t: e.t, task: e.task, event: 'UNGATED', summary: 'in-pod gate opened' });
+    r.status = 'RUNNING';
+    r.firstStart ??= eventTime(e);
+    r.lastStart = eventTime(e);
+    const got = e.handle?.gpus;
+    if (got) {
+      r.seenGpus = got.indices.join(',');
+      r.seenGpuUuids = [...got.uuids];
+    }
+  }
+
+  private retried(e: Ev<'task_retry'>): void {
+    const r = this.row(e.task);
+    r.status = 'PENDING';
+    r.exitCode = e.exitCode;
+    this.timeline.push({
+      t: e.t,
+      task: e.task,
+      event: 'RETRY',
+      summary: `exit=${e.exitCode ?? 'n/a'} delay=${e.delayS}s next=${e.nextAttempt}/${e.total}`,
+    });
+  }
+
+  private finished(e: Ev<'task_finished'>): void {
+    const r = this.row(e.task);
+    r.status = e.status;
+    r.endedAt = eventTime(e);
+    r.exitCode = e.exitCode;
+    r.signal = e.signal ?? null;
+    r.reason = e.reason;
+    const code = e.exitCode !== null ? `exit=${e.exitCode}` : e.signal ? `signal=${e.signal}` : '';
+    this.timeline.push({
+      t: e.t,
+      task: e.task,
+      event: e.status,
+      summary: [code, e.reason].filter(Boolean).join(' '),
+    });
+  }
+
+  private stopped(e: Ev<'task_stopped'>): void {
+    const r = this.row(e.task);
+    r.stoppedAt = e.t;
+    this.timeline.push({
+      t: e.t,
+      task: e.task,
+      event: 'STOPPED',
+      summary: `${e.why} ${e.signals.join('+') || '-'} ${(e.elapsedMs / 1000).toFixed(3)}s`,
+    });
+  }
+
+  private probeResult(e: Ev<'probe_result'>): void {
+    let m = this.probes.get(e.task);
+    if (!m) this.probes.set(e.task, (m = new Map<string, ProbeTrace>()));
+    const key = `${e.role}/${e.target ?? e.kind}`;
+    const prev = m.get(key);
+    m.set(key, {
+      role: e.role,
+      kind: e.kind,
+      ok: e.ok,
+      detail: e.detail,
+      t: e.t,
+      checks: (prev?.checks ?? 0) + 1,
+      since: prev?.since ?? e.t,
+      ...(e.limit ? { limit: e.limit } : {}),
+    });
+    if (e.limit)
+      this.timeline.push({
+        t: e.t,
+        task: e.task,
+        event: 'PROBE_LIMIT',
+        summary: `${e.role} ${e.target ?? e.kind}: ${e.limit}`,
+      });
+  }
+
+  private externalCall(e: Ev<'external_call'>): void {
+    this.external.push({
+      tool: e.tool,
+      ok: e.ok,
+      timedOut: e.timedOut,
+      durationMs: e.durationMs,
+      ...(e.expected ? { expected: true } : {}),
+      ...(!e.ok
+        ? {
+            failure: `${e.tool} ${e.args.slice(0, 6).join(' ')}${e.args.length > 6 ? ' …' : ''} → ${e.timedOut ? 'timed out' : `exit ${e.exitCode ?? '-'}`}${e.error ? `: ${e.error}` : ''}`,
+          }
+        : {}),
+    });
+  }
+
+  private upload(e: Ev<'upload'>): void {
+    const task = e.task ?? '(workflow)';
+    const id = `${task}\u0000${e.from}\u0000${e.dest}`;
+    let r = this.uploads.get(id);
+    if (!r) {
+      r = {
+        task,
+        target: e.target,
+        from: e.from,
+        dest: e.dest,
+        status: 'IN PROGRESS',
+        attempts: 1,
+        retries: 0,
+        onError: e.onError,
+      };
+      this.uploads.set(id, r);
+    }
+    if (e.bytes !== undefined) r.bytes = e.bytes;
+    if (e.phase === 'retry') r.retries++;
+    if (e.phase === 'done' || e.phase === 'failed') {
+      r.status = e.phase === 'done' ? 'OK' : 'FAILED';
+      r.attempts = Math.max(e.attempt ?? 1, r.retries + 1);
+      r.durationMs = e.durationMs;
+      if (e.error) r.error = e.error;
+      this.timeline.push({
+        t: e.t,
+        task,
+        event: e.phase === 'done' ? 'UPLOADED' : 'UPLOAD_FAILED',
+        summary: e.dest,
+      });
     }
   }
 }

@@ -32,17 +32,50 @@ function durationOf(r: TaskRow, m: SummaryModel, now: number): string {
 import type { PlanTaskInfo, RuntimeInfo } from '../events/events.js';
 export type { RuntimeInfo };
 
+/** What every section of the summary reads. */
+interface SummaryView {
+  m: SummaryModel;
+  opts: { summaryPath: string; runtime?: RuntimeInfo; now?: number };
+  now: number;
+  /** the run's end, or now while it runs */
+  end: number;
+  rows: TaskRow[];
+}
+
 export function renderSummary(
   m: SummaryModel,
   opts: { summaryPath: string; runtime?: RuntimeInfo; now?: number },
 ): string {
   const now = opts.now ?? Date.now();
-  const end = m.endedAt ?? now;
-  const rows = [...m.tasks.values()];
+  const v: SummaryView = { m, opts, now, end: m.endedAt ?? now, rows: [...m.tasks.values()] };
+  const out: string[] = [
+    ...headerSection(v),
+    ...runtimeSection(v),
+    ...engineClocksSection(v),
+    ...tasksSection(v),
+    ...durationChartSection(v),
+    ...timelineSection(v),
+    ...probeTracesSection(v),
+    ...gpuAssignmentSection(v),
+    ...taskFoldersSection(v),
+    ...topologySection(v),
+    ...(m.uploads.size > 0 ? [...section('Uploads'), ...renderUploads(m)] : []),
+    ...section('External Command Health'),
+    ...renderExternal(m),
+    ...commandLogsSection(v),
+    ...dependenciesSection(v),
+    ...failureHintsSection(v),
+  ];
+  return out.join('\n') + '\n';
+}
+
+/** The title block: workflow, status, times, counts per status, the sessions of a resumed run. */
+function headerSection({ m, opts, end, rows }: SummaryView): string[] {
   const counts = new Map<string, number>();
   for (const r of rows) counts.set(r.status, (counts.get(r.status) ?? 0) + 1);
-  const out: string[] = ['Sflow Summary', '============='];
-  out.push(
+  return [
+    'Sflow Summary',
+    '=============',
     ...table(
       [
         ['Workflow', ':', m.workflow],
@@ -80,31 +113,34 @@ export function renderSummary(
       ],
       ' ',
     ),
-  );
+  ];
+}
 
-  if (opts.runtime) {
-    out.push(...section('Runtime'));
-    out.push(
-      ...table(
-        [
-          ['version', ':', opts.runtime.version],
-          ['node', ':', opts.runtime.node],
-          ['bin', ':', opts.runtime.bin],
-          ['package', ':', opts.runtime.packageDir],
-        ],
-        ' ',
-      ),
-    );
-  }
+function runtimeSection({ opts }: SummaryView): string[] {
+  if (!opts.runtime) return [];
+  return [
+    ...section('Runtime'),
+    ...table(
+      [
+        ['version', ':', opts.runtime.version],
+        ['node', ':', opts.runtime.node],
+        ['bin', ':', opts.runtime.bin],
+        ['package', ':', opts.runtime.packageDir],
+      ],
+      ' ',
+    ),
+  ];
+}
 
+function engineClocksSection({ m }: SummaryView): string[] {
   const skewed = m.clocks.skewed();
-  if (skewed.length) {
-    out.push(...section('Engine Clocks'));
-    for (const b of skewed) out.push(`⚠ ${skewLine(b)}`);
-  }
+  if (!skewed.length) return [];
+  return [...section('Engine Clocks'), ...skewed.map((b) => `⚠ ${skewLine(b)}`)];
+}
 
-  out.push(...section('Tasks'));
-  out.push(
+function tasksSection({ m, now, rows }: SummaryView): string[] {
+  return [
+    ...section('Tasks'),
     ...table([
       ['TASK', 'STATUS', 'ATTEMPTS', 'DURATION', 'EXIT', 'REASON'],
       ...rows.map((r) => [
@@ -116,11 +152,14 @@ export function renderSummary(
         (r.reason ?? '').split('\n')[0],
       ]),
     ]),
-  );
+  ];
+}
 
-  out.push(...section('Task Duration Chart'));
+/** One bar per task over the run's span. */
+function durationChartSection({ m, now, end, rows }: SummaryView): string[] {
   const span = Math.max(1, end - m.startedAt);
-  out.push(
+  return [
+    ...section('Task Duration Chart'),
     ...table(
       rows.map((r) => {
         const stop = taskEnd(r, m, now);
@@ -133,78 +172,94 @@ export function renderSummary(
         return [r.name, `|${bar}|`, durationOf(r, m, now), r.status];
       }),
     ),
-  );
+  ];
+}
 
-  out.push(...section('Timeline'));
-  out.push(
+function timelineSection({ m }: SummaryView): string[] {
+  return [
+    ...section('Timeline'),
     ...table([
       ['Time', 'Elapsed', 'Task', 'Event', 'Summary'],
       ...m.timeline.map((e) => [clock(e.t), elapsed(e.t - m.startedAt), e.task, e.event, e.summary]),
     ]),
-  );
+  ];
+}
 
-  if (m.probes.size > 0 || m.plan.some((t) => t.probes.length > 0)) {
-    out.push(...section('Probe Traces (last attempt)'));
-    const prow: string[][] = [['TASK', 'PHASE', 'KIND', 'STATE', 'RUNTIME', 'DETAIL']];
-    for (const t of m.plan) {
-      const seen = m.probes.get(t.name);
-      for (const p of t.probes) {
-        const tr = seen?.get(`${p.role}/${p.target}`) ?? seen?.get(`${p.role}/${p.kind}`);
-        const state = tr ? (tr.limit ? '[LIMIT]' : tr.ok ? '[OK]' : '[FAIL]') : '[-]';
-        const runtime = tr
-          ? `${seconds(tr.t - tr.since)} (${tr.checks} check${tr.checks === 1 ? '' : 's'})`
-          : '-';
-        prow.push([
-          t.name,
-          p.role,
-          p.kind,
-          state,
-          runtime,
-          tr ? `${p.target}: ${tr.detail}` : `${p.target}: not checked`,
-        ]);
-      }
+/** Each planned probe with its last attempt's state (none: no section). */
+function probeTracesSection({ m }: SummaryView): string[] {
+  if (!(m.probes.size > 0 || m.plan.some((t) => t.probes.length > 0))) return [];
+  const prow: string[][] = [['TASK', 'PHASE', 'KIND', 'STATE', 'RUNTIME', 'DETAIL']];
+  for (const t of m.plan) {
+    const seen = m.probes.get(t.name);
+    for (const p of t.probes) {
+      const tr = seen?.get(`${p.role}/${p.target}`) ?? seen?.get(`${p.role}/${p.kind}`);
+      const state = tr ? (tr.limit ? '[LIMIT]' : tr.ok ? '[OK]' : '[FAIL]') : '[-]';
+      const runtime = tr
+        ? `${seconds(tr.t - tr.since)} (${tr.checks} check${tr.checks === 1 ? '' : 's'})`
+        : '-';
+      prow.push([
+        t.name,
+        p.role,
+        p.kind,
+        state,
+        runtime,
+        tr ? `${p.target}: ${tr.detail}` : `${p.target}: not checked`,
+      ]);
     }
-    out.push(...table(prow));
   }
+  return [...section('Probe Traces (last attempt)'), ...table(prow)];
+}
 
-  out.push(...section('GPU Assignment'));
+/** Planned GPUs against what each task saw (the in-step audits, the started event, the plan). */
+function gpuAssignmentSection({ m }: SummaryView): string[] {
+  const head = section('GPU Assignment');
   const gpuTasks = m.plan.filter((t) => (t.gpus && t.gpus.length > 0) || t.enginePicksGpus);
-  if (gpuTasks.length === 0) out.push('n/a (no task requested GPUs)');
-  else {
-    out.push(
-      ...table([
-        ['TASK', 'NODES', 'PLANNED GPUS', 'SEEN BY THE TASK'],
-        ...gpuTasks.map((t) => {
-          const row = m.tasks.get(t.name);
-          if (!t.gpus?.length) return enginePicked(t, row);
-          // Slurm steps: what the in-step selection exported on each node (sflow_gpus*.log)
-          const audits = readGpuAudits(dirname(t.logPath));
-          const seen = audits.length
-            ? describeGpuAudits(audits)
-            : row?.seenGpus
-              ? `CUDA_VISIBLE_DEVICES=${row.seenGpus}${row.seenGpuUuids?.length ? ` (${row.seenGpuUuids.join(',')})` : ''}` +
-                (row.seenGpus !== (t.gpus ?? []).join(',')
-                  ? ' [re-assigned by the GPU reservation registry]'
-                  : '')
-              : row?.firstStart !== undefined
-                ? `CUDA_VISIBLE_DEVICES=${(t.gpus ?? []).join(',')} (as planned; no physical GPUs reserved)`
-                : 'not started';
-          return [t.name, t.nodes.join(',') || '-', `CUDA_VISIBLE_DEVICES=${(t.gpus ?? []).join(',')}`, seen];
-        }),
-      ]),
-    );
-  }
+  if (gpuTasks.length === 0) return [...head, 'n/a (no task requested GPUs)'];
+  return [
+    ...head,
+    ...table([
+      ['TASK', 'NODES', 'PLANNED GPUS', 'SEEN BY THE TASK'],
+      ...gpuTasks.map((t) => {
+        const row = m.tasks.get(t.name);
+        if (!t.gpus?.length) return enginePicked(t, row);
+        return [
+          t.name,
+          t.nodes.join(',') || '-',
+          `CUDA_VISIBLE_DEVICES=${(t.gpus ?? []).join(',')}`,
+          seenGpus(t, row),
+        ];
+      }),
+    ]),
+  ];
+}
 
-  // names that could not be folder names as they are (plan/folder-name.ts)
+/** What a task with planned GPUs saw. */
+function seenGpus(t: PlanTaskInfo, row: TaskRow | undefined): string {
+  // Slurm steps: what the in-step selection exported on each node (sflow_gpus*.log)
+  const audits = readGpuAudits(dirname(t.logPath));
+  if (audits.length) return describeGpuAudits(audits);
+  if (row?.seenGpus)
+    return (
+      `CUDA_VISIBLE_DEVICES=${row.seenGpus}${row.seenGpuUuids?.length ? ` (${row.seenGpuUuids.join(',')})` : ''}` +
+      (row.seenGpus !== (t.gpus ?? []).join(',') ? ' [re-assigned by the GPU reservation registry]' : '')
+    );
+  return row?.firstStart !== undefined
+    ? `CUDA_VISIBLE_DEVICES=${(t.gpus ?? []).join(',')} (as planned; no physical GPUs reserved)`
+    : 'not started';
+}
+
+/** Names that could not be folder names as they are (plan/folder-name.ts). */
+function taskFoldersSection({ m }: SummaryView): string[] {
   const renamed = m.plan.filter((t) => folderName(t.name) !== t.name);
-  if (renamed.length > 0) {
-    out.push(...section('Task Folders (names changed to be safe folder names)'));
-    out.push(
-      ...table([['TASK', 'FOLDER'], ...renamed.map((t) => [JSON.stringify(t.name), basename(t.outputDir)])]),
-    );
-  }
+  if (renamed.length === 0) return [];
+  return [
+    ...section('Task Folders (names changed to be safe folder names)'),
+    ...table([['TASK', 'FOLDER'], ...renamed.map((t) => [JSON.stringify(t.name), basename(t.outputDir)])]),
+  ];
+}
 
-  out.push(...section('Node Topology'));
+function topologySection({ m }: SummaryView): string[] {
+  const out = section('Node Topology');
   const remote = m.backends.filter((b) => !b.synthetic);
   if (remote.length === 0) out.push('n/a (local backend: synthetic nodes, no topology probe)');
   for (const b of remote) {
@@ -216,16 +271,11 @@ export function renderSummary(
     for (const n of b.nodes)
       if (n.gpuUuids?.length) out.push(`  ${n.name}: ${n.gpuUuids.map((u, i) => `${i}=${u}`).join(' ')}`);
   }
+  return out;
+}
 
-  if (m.uploads.size > 0) {
-    out.push(...section('Uploads'));
-    out.push(...renderUploads(m));
-  }
-
-  out.push(...section('External Command Health'));
-  out.push(...renderExternal(m));
-
-  out.push(...section('Command Logs'));
+function commandLogsSection({ m }: SummaryView): string[] {
+  const out = section('Command Logs');
   if (m.commandLogs.length === 0) out.push('n/a');
   // a family's log is written when its first task starts: only files that exist are named
   for (const c of m.commandLogs)
@@ -234,27 +284,33 @@ export function renderSummary(
         ? `${c.family}: ${c.path}`
         : `${c.family}: not written (no ${c.family} task started)`,
     );
+  return out;
+}
 
-  out.push(...section('Dependencies'));
-  for (const t of m.plan)
-    out.push(`${t.dependsOn.length ? [...t.dependsOn].sort().join(', ') : 'START'} -> ${t.name}`);
+function dependenciesSection({ m }: SummaryView): string[] {
+  return [
+    ...section('Dependencies'),
+    ...m.plan.map((t) => `${t.dependsOn.length ? [...t.dependsOn].sort().join(', ') : 'START'} -> ${t.name}`),
+  ];
+}
 
+/** Failed, then cancelled tasks (up to MAX_HINTS): why, and the log to read. */
+function failureHintsSection({ m, rows }: SummaryView): string[] {
   const bad = rows.filter((r) => r.status === 'FAILED' || r.status === 'CANCELLED');
-  if (bad.length > 0) {
-    out.push(...section('Failure Hints'));
-    const logs = new Map(m.plan.map((t) => [t.name, t.logPath]));
-    const ordered = [
-      ...bad.filter((r) => r.status === 'FAILED'),
-      ...bad.filter((r) => r.status === 'CANCELLED'),
-    ];
-    for (const r of ordered.slice(0, MAX_HINTS)) {
-      out.push(`${r.name}: ${r.status} after ${r.attempts} attempt(s)${r.reason ? ` - ${r.reason}` : ''}`);
-      // a task that never started has an empty log: nothing to read there
-      if (r.firstStart !== undefined) out.push(`  log: ${logs.get(r.name) ?? '-'}`);
-    }
-    if (ordered.length > MAX_HINTS) out.push(`… and ${ordered.length - MAX_HINTS} more`);
+  if (bad.length === 0) return [];
+  const out = section('Failure Hints');
+  const logs = new Map(m.plan.map((t) => [t.name, t.logPath]));
+  const ordered = [
+    ...bad.filter((r) => r.status === 'FAILED'),
+    ...bad.filter((r) => r.status === 'CANCELLED'),
+  ];
+  for (const r of ordered.slice(0, MAX_HINTS)) {
+    out.push(`${r.name}: ${r.status} after ${r.attempts} attempt(s)${r.reason ? ` - ${r.reason}` : ''}`);
+    // a task that never started has an empty log: nothing to read there
+    if (r.firstStart !== undefined) out.push(`  log: ${logs.get(r.name) ?? '-'}`);
   }
-  return out.join('\n') + '\n';
+  if (ordered.length > MAX_HINTS) out.push(`… and ${ordered.length - MAX_HINTS} more`);
+  return out;
 }
 
 /** a GPU task where the engine picks the devices (Kubernetes): how many it asked for, where it ran */

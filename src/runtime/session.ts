@@ -108,12 +108,68 @@ export interface SessionResult extends Verdict {
   tasks: Array<[string, TaskStatus]>;
 }
 
+/**
+ * The session's phases: open its records, watch for interrupts (signals, the lifeline, the
+ * deadline), allocate, plan on the topology, orchestrate, then tear down (release, uploads) and
+ * close the records, whatever happened before.
+ */
 export async function runSession(o: SessionOptions): Promise<SessionResult> {
+  const s = openSession(o);
+  // installed before preflight: an interrupt while allocating cancels the run before anything starts
+  const disposeSignals = watchInterrupts(s);
+  // armed once the signal handlers are in: a hang-up while the reaper starts is handled too
+  const disarm = await armLifeline(o, s.runDir, s.bus);
+  const deadline = armDeadline(s);
+  let verdict: Verdict;
+  try {
+    await planOnTopology(s, await allocate(s));
+    verdict = await orchestrate(s, deadline);
+  } catch (e) {
+    verdict = failedVerdict(s, deadline, e);
+  } finally {
+    deadline.disarm();
+    disposeSignals();
+    stopWatchingRun(s);
+  }
+  verdict = await teardown(s, verdict);
+  return closeSession(s, verdict, disarm);
+}
+
+/** What the phases of one session share: made by `openSession`, filled in as the run goes. */
+interface SessionState {
+  o: SessionOptions;
+  trial: Plan;
+  runDir: string;
+  bus: EventBus;
+  /** the run's uploader: exists from the start, so upload_all archives a failed allocation too */
+  uploads: RunUploads | undefined;
+  /** cancels preflight and allocation (a signal, the deadline); once tasks run, `orch` is stopped */
+  session: AbortController;
+  finalizer: ReturnType<typeof makeFinalizer>;
+  backends: Map<string, Backend>;
+  /** the plan being run: the trial plan until the allocated topology replans it */
+  plan: Plan;
+  statuses: Array<[string, TaskStatus]>;
+  orch?: Orchestrator;
+  /** the first signal, while no orchestrator ran yet */
+  signalName?: string;
+  ledger?: HandleLedger;
+  /** the handle ledger's first write failure (it fails the run) */
+  ledgerError?: string;
+  folders?: TaskFolders;
+  /** what `stopWatchingRun` and `closeSession` undo */
+  unregister: () => void;
+  unwatchConsole: () => void;
+  unsubscribe: Array<() => void>;
+}
+
+/** Opens the run's records: the bus with its first sinks, run_started, the live-run index, traces. */
+function openSession(o: SessionOptions): SessionState {
   const trial = o.trial;
   if (trial.dryRun) throw new Error('runSession: a dry-run plan cannot be executed');
   const runDir = trial.paths.runDir;
   const bus = new EventBus();
-  for (const s of o.sinks) bus.add(s);
+  for (const sink of o.sinks) bus.add(sink);
   bus.emit({
     type: 'run_started',
     workflow: trial.workflow,
@@ -143,172 +199,209 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
     }),
   );
   const unsubscribe = traceExternalCalls(bus, resolve(runDir, 'command_trace.jsonl'));
-
-  // storage, upload_all and the run paths do not depend on the allocation: the uploader exists
-  // from the start, so upload_all archives the run folder whatever happened (a failed allocation too)
+  // storage, upload_all and the run paths do not depend on the allocation
   const uploads: RunUploads | undefined = o.uploads?.(trial, (e) => bus.emit(e));
-  const session = new AbortController();
-  let orch: Orchestrator | undefined;
-  let signalName: string | undefined;
-  const onSignal = (s: string): void => {
-    uploads?.abort();
-    if (orch) return orch.requestStop(s);
-    signalName ??= s;
-    bus.emit({ type: 'signal', signal: s, count: 1 });
-    session.abort(new SflowError('run.interrupted', `interrupted by ${s}`, { phase: 'run' }));
+  return {
+    o,
+    trial,
+    runDir,
+    bus,
+    uploads,
+    session: new AbortController(),
+    finalizer: makeFinalizer(
+      runDir,
+      trial.runId,
+      (e) => bus.emit(e),
+      () => uploads,
+    ),
+    backends: new Map(),
+    plan: trial,
+    statuses: trial.tasks.map((t) => [t.name, 'PENDING']),
+    unregister,
+    unwatchConsole,
+    unsubscribe,
   };
-  // installed before preflight: an interrupt while allocating cancels the run before anything starts
+}
+
+/**
+ * SIGINT/SIGTERM (when the session handles them) and the caller's AbortSignal: before tasks run
+ * they cancel the session, after they stop the orchestrator. Returns the disposer.
+ */
+function watchInterrupts(s: SessionState): () => void {
+  const { o, bus } = s;
+  const onSignal = (sig: string): void => {
+    s.uploads?.abort();
+    if (s.orch) return s.orch.requestStop(sig);
+    s.signalName ??= sig;
+    bus.emit({ type: 'signal', signal: sig, count: 1 });
+    s.session.abort(new SflowError('run.interrupted', `interrupted by ${sig}`, { phase: 'run' }));
+  };
   const disposeHandlers = o.handleSignals ? installSignalHandlers(onSignal) : () => undefined;
   const onAbort = () => onSignal('SIGINT');
   if (o.signal?.aborted) onAbort();
   else o.signal?.addEventListener('abort', onAbort, { once: true });
-  const disposeSignals = () => {
+  return () => {
     disposeHandlers();
     o.signal?.removeEventListener('abort', onAbort);
   };
-  // armed once the signal handlers are in: a hang-up while the reaper starts is handled too
-  const disarm = await armLifeline(o, runDir, bus);
+}
 
-  // workflow.timeout counts from the start of the session, allocation included
-  const deadline = new WorkflowDeadline(trial.workflowTimeoutS);
+/** workflow.timeout, counted from here (allocation included): cancels the session or stops the run. */
+function armDeadline(s: SessionState): WorkflowDeadline {
+  const deadline = new WorkflowDeadline(s.trial.workflowTimeoutS);
   deadline.arm(() => {
-    if (orch) {
-      if (!orch.stopAtDeadline(deadline.cancelReason)) return false;
+    if (s.orch) {
+      if (!s.orch.stopAtDeadline(deadline.cancelReason)) return false;
     } else {
-      if (session.signal.aborted) return false;
-      session.abort(new SflowError('run.deadline', deadline.message(), { phase: 'run' }));
+      if (s.session.signal.aborted) return false;
+      s.session.abort(new SflowError('run.deadline', deadline.message(), { phase: 'run' }));
     }
-    bus.emit({ type: 'log', level: 'error', message: deadline.message() });
+    s.bus.emit({ type: 'log', level: 'error', message: deadline.message() });
     return true;
   });
+  return deadline;
+}
 
-  const backends = new Map<string, Backend>();
-  let plan = trial;
-  let statuses: Array<[string, TaskStatus]> = trial.tasks.map((t) => [t.name, 'PENDING']);
-  let verdict: Verdict;
-  const finalizer = makeFinalizer(
-    runDir,
-    trial.runId,
-    (e) => bus.emit(e),
-    () => uploads,
+/** Creates every planned backend, preflights them and allocates; returns the reported topology. */
+async function allocate(s: SessionState): Promise<Record<string, PlannedNode[]>> {
+  const { o, trial, bus } = s;
+  const gpuTasks = new Set(trial.tasks.filter((t) => t.resources?.gpus !== undefined).map((t) => t.backend));
+  for (const b of trial.backends) {
+    s.backends.set(
+      b.name,
+      o.createBackend(b, {
+        runId: trial.runId,
+        runDir: s.runDir,
+        log: (message, level = 'warning') => bus.emit({ type: 'log', level, message }),
+        options: o.backendOptions ?? {},
+        env: o.env ?? process.env,
+        gpuTasks: gpuTasks.has(b.name),
+        artifacts: trial.artifacts,
+        ...(o.graceMs !== undefined ? { graceMs: o.graceMs } : {}),
+      }),
+    );
+  }
+  await preflightAll(s.backends, s.session.signal, o.preflightTimeoutMs ?? 120_000);
+  return allocateAll(s.backends, s.session.signal, (e) => bus.emit(e));
+}
+
+/**
+ * The real plan on the allocated topology: task folders, the sinks that need the plan (awaited
+ * before any task starts), run_plan and the plan's warnings; a resumed run seeds its results.
+ */
+async function planOnTopology(s: SessionState, topology: Record<string, PlannedNode[]>): Promise<void> {
+  const { o, bus } = s;
+  const plan = o.replan ? o.replan(topology) : s.trial;
+  s.plan = plan;
+  s.folders = prepareRunDir(plan).folders;
+  const late = await o.planSinks?.(plan, (e) => bus.emit(e));
+  s.session.signal.throwIfAborted();
+  for (const sink of late?.sinks ?? []) bus.add(sink);
+  bus.emit({
+    type: 'run_plan',
+    ...planInfo(plan),
+    ...(late?.commandLogs ? { commandLogs: late.commandLogs } : {}),
+  });
+  for (const w of plan.warnings) bus.emit({ type: 'log', level: 'warning', message: w });
+  if (o.resume) {
+    await s.finalizer.seed(o.resume.results);
+    for (const r of o.resume.rerun)
+      bus.emit({ type: 'log', level: 'info', message: `resume: ${r.task} runs again (${r.why})` });
+  }
+}
+
+/** Runs the DAG under the orchestrator, writing the handle ledger; the verdict of its outcome. */
+async function orchestrate(s: SessionState, deadline: WorkflowDeadline): Promise<Verdict> {
+  const { o, plan, bus } = s;
+  const book = new HandleLedger(ledgerPath(s.runDir));
+  s.ledger = book;
+  let ledgerFailed = false;
+  s.orch = new Orchestrator({
+    plan,
+    backends: s.backends,
+    probes: o.probes,
+    emit: (e) => bus.emit(e),
+    cwd: o.cwd,
+    baseEnv: o.env,
+    finalize: (t, cancelled) => s.finalizer.finalize(t, cancelled),
+    graceMs: o.graceMs,
+    pollTimeoutMs: o.pollTimeoutMs,
+    lostAfter: o.lostAfter,
+    resume: o.resume?.tasks,
+    taskFolder: (name) => s.folders?.ensure(name),
+    ledger: (op, h) => {
+      const err = book.write(op, h);
+      if (err && !ledgerFailed) {
+        ledgerFailed = true;
+        s.ledgerError = `${book.path}: ${err.message}`;
+        bus.emit({ type: 'log', level: 'warning', message: `handle ledger ${book.path}: ${err.message}` });
+      }
+    },
+  });
+  const outcome = await s.orch.run();
+  s.statuses = outcome.statuses;
+  return deadline.verdict(
+    plan.workflow,
+    computeVerdict(plan.workflow, s.statuses, outcome.signal),
+    s.statuses,
   );
-  let ledger: HandleLedger | undefined;
-  let folders: TaskFolders | undefined;
-  let ledgerError: string | undefined;
-  try {
-    const gpuTasks = new Set(
-      trial.tasks.filter((t) => t.resources?.gpus !== undefined).map((t) => t.backend),
-    );
-    for (const b of trial.backends) {
-      backends.set(
-        b.name,
-        o.createBackend(b, {
-          runId: trial.runId,
-          runDir,
-          log: (message, level = 'warning') => bus.emit({ type: 'log', level, message }),
-          options: o.backendOptions ?? {},
-          env: o.env ?? process.env,
-          gpuTasks: gpuTasks.has(b.name),
-          artifacts: trial.artifacts,
-          ...(o.graceMs !== undefined ? { graceMs: o.graceMs } : {}),
-        }),
-      );
-    }
-    await preflightAll(backends, session.signal, o.preflightTimeoutMs ?? 120_000);
-    const topology = await allocateAll(backends, session.signal, (e) => bus.emit(e));
-    plan = o.replan ? o.replan(topology) : trial;
-    folders = prepareRunDir(plan).folders;
-    const late = await o.planSinks?.(plan, (e) => bus.emit(e));
-    session.signal.throwIfAborted();
-    for (const s of late?.sinks ?? []) bus.add(s);
-    bus.emit({
-      type: 'run_plan',
-      ...planInfo(plan),
-      ...(late?.commandLogs ? { commandLogs: late.commandLogs } : {}),
-    });
-    for (const w of plan.warnings) bus.emit({ type: 'log', level: 'warning', message: w });
-    if (o.resume) {
-      await finalizer.seed(o.resume.results);
-      for (const r of o.resume.rerun)
-        bus.emit({ type: 'log', level: 'info', message: `resume: ${r.task} runs again (${r.why})` });
-    }
-    const book = new HandleLedger(ledgerPath(runDir));
-    ledger = book;
-    let ledgerFailed = false;
-    orch = new Orchestrator({
-      plan,
-      backends,
-      probes: o.probes,
-      emit: (e) => bus.emit(e),
-      cwd: o.cwd,
-      baseEnv: o.env,
-      finalize: (t, cancelled) => finalizer.finalize(t, cancelled),
-      graceMs: o.graceMs,
-      pollTimeoutMs: o.pollTimeoutMs,
-      lostAfter: o.lostAfter,
-      resume: o.resume?.tasks,
-      taskFolder: (name) => folders?.ensure(name),
-      ledger: (op, h) => {
-        const err = book.write(op, h);
-        if (err && !ledgerFailed) {
-          ledgerFailed = true;
-          ledgerError = `${book.path}: ${err.message}`;
-          bus.emit({ type: 'log', level: 'warning', message: `handle ledger ${book.path}: ${err.message}` });
-        }
-      },
-    });
-    const outcome = await orch.run();
-    statuses = outcome.statuses;
-    verdict = deadline.verdict(
-      plan.workflow,
-      computeVerdict(plan.workflow, statuses, outcome.signal),
-      statuses,
-    );
-  } catch (e) {
-    const msg = e instanceof SflowError ? e.message : `internal error: ${errorStack(e)}`;
-    if (!(session.signal.aborted && (signalName || deadline.fired)))
-      bus.emit({ type: 'log', level: 'error', message: msg });
-    verdict = signalName
-      ? { ...computeVerdict(plan.workflow, statuses, signalName), exitCode: signalExitCode(signalName) ?? 1 }
-      : { status: 'FAILED', exitCode: 1, message: `Workflow '${plan.workflow}' failed: ${errorMessage(e)}` };
-    verdict = deadline.verdict(plan.workflow, verdict, statuses);
-  } finally {
-    deadline.disarm();
-    disposeSignals();
-    for (const u of unsubscribe) u();
-    ledger?.close();
-    // runtime.md 8.3: by the end of the run every task has its folder and log (cancelled ones too)
-    for (const err of folders?.ensureAll() ?? []) bus.emit({ type: 'log', level: 'warning', message: err });
-  }
-  await releaseAll(backends, (e) => bus.emit(e));
-  await finalizer.flush();
-  if (uploads) {
-    bus.checkpoint(); // the archive carries the summary as it stands now
-    const failed = await uploads.uploadAll();
-    if (failed && verdict.exitCode === 0)
-      verdict = { status: 'FAILED', exitCode: 1, message: `Workflow '${plan.workflow}' failed: ${failed}` };
-    await uploads.close();
-  }
+}
+
+/** The verdict of a session that threw before its outcome (an interrupt, the deadline, an error). */
+function failedVerdict(s: SessionState, deadline: WorkflowDeadline, e: unknown): Verdict {
+  const { plan, statuses, signalName } = s;
+  const msg = e instanceof SflowError ? e.message : `internal error: ${errorStack(e)}`;
+  if (!(s.session.signal.aborted && (signalName || deadline.fired)))
+    s.bus.emit({ type: 'log', level: 'error', message: msg });
+  const verdict: Verdict = signalName
+    ? { ...computeVerdict(plan.workflow, statuses, signalName), exitCode: signalExitCode(signalName) ?? 1 }
+    : { status: 'FAILED', exitCode: 1, message: `Workflow '${plan.workflow}' failed: ${errorMessage(e)}` };
+  return deadline.verdict(plan.workflow, verdict, statuses);
+}
+
+/** The run is over: no more external-call traces or ledger rows; every task has its folder and log. */
+function stopWatchingRun(s: SessionState): void {
+  for (const u of s.unsubscribe) u();
+  s.ledger?.close();
+  // runtime.md 8.3: by the end of the run every task has its folder and log (cancelled ones too)
+  for (const err of s.folders?.ensureAll() ?? []) s.bus.emit({ type: 'log', level: 'warning', message: err });
+}
+
+/** Releases every allocated backend (bounded), flushes results.json and runs upload_all. */
+async function teardown(s: SessionState, verdict: Verdict): Promise<Verdict> {
+  await releaseAll(s.backends, (e) => s.bus.emit(e));
+  await s.finalizer.flush();
+  if (!s.uploads) return verdict;
+  s.bus.checkpoint(); // the archive carries the summary as it stands now
+  const failed = await s.uploads.uploadAll();
+  await s.uploads.close();
+  return failed && verdict.exitCode === 0
+    ? { status: 'FAILED', exitCode: 1, message: `Workflow '${s.plan.workflow}' failed: ${failed}` }
+    : verdict;
+}
+
+/** Counts failed records in the verdict, writes run_finished and closes the bus and the run's index entries. */
+async function closeSession(s: SessionState, verdict: Verdict, disarm: () => void): Promise<SessionResult> {
+  const { bus, ledgerError } = s;
   // a disk that already failed a record: the summary writes what it holds now, so that its own
   // failure is counted in the verdict the console prints (not only found while closing)
   if (bus.errors.length > 0 || ledgerError) bus.checkpoint();
-  const beforeRecords = verdict;
   const recordErrors = [...bus.errors, ...(ledgerError ? [ledgerError] : [])];
-  verdict = withRecordFailures(beforeRecords, recordErrors);
+  const recorded = withRecordFailures(verdict, recordErrors);
   bus.emit({
     type: 'run_finished',
-    status: verdict.status,
-    exitCode: verdict.exitCode,
-    message: verdict.message,
+    status: recorded.status,
+    exitCode: recorded.exitCode,
+    message: recorded.message,
   });
-  unwatchConsole();
+  s.unwatchConsole();
   await bus.close();
-  unregister();
+  s.unregister();
   disarm();
   // a record that failed only while closing (the summary's last write) still fails the run, and
   // is counted with the others
-  verdict = withRecordFailures(beforeRecords, [...new Set([...recordErrors, ...bus.errors])]);
-  return { ...verdict, runDir, tasks: statuses };
+  const final = withRecordFailures(verdict, [...new Set([...recordErrors, ...bus.errors])]);
+  return { ...final, runDir: s.runDir, tasks: s.statuses };
 }
 
 /**

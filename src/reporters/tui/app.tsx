@@ -8,7 +8,7 @@
  * once it has ended, leaves.
  */
 import { Box, Text, useInput, useStdin, useStdout, type Key } from 'ink';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState, type Dispatch, type SetStateAction } from 'react';
 import {
   autoSelect,
   backendLine,
@@ -67,16 +67,12 @@ function useTerminalSize(columns?: number, rows?: number): { columns: number; ro
   return size;
 }
 
-export function App(props: AppProps) {
-  const { model, onQuit } = props;
-  const now = props.now ?? Date.now;
-  const readTail = props.readTail ?? ((p: string, endAt?: number) => readLogTail(p, { endAt }));
-  const { columns, rows } = useTerminalSize(props.columns, props.rows);
-  const [, setTick] = useState(0);
-  const [picked, setPicked] = useState<number | undefined>(undefined);
-  const [paused, setPaused] = useState<{ size: number; back: number } | undefined>(undefined);
-  const { isRawModeSupported } = useStdin();
+/** a paused log: the file size it stopped at and how many lines it is scrolled back */
+type Paused = { size: number; back: number };
 
+/** Re-renders when the model changes, every second for the clock, and on every tick while following. */
+function useRefresh(model: TuiModel, paused: Paused | undefined, now: () => number, refreshMs = 250): void {
+  const [, setTick] = useState(0);
   useEffect(() => {
     let seen = model.version;
     let lastSecond = Math.floor(now() / 1000);
@@ -89,18 +85,30 @@ export function App(props: AppProps) {
           setTick((t) => t + 1);
         }
       },
-      Math.min(props.refreshMs ?? 250, 1000),
+      Math.min(refreshMs, 1000),
     );
     return () => clearInterval(timer);
   }, [model, paused]);
+}
 
-  const tasks = model.tasks;
-  const selected = Math.min(picked ?? autoSelect(tasks), Math.max(0, tasks.length - 1));
-  const task = tasks[selected];
+interface KeyState {
+  tasks: TuiModel['tasks'];
+  selected: number;
+  task: TuiModel['tasks'][number] | undefined;
+  rows: number;
+  readTail: (path: string, endAt?: number) => LogTail;
+  onQuit: () => void;
+  setPicked: (n: number | undefined) => void;
+  setPaused: Dispatch<SetStateAction<Paused | undefined>>;
+  active: boolean;
+}
+
+/** The keys (see the top of this file); a chunk of typed keys counts key by key. */
+function useKeys(s: KeyState): void {
+  const { tasks, rows, readTail, onQuit, setPicked, setPaused } = s;
   // the key handler reads the latest selection (it may have been registered by an older render)
-  const current = useRef({ selected, task });
-  current.current = { selected, task };
-
+  const current = useRef({ selected: s.selected, task: s.task });
+  current.current = { selected: s.selected, task: s.task };
   useInput(
     (input, key) => {
       // a busy terminal hands several typed keys over in one chunk ("jq"): each one counts
@@ -133,10 +141,12 @@ export function App(props: AppProps) {
         }
       }
     },
-    { isActive: isRawModeSupported },
+    { isActive: s.active },
   );
+}
 
-  const t = now();
+/** How the screen is split: header, body (table, backends, log) and footer rows. */
+function layout(model: TuiModel, t: number, columns: number, rows: number) {
   const wide = columns >= WIDE;
   const header = [
     `sflow ▸ ${model.workflow || 'starting…'}  ${model.verdict ? model.verdict.status : model.stopping ? 'STOPPING' : 'RUNNING'}  ${wallClock(t)}  elapsed ${duration((model.verdict?.at ?? t) - model.startedAt)}`,
@@ -144,9 +154,6 @@ export function App(props: AppProps) {
   ];
   const runDirLine = `run dir: ${model.runDir || '(preparing)'}`;
   const headerRows = header.length + Math.max(1, Math.ceil(runDirLine.length / columns));
-  const notice = model.verdict
-    ? `${model.verdict.message} — press q to exit`
-    : (model.notices.at(-1) ?? (model.stopping ? model.stopping : ''));
   const footerRows = 2;
   const body = Math.max(4, rows - 1 - headerRows - footerRows);
   const backendRows = Math.min(model.backends.length, 3);
@@ -155,66 +162,67 @@ export function App(props: AppProps) {
   // wide: table and log side by side; narrow: the table takes what it needs, the log at least 4 lines
   const tableRows = wide
     ? Math.max(1, body - 1 - backendBlock)
-    : Math.max(1, Math.min(tasks.length, body - 1 - backendBlock - 1 - 4));
+    : Math.max(1, Math.min(model.tasks.length, body - 1 - backendBlock - 1 - 4));
   const logRows = Math.max(1, (wide ? body : body - 1 - tableRows - backendBlock) - 1);
-  const longest = useMemo(() => tasks.reduce((n, x) => Math.max(n, x.name.length), 0), [tasks.length]);
-  const nameWidth = Math.max(8, Math.min(longest, leftWidth - 38));
+  return { wide, header, runDirLine, body, backendRows, leftWidth, tableRows, logRows };
+}
 
-  const start = windowStart(selected, tasks.length, tableRows);
-  const visible = tasks.slice(start, start + tableRows);
+export function App(props: AppProps) {
+  const { model, onQuit } = props;
+  const now = props.now ?? Date.now;
+  const readTail = props.readTail ?? ((p: string, endAt?: number) => readLogTail(p, { endAt }));
+  const { columns, rows } = useTerminalSize(props.columns, props.rows);
+  const [picked, setPicked] = useState<number | undefined>(undefined);
+  const [paused, setPaused] = useState<Paused | undefined>(undefined);
+  const { isRawModeSupported } = useStdin();
+  useRefresh(model, paused, now, props.refreshMs);
+
+  const tasks = model.tasks;
+  const selected = Math.min(picked ?? autoSelect(tasks), Math.max(0, tasks.length - 1));
+  const task = tasks[selected];
+  useKeys({
+    tasks,
+    selected,
+    task,
+    rows,
+    readTail,
+    onQuit,
+    setPicked,
+    setPaused,
+    active: isRawModeSupported,
+  });
+
+  const t = now();
+  const l = layout(model, t, columns, rows);
+  const notice = model.verdict
+    ? `${model.verdict.message} — press q to exit`
+    : (model.notices.at(-1) ?? (model.stopping ? model.stopping : ''));
+  const longest = useMemo(() => tasks.reduce((n, x) => Math.max(n, x.name.length), 0), [tasks.length]);
+  const nameWidth = Math.max(8, Math.min(longest, l.leftWidth - 38));
   const tail = useMemo(
     () => (task ? readTail(task.logPath, paused?.size) : { lines: [], size: 0 }),
     [task?.logPath, paused?.size, model.version, t - (t % 250)],
   );
-  const end = Math.max(0, tail.lines.length - (paused?.back ?? 0));
-  const logLines = tail.lines.slice(Math.max(0, end - logRows), end);
-  const logTitle = task
-    ? `log: ${task.name} (${humanBytes(tail.size)})${paused ? ' — paused' : ' — following'}${task.detail ? ` — ${task.detail}` : ''}`
-    : 'log: (no task yet)';
 
   return (
     <Box flexDirection="column" width={columns}>
-      {header.map((h, i) => (
+      {l.header.map((h, i) => (
         <Text key={`h${i}`} bold={i === 0} wrap="truncate-end">
           {h}
         </Text>
       ))}
-      <Text wrap="wrap">{runDirLine}</Text>
-      <Box flexDirection={wide ? 'row' : 'column'} height={body}>
-        <Box flexDirection="column" width={leftWidth} flexShrink={0}>
-          <Text dimColor wrap="truncate-end">
-            {TABLE_HEADER}
-          </Text>
-          {visible.map((row, i) => (
-            <Text
-              key={row.name}
-              color={STATE_COLOR[row.state]}
-              inverse={start + i === selected}
-              wrap="truncate-end"
-            >
-              {taskLine(row, t, nameWidth, start + i === selected)}
-            </Text>
-          ))}
-          {Array.from({ length: tableRows - visible.length }, (_, i) => (
-            <Text key={`pad${i}`}> </Text>
-          ))}
-          {backendRows > 0 && <Text dimColor>backends</Text>}
-          {model.backends.slice(0, backendRows).map((b) => (
-            <Text key={b.name} wrap="truncate-end">
-              {backendLine(b)}
-            </Text>
-          ))}
-        </Box>
-        <Box flexDirection="column" flexGrow={1} paddingLeft={wide ? 1 : 0}>
-          <Text dimColor wrap="truncate-end">
-            {logTitle}
-          </Text>
-          {logLines.map((l, i) => (
-            <Text key={`l${i}`} wrap="truncate-end">
-              {l || ' '}
-            </Text>
-          ))}
-        </Box>
+      <Text wrap="wrap">{l.runDirLine}</Text>
+      <Box flexDirection={l.wide ? 'row' : 'column'} height={l.body}>
+        <TaskTable
+          model={model}
+          selected={selected}
+          t={t}
+          nameWidth={nameWidth}
+          width={l.leftWidth}
+          tableRows={l.tableRows}
+          backendRows={l.backendRows}
+        />
+        <LogPane task={task} tail={tail} paused={paused} logRows={l.logRows} wide={l.wide} />
       </Box>
       <Text color={model.verdict?.status === 'FAILED' ? 'red' : 'yellow'} wrap="truncate-end">
         {notice || ' '}
@@ -225,6 +233,75 @@ export function App(props: AppProps) {
             (model.verdict ? 'exit' : 'stop the run')
           : 'no keyboard: Ctrl-C stops the run'}
       </Text>
+    </Box>
+  );
+}
+
+/** The task table's window around the selection, padded to its rows, then the backends. */
+function TaskTable(p: {
+  model: TuiModel;
+  selected: number;
+  t: number;
+  nameWidth: number;
+  width: number;
+  tableRows: number;
+  backendRows: number;
+}) {
+  const { model, selected, tableRows, backendRows } = p;
+  const start = windowStart(selected, model.tasks.length, tableRows);
+  const visible = model.tasks.slice(start, start + tableRows);
+  return (
+    <Box flexDirection="column" width={p.width} flexShrink={0}>
+      <Text dimColor wrap="truncate-end">
+        {TABLE_HEADER}
+      </Text>
+      {visible.map((row, i) => (
+        <Text
+          key={row.name}
+          color={STATE_COLOR[row.state]}
+          inverse={start + i === selected}
+          wrap="truncate-end"
+        >
+          {taskLine(row, p.t, p.nameWidth, start + i === selected)}
+        </Text>
+      ))}
+      {Array.from({ length: tableRows - visible.length }, (_, i) => (
+        <Text key={`pad${i}`}> </Text>
+      ))}
+      {backendRows > 0 && <Text dimColor>backends</Text>}
+      {model.backends.slice(0, backendRows).map((b) => (
+        <Text key={b.name} wrap="truncate-end">
+          {backendLine(b)}
+        </Text>
+      ))}
+    </Box>
+  );
+}
+
+/** The selected task's log: its last lines (scrolled back while paused) under a title. */
+function LogPane(p: {
+  task: TuiModel['tasks'][number] | undefined;
+  tail: { lines: string[]; size: number };
+  paused: Paused | undefined;
+  logRows: number;
+  wide: boolean;
+}) {
+  const { task, tail, paused } = p;
+  const end = Math.max(0, tail.lines.length - (paused?.back ?? 0));
+  const logLines = tail.lines.slice(Math.max(0, end - p.logRows), end);
+  const logTitle = task
+    ? `log: ${task.name} (${humanBytes(tail.size)})${paused ? ' — paused' : ' — following'}${task.detail ? ` — ${task.detail}` : ''}`
+    : 'log: (no task yet)';
+  return (
+    <Box flexDirection="column" flexGrow={1} paddingLeft={p.wide ? 1 : 0}>
+      <Text dimColor wrap="truncate-end">
+        {logTitle}
+      </Text>
+      {logLines.map((l, i) => (
+        <Text key={`l${i}`} wrap="truncate-end">
+          {l || ' '}
+        </Text>
+      ))}
     </Box>
   );
 }
