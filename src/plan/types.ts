@@ -1,4 +1,5 @@
 import type { Backend as BackendEntry, BackendType } from '../config/schema/backends.js';
+import type { Monitor, WorkflowMonitor } from '../config/schema/monitor.js';
 import type { Resolved } from '../config/resolve.js';
 import type { NodeLaunchSpec } from '../operators/launch-spec.js';
 import type { OperatorConfig, OperatorType } from '../operators/types.js';
@@ -276,7 +277,7 @@ export interface PlannedTask {
   outputs: PlannedOutputSpec[] | null;
   /** `uploads:` with `from`/`to` resolved (globs are expanded when the task completes) */
   uploads: PlannedUpload[] | null;
-  monitor: unknown;
+  monitor: Monitor | null;
   failFast: boolean;
   outputDir: string;
   logPath: string;
@@ -364,7 +365,7 @@ export interface Plan {
   warnings: string[];
   storage: PlannedStorage[];
   uploadAll: PlannedUploadAll | null;
-  workflowMonitor: unknown;
+  workflowMonitor: WorkflowMonitor | null;
   /** workflow.timeout in seconds: the run is stopped when it passes (absent/null: no limit) */
   workflowTimeoutS?: number | null;
 }
