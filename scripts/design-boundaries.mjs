@@ -28,7 +28,5 @@ export const RECORD_ALLOW_LIST = [
   'src/backends/backend.ts',
   'src/backends/kind.ts',
   'src/backends/registry.ts',
-  'src/plan/assertions.ts',
   'src/plan/not-yet.ts',
-  'src/plan/types.ts',
 ];

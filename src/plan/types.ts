@@ -1,6 +1,7 @@
 import type { Backend as BackendEntry, BackendType } from '../config/schema/backends.js';
 import type { Monitor, WorkflowMonitor } from '../config/schema/monitor.js';
 import type { Resolved } from '../config/resolve.js';
+import type { NativeValue } from '../config/expr/index.js';
 import type { NodeLaunchSpec } from '../operators/launch-spec.js';
 import type { OperatorConfig, OperatorType } from '../operators/types.js';
 import type { PlannedProbe } from '../probes/registry.js';
@@ -206,7 +207,7 @@ export interface PlannedAssertion {
   /** `file:line:col` of the entry in the recipe */
   location: string;
   /** plain values of the names it reads besides `result` (variables, this replica's sweep values) */
-  bindings: Record<string, unknown>;
+  bindings: { [name: string]: NativeValue };
 }
 
 export interface PlannedOutputSpec {
