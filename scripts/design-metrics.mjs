@@ -41,7 +41,7 @@ export const LIMITS = {
  * back up. Lower an entry when a change brings its figure down; never raise one to let a change in.
  */
 export const REACHED = {
-  casts: 383,
+  casts: 382,
   recordUnknown: 7,
   asUnknownAs: 0,
   longFunctions: 15,
