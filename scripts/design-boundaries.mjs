@@ -16,7 +16,7 @@ export const RECORD_SCOPE = ['src/plan/', 'src/backends/'];
 /** file → why untyped data is its business */
 export const PARSE_BOUNDARIES = {
   'src/backends/kubernetes/deep-merge.ts':
-    'merges the recipe’s raw `pod_overrides` / `container_overrides` dicts (any Kubernetes JSON) over a built manifest',
+    'merges the recipe’s raw `pod_overrides` / `container_overrides` dicts (any Kubernetes JSON) over a built manifest, and passes its raw `ports` entries in as written',
 };
 
 export function isParseBoundary(file) {
@@ -26,22 +26,7 @@ export function isParseBoundary(file) {
 /** debt, emptied by the second part of issue 26 (not boundaries: the figure counts them) */
 export const RECORD_ALLOW_LIST = [
   'src/backends/backend.ts',
-  'src/backends/docker/docker-backend.ts',
-  'src/backends/docker/member-command.ts',
   'src/backends/kind.ts',
-  'src/backends/kubernetes/dra.ts',
-  'src/backends/kubernetes/dry-run-manifests.ts',
-  'src/backends/kubernetes/kube-options.ts',
-  'src/backends/kubernetes/mpijob.ts',
-  'src/backends/kubernetes/pod-manifest.ts',
-  'src/backends/kubernetes/pod-watch.ts',
-  'src/backends/kubernetes/reap.ts',
-  'src/backends/kubernetes/reservation.ts',
-  'src/backends/kubernetes/task-pods.ts',
   'src/backends/registry.ts',
-  'src/plan/assertions.ts',
-  'src/plan/monitor-config.ts',
   'src/plan/not-yet.ts',
-  'src/plan/sweep-overrides.ts',
-  'src/plan/types.ts',
 ];

@@ -41,10 +41,10 @@ export const LIMITS = {
  * back up. Lower an entry when a change brings its figure down; never raise one to let a change in.
  */
 export const REACHED = {
-  casts: 430,
-  recordUnknown: 46,
-  asUnknownAs: 5,
-  longFunctions: 4,
+  casts: 382,
+  recordUnknown: 7,
+  asUnknownAs: 0,
+  longFunctions: 3,
   probeKindFiles: 3,
 };
 export const LONG_FUNCTION_LINES = 100;

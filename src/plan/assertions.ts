@@ -9,7 +9,7 @@ import { formatLocation } from '../util/sflow-error.js';
 import { didYouMean } from '../config/errors.js';
 import { locate } from '../config/source.js';
 import { compileCached } from '../config/templates.js';
-import { toNative, type Scope, type Value } from '../config/expr/index.js';
+import { toNative, type NativeValue, type Scope, type Value } from '../config/expr/index.js';
 import { planError, type Where } from '../config/resolve.js';
 import type { PlannedAssertion } from './types.js';
 
@@ -77,6 +77,9 @@ export function draftAssertions(item: Task, where: Where, scope: Scope): Asserti
   });
 }
 
+const isDict = (v: NativeValue): v is { [k: string]: NativeValue } =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
 /** The planned assertions of one task instance, with its sweep values bound. */
 export function instanceAssertions(
   drafts: AssertionDraft[],
@@ -85,11 +88,12 @@ export function instanceAssertions(
 ): PlannedAssertion[] | undefined {
   if (drafts.length === 0) return undefined;
   return drafts.map((d) => {
-    const bindings: Record<string, unknown> = {};
+    const bindings: { [name: string]: NativeValue } = {};
     for (const root of d.roots) {
       if (root in sweep) bindings[root] = toNative(sweep[root]);
       else if (root === 'variables') {
-        const vars = toNative(scope.variables) as Record<string, unknown>;
+        const native = toNative(scope.variables);
+        const vars = isDict(native) ? native : {};
         for (const [k, v] of Object.entries(sweep)) vars[k] = toNative(v);
         bindings[root] = vars;
       } else bindings[root] = toNative(scope[root]);

@@ -13,6 +13,7 @@ import {
   type ResolvedVariable,
 } from '../config/variables.js';
 import type { PathSeg } from '../config/source.js';
+import { ownField } from '../util/own-field.js';
 import { artifactsNamespace, planArtifact } from './artifacts.js';
 import { backendsNamespace, planBackends } from './backends.js';
 import { folderName } from './folder-name.js';
@@ -43,9 +44,13 @@ export interface PlanScope {
   scope: Scope;
 }
 
+const isList = (v: unknown): v is unknown[] => Array.isArray(v);
+
 function rawVariables(list: readonly Variable[], doc: unknown, prefix: PathSeg[]): RawVariable[] {
   let container: unknown = doc;
-  for (const seg of prefix) container = (container as Record<PathSeg, unknown> | undefined)?.[seg];
+  for (const seg of prefix)
+    container =
+      typeof container === 'object' && container !== null ? ownField(container, String(seg)) : undefined;
   return list.map((v, i) => ({
     name: String(v.name),
     value: v.value,
@@ -53,7 +58,7 @@ function rawVariables(list: readonly Variable[], doc: unknown, prefix: PathSeg[]
     domain: v.domain ?? null,
     description: v.description ?? null,
     where: { doc, path: [...prefix, i] },
-    docItem: Array.isArray(container) ? (container[i] as unknown) : undefined,
+    docItem: isList(container) ? container[i] : undefined,
   }));
 }
 
@@ -75,7 +80,7 @@ export function planScope(loaded: LoadedRecipe, opts: BuildOptions): PlanScope {
   // 2. backends
   const backendItems = (recipe.backends ?? []).map((item, i) => ({
     item,
-    where: { doc, path: ['backends', i] as PathSeg[] },
+    where: { doc, path: ['backends', i] },
   }));
   const backends = planBackends(backendItems, globalScope, opts.catalog, opts.topology, workflow);
   const workflowNs = { name: workflow };
@@ -83,12 +88,7 @@ export function planScope(loaded: LoadedRecipe, opts: BuildOptions): PlanScope {
   // 3. artifacts
   const artScope = variableScope(globals, { backends: backendsNamespace(backends), workflow: workflowNs });
   const artifacts = (recipe.artifacts ?? []).map((a, i) =>
-    planArtifact(
-      a as { name: string; uri: string; content?: string },
-      artScope,
-      { doc, path: ['artifacts', i] },
-      { workspaceDir, runDir },
-    ),
+    planArtifact(a, artScope, { doc, path: ['artifacts', i] }, { workspaceDir, runDir }),
   );
 
   // 4. workflow variables

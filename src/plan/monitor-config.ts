@@ -2,6 +2,7 @@
  * One validated `monitor:` block (workflow or task) with its defaults applied (monitor.md §2).
  * Pure; the schema (src/config/schema/monitor.ts) has already rejected bad values.
  */
+import type { Monitor, WorkflowMonitor } from '../config/schema/monitor.js';
 
 export const SCOPE_ORDER = ['gpu', 'cpu', 'memory', 'disk', 'network'] as const;
 export type Scope = (typeof SCOPE_ORDER)[number];
@@ -56,56 +57,57 @@ export interface MonitorSpec {
   gpus: { count?: number; indices?: number[] } | null;
 }
 
-type Obj = Record<string, unknown>;
+/** a validated `monitor:` block as the schema hands it (a workflow's has no `window`) */
+export type MonitorBlock = Monitor | WorkflowMonitor;
+type MarkerInput = NonNullable<Monitor['window']>['start'];
 
-function marker(m: unknown, select: 'first' | 'last'): Marker | null {
+function marker(m: MarkerInput | null | undefined, select: 'first' | 'last'): Marker | null {
   if (m === null || m === undefined) return null;
   if (typeof m === 'string') return { patterns: [m], select };
-  const o = m as Obj;
-  const pats = Array.isArray(o.pattern) ? o.pattern.map(String) : [String(o.pattern)];
-  return { patterns: pats, select: o.select === 'first' || o.select === 'last' ? o.select : select };
+  const pats = Array.isArray(m.pattern) ? m.pattern.map(String) : [String(m.pattern)];
+  return { patterns: pats, select: m.select === 'first' || m.select === 'last' ? m.select : select };
 }
 
-function ints(v: unknown): number[] | undefined {
+function ints(v: number | string | (number | string)[] | undefined | null): number[] | undefined {
   if (v === undefined || v === null) return undefined;
   return (Array.isArray(v) ? v : [v]).map(Number);
 }
 
 /** Defaults of monitor.md §2: all built-ins when `scopes` is omitted or empty, report on, csv+svg. */
-export function normalizeMonitor(raw: unknown, owner: string | null): MonitorSpec {
-  const m = (raw ?? {}) as Obj;
+export function normalizeMonitor(raw: MonitorBlock | null | undefined, owner: string | null): MonitorSpec {
+  const m: MonitorBlock = raw ?? {};
   const intervalMs = typeof m.interval === 'number' ? m.interval : DEFAULT_INTERVAL_MS;
   const scopes: Partial<Record<Scope, number>> = {};
-  const s = (m.scopes ?? {}) as Obj;
+  const s = m.scopes ?? {};
   const listed = SCOPE_ORDER.some((k) => k in s) || 'custom' in s;
   for (const k of SCOPE_ORDER) {
     if (listed && !(k in s)) continue;
-    const cfg = (s[k] ?? {}) as Obj;
+    const cfg = s[k] ?? {};
     if (cfg.enabled === false) continue;
     scopes[k] = typeof cfg.interval === 'number' ? cfg.interval : intervalMs;
   }
-  const f = (s.gpu as Obj | undefined)?.fields as string | string[] | undefined;
+  const f = s.gpu?.fields;
   const gpuFields =
     f === undefined
       ? DEFAULT_GPU_FIELDS
       : (typeof f === 'string' ? f.split(',') : f).map((x) => x.trim()).filter(Boolean);
-  const r = (m.report ?? {}) as Obj;
-  const w = m.window as Obj | undefined;
-  const res = (m.resources ?? {}) as Obj;
-  const nodes = res.nodes as Obj | undefined;
-  const gpus = res.gpus as Obj | undefined;
+  const r = m.report ?? {};
+  const w = 'window' in m ? m.window : undefined;
+  const res = m.resources ?? {};
+  const nodes = res.nodes;
+  const gpus = res.gpus;
   return {
     owner,
     intervalMs,
     scopes,
     gpuFields,
-    custom: ((s.custom as Obj | undefined)?.script as string[] | undefined) ?? [],
+    custom: s.custom?.script ?? [],
     report: {
       enabled: r.enabled !== false,
-      formats: Array.isArray(r.format) ? [...new Set(r.format as ReportFormat[])] : ['csv', 'svg'],
+      formats: Array.isArray(r.format) ? [...new Set(r.format)] : ['csv', 'svg'],
     },
     window: w ? { start: marker(w.start, 'first'), end: marker(w.end, 'last') } : null,
-    usedBy: (res.used_by_tasks as string[] | undefined) ?? [],
+    usedBy: res.used_by_tasks ?? [],
     nodes: nodes
       ? {
           ...(nodes.indices !== undefined ? { indices: ints(nodes.indices) } : {}),

@@ -15,7 +15,7 @@ export interface PlannedReport {
 
 export function plannedReports(
   tasks: PlannedTask[],
-  workflowMonitor: unknown,
+  workflowMonitor: Plan['workflowMonitor'],
   backends: Plan['backends'] = [],
 ): PlannedReport[] {
   return monitorSchedule({ tasks, workflowMonitor, backends }).views.map((v) => ({

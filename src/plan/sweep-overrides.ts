@@ -10,7 +10,7 @@ import { SflowError } from '../util/sflow-error.js';
 interface TaskView {
   name: string;
   /** swept variables of this instance */
-  sweep: Record<string, unknown>;
+  sweep: Readonly<Record<string, string>>;
 }
 
 interface DeclaredTask {

@@ -1,5 +1,7 @@
 import type { Backend as BackendEntry, BackendType } from '../config/schema/backends.js';
+import type { Monitor, WorkflowMonitor } from '../config/schema/monitor.js';
 import type { Resolved } from '../config/resolve.js';
+import type { NativeValue } from '../config/expr/index.js';
 import type { NodeLaunchSpec } from '../operators/launch-spec.js';
 import type { OperatorConfig, OperatorType } from '../operators/types.js';
 import type { PlannedProbe } from '../probes/registry.js';
@@ -205,7 +207,7 @@ export interface PlannedAssertion {
   /** `file:line:col` of the entry in the recipe */
   location: string;
   /** plain values of the names it reads besides `result` (variables, this replica's sweep values) */
-  bindings: Record<string, unknown>;
+  bindings: { [name: string]: NativeValue };
 }
 
 export interface PlannedOutputSpec {
@@ -276,7 +278,7 @@ export interface PlannedTask {
   outputs: PlannedOutputSpec[] | null;
   /** `uploads:` with `from`/`to` resolved (globs are expanded when the task completes) */
   uploads: PlannedUpload[] | null;
-  monitor: unknown;
+  monitor: Monitor | null;
   failFast: boolean;
   outputDir: string;
   logPath: string;
@@ -364,7 +366,7 @@ export interface Plan {
   warnings: string[];
   storage: PlannedStorage[];
   uploadAll: PlannedUploadAll | null;
-  workflowMonitor: unknown;
+  workflowMonitor: WorkflowMonitor | null;
   /** workflow.timeout in seconds: the run is stopped when it passes (absent/null: no limit) */
   workflowTimeoutS?: number | null;
 }

@@ -58,7 +58,7 @@ describe('multi-node Docker members', () => {
       memberCommand({
         task,
         spec,
-        config: {},
+        config: { name: 'd', type: 'docker' },
         hosts: [],
         program: 'docker',
         got: null,

@@ -189,7 +189,7 @@ describe('the driver label on the command lines that run', () => {
     const { argv } = memberCommand({
       task: { name: 't', gpus: null } as unknown as PlannedTask,
       spec,
-      config: {},
+      config: { name: 'd', type: 'docker' },
       hosts: [],
       program: 'docker',
       labels: label,

@@ -61,7 +61,8 @@ import { EngineOutages } from './outages.js';
 
 interface Live {
   handle: TaskHandle;
-  task: PlannedTask;
+  /** undefined: another driver's attempt (known by its handle's ids only) */
+  task: PlannedTask | undefined;
   members: Member[];
   stopped: boolean;
   final?: HandleStatus;
@@ -222,7 +223,7 @@ export class DockerBackend implements Backend {
       // a handle this instance did not launch (another driver's): its members from the ids
       l = {
         handle: h,
-        task: undefined as unknown as PlannedTask,
+        task: undefined,
         members: membersOf(h),
         stopped: false,
         gpus: false,
@@ -276,7 +277,7 @@ export class DockerBackend implements Backend {
     const members = ended.flatMap((l) => l.members);
     await removeMembers(this.engine, members, signal);
     for (const m of members) m.group?.killGroupNow();
-    for (const l of ended) if (l.gpus) await this.claims?.done(l.task.name);
+    for (const l of ended) if (l.gpus && l.task) await this.claims?.done(l.task.name);
   }
 
   async stop(

@@ -9,7 +9,7 @@
 import type { ClaimedGpus } from '../../gpu/task-claims.js';
 import { containerName, dockerRunCommand, gpuDevicesArg } from '../../operators/docker-run.js';
 import type { ContainerLaunch, NodeLaunchSpec } from '../../operators/launch-spec.js';
-import type { PlannedTask } from '../../plan/types.js';
+import type { BackendConfig, PlannedTask } from '../../plan/types.js';
 import { containerDeviceIndices } from './gpus.js';
 import type { DockerHostRef } from './hosts.js';
 
@@ -18,7 +18,7 @@ const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []
 export interface MemberInput {
   task: PlannedTask;
   spec: NodeLaunchSpec;
-  config: Record<string, unknown>;
+  config: BackendConfig<'docker'>;
   hosts: DockerHostRef[];
   program: string;
   /** labels of the container (the driver's identity, `sflow.driver`) */

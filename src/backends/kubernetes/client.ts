@@ -20,13 +20,13 @@ export type CallKind = 'read' | 'write' | 'delete';
 
 /** HTTP status of a failed API call (0 when there was no answer) */
 export function apiStatus(e: unknown): number {
-  const code = (e as { code?: unknown })?.code;
+  const code = typeof e === 'object' && e !== null && 'code' in e ? e.code : undefined;
   return typeof code === 'number' ? code : 0;
 }
 
 /** The API server's own message of a failed call (its Status body), else the error's. */
 export function apiMessage(e: unknown): string {
-  const body = (e as { body?: unknown })?.body;
+  const body = typeof e === 'object' && e !== null && 'body' in e ? e.body : undefined;
   if (typeof body === 'string') {
     try {
       const parsed = JSON.parse(body) as { message?: string };
@@ -34,12 +34,8 @@ export function apiMessage(e: unknown): string {
     } catch {
       if (body.trim()) return body.trim().slice(0, 300);
     }
-  } else if (
-    body &&
-    typeof body === 'object' &&
-    typeof (body as { message?: unknown }).message === 'string'
-  ) {
-    return (body as { message: string }).message;
+  } else if (body && typeof body === 'object' && 'message' in body && typeof body.message === 'string') {
+    return body.message;
   }
   return errorMessage(e).split('\n')[0];
 }
@@ -155,7 +151,8 @@ export class KubeApi {
   async watchPods(
     labelSelector: string,
     resourceVersion: string | undefined,
-    onEvent: (type: string, pod: k8s.V1Pod) => void,
+    /** `obj`: the pod, or on ERROR the API's Status */
+    onEvent: (type: string, obj: k8s.V1Pod | k8s.V1Status) => void,
     done: (err: unknown) => void,
   ): Promise<AbortController> {
     const watch = new k8s.Watch(this.kc);
@@ -171,7 +168,7 @@ export class KubeApi {
             timeoutSeconds: 300,
             ...(resourceVersion ? { resourceVersion } : {}),
           },
-          (type: string, obj: k8s.V1Pod) => onEvent(type, obj),
+          (type: string, obj: k8s.V1Pod | k8s.V1Status) => onEvent(type, obj),
           done,
         ),
       { timeoutMs: this.readMs },

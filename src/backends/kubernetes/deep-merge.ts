@@ -6,22 +6,42 @@
  */
 type Obj = Record<string, unknown>;
 
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isList = (v: unknown): v is unknown[] => Array.isArray(v);
 
-export function deepMerge(
-  base: Obj,
+export const isRawObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * `over` (the recipe's dict, any Kubernetes JSON) merged over the manifest part sflow built. The
+ * result is claimed to be the part's type: the recipe may write any field there, and the API
+ * server, not sflow, is what validates it.
+ */
+export function deepMerge<T extends object>(
+  base: T,
   over: Obj,
   path: string,
   warn: (m: string) => void,
   unionLists = false,
-): Obj {
+): T {
+  return mergeRaw(Object.fromEntries(Object.entries(base)), over, path, warn, unionLists) as T;
+}
+
+/**
+ * The recipe's own Kubernetes JSON (`ports:` entries) passed into a manifest as written: sflow
+ * neither reads nor checks it, the API server validates it.
+ */
+export function asWritten<T>(v: readonly unknown[]): T[] {
+  return v as T[];
+}
+
+function mergeRaw(base: Obj, over: Obj, path: string, warn: (m: string) => void, unionLists: boolean): Obj {
   const out: Obj = { ...base };
   for (const [k, v] of Object.entries(over)) {
     const here = path ? `${path}.${k}` : k;
     const cur = out[k];
-    if (isObj(cur) && isObj(v)) out[k] = deepMerge(cur, v, here, warn, unionLists || k === 'capabilities');
-    else if (Array.isArray(cur) && Array.isArray(v)) {
-      if (unionLists) out[k] = [...new Set([...(cur as unknown[]), ...(v as unknown[])])];
+    if (isRawObject(cur) && isRawObject(v))
+      out[k] = mergeRaw(cur, v, here, warn, unionLists || k === 'capabilities');
+    else if (isList(cur) && isList(v)) {
+      if (unionLists) out[k] = [...new Set<unknown>([...cur, ...v])];
       else {
         if (cur.length)
           warn(

@@ -14,20 +14,18 @@ import type { RdmaPatch } from './pod-manifest.js';
 import type { K8sSettings, RdmaMode } from './settings.js';
 import type { K8sOperatorConfig } from './operator-config.js';
 
-type Obj = Record<string, unknown>;
-
 export function claimTemplate(
   s: K8sSettings,
   op: Pick<K8sOperatorConfig, 'device_class' | 'device_selectors'>,
   name: string,
   meta: k8s.V1ObjectMeta,
   gpus: number,
-): Obj {
+): k8s.V1ResourceClaimTemplate {
   const deviceClassName = op.device_class ? String(op.device_class) : s.dra.gpuDeviceClass;
   const selectors = (
     Array.isArray(op.device_selectors) ? op.device_selectors.map(String) : s.dra.deviceSelectors
   ).map((expression) => ({ cel: { expression } }));
-  const requests: Obj[] = [
+  const requests: k8s.V1DeviceRequest[] = [
     {
       name: 'gpus',
       exactly: {
@@ -38,7 +36,7 @@ export function claimTemplate(
       },
     },
   ];
-  const constraints: Obj[] = [];
+  const constraints: k8s.V1DeviceConstraint[] = [];
   if (s.dra.rdmaDeviceClass) {
     requests.push({
       name: 'nics',
@@ -106,8 +104,16 @@ export function channelTemplate(
   return s.computeDomain.channel === 'auto' ? discovered : s.computeDomain.channel;
 }
 
+/** NVIDIA's ComputeDomain custom resource, the fields sflow writes */
+export interface ComputeDomain {
+  apiVersion: 'resource.nvidia.com/v1beta1';
+  kind: 'ComputeDomain';
+  metadata: k8s.V1ObjectMeta;
+  spec: { numNodes: number; channel: { resourceClaimTemplate: { name: string } } };
+}
+
 /** the ComputeDomain `compute_domain.create: true` makes: `sflow-cd-<backend>-<alloc id>` */
-export function computeDomain(name: string, meta: k8s.V1ObjectMeta, nodes: number): Obj {
+export function computeDomain(name: string, meta: k8s.V1ObjectMeta, nodes: number): ComputeDomain {
   return {
     apiVersion: 'resource.nvidia.com/v1beta1',
     kind: 'ComputeDomain',

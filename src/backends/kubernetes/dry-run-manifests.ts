@@ -13,8 +13,7 @@ import { mpiSettings } from './mpi-pods.js';
 import { mergedPod } from './merged-pods.js';
 import { mergedPodName, runNames } from './names.js';
 import type { ManifestContext } from './pod-manifest.js';
-import type { K8sRun } from './run-context.js';
-import { k8sSettings } from './settings.js';
+import { k8sSettings, type K8sCliOptions } from './settings.js';
 import { prepareTaskPods } from './task-pods.js';
 
 const DRIVER = '<host>:<pid>:<start> of the run';
@@ -31,7 +30,7 @@ function yamlLines(o: unknown): string[] {
 export function dryRunManifests(
   plan: Pick<Plan, 'runId' | 'tasks' | 'artifacts'>,
   b: PlannedBackend<'kubernetes'>,
-  options: Record<string, unknown> = {},
+  options: K8sCliOptions = {},
 ): (t: PlannedTask) => string[] {
   const settings = k8sSettings(b, options);
   const run = runNames(plan.runId);
@@ -69,7 +68,7 @@ export function dryRunManifests(
     } else {
       const p = prepareTaskPods(
         {
-          r: r as unknown as K8sRun,
+          r,
           manifest,
           rdma: { hcas: [], gkeNetworks: [] },
           channel: channel && channel !== 'auto' ? channel : undefined,

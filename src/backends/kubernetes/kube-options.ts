@@ -20,7 +20,14 @@ import { SflowError } from '../../util/sflow-error.js';
 import { errorMessage } from '../../util/errors.js';
 import type { KubeTarget } from './client.js';
 
-type Obj = Record<string, unknown>;
+/** the command line's options kubeFlags reads (commander's values, checked here) */
+export interface KubeFlagOptions {
+  kubeconfig?: unknown;
+  kubeContext?: unknown;
+  kubeNamespace?: unknown;
+  extraKubectlArgs?: unknown;
+  extraKubectlApplyArgs?: unknown;
+}
 
 const APPLY_ONLY = [
   '--server-side',
@@ -72,7 +79,7 @@ function duration(v: string): number {
 }
 
 /** The command line's Kubernetes settings, kubectl pass-through flags mapped (or refused). */
-export function kubeFlags(options: Obj): KubeFlags {
+export function kubeFlags(options: KubeFlagOptions): KubeFlags {
   const f: KubeFlags = { warnings: [] };
   if (typeof options.kubeconfig === 'string') f.kubeconfig = options.kubeconfig;
   if (typeof options.kubeContext === 'string') f.context = options.kubeContext;
@@ -130,7 +137,7 @@ export function kubeFlags(options: Obj): KubeFlags {
 /** Loads the kubeconfig the flags and the environment name, with the context selected. */
 export function loadKubeTarget(
   namespace: string,
-  options: Obj,
+  options: KubeFlagOptions,
   env: NodeJS.ProcessEnv,
 ): KubeTarget & { flags: KubeFlags; source: string } {
   const flags = kubeFlags(options);

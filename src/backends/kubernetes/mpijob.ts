@@ -20,8 +20,6 @@
 import type * as k8s from '@kubernetes/client-node';
 import type { MpiSettings } from './mpi-pods.js';
 
-type Obj = Record<string, unknown>;
-
 export const MPIJOB_GROUP = 'kubeflow.org';
 export const MPIJOB_VERSION = 'v2beta1';
 export const MPIJOB_PLURAL = 'mpijobs';
@@ -42,8 +40,35 @@ export interface MpiJobInput {
   launcherCreationPolicy: string | undefined;
 }
 
+/** a pod template of an MPIJob replica: the pod's metadata less name/namespace, its spec */
+interface PodTemplate {
+  metadata: Pick<k8s.V1ObjectMeta, 'labels' | 'annotations'>;
+  spec: k8s.V1PodSpec;
+}
+
+interface ReplicaSpec {
+  replicas: number;
+  restartPolicy: 'Never';
+  template: PodTemplate;
+}
+
+/** Kubeflow's `kubeflow.org/v2beta1` MPIJob, the fields sflow writes */
+export interface MpiJob {
+  apiVersion: `${typeof MPIJOB_GROUP}/${typeof MPIJOB_VERSION}`;
+  kind: 'MPIJob';
+  metadata: k8s.V1ObjectMeta;
+  spec: {
+    slotsPerWorker: number;
+    runLauncherAsWorker: boolean;
+    mpiImplementation: 'OpenMPI' | 'Intel' | 'MPICH';
+    launcherCreationPolicy?: string;
+    runPolicy: { cleanPodPolicy: 'Running'; backoffLimit: number };
+    mpiReplicaSpecs: { Launcher: ReplicaSpec; Worker?: ReplicaSpec };
+  };
+}
+
 /** the pod's template: its metadata less name/namespace, its spec */
-function template(pod: k8s.V1Pod): { metadata: Obj; spec: k8s.V1PodSpec } {
+function template(pod: k8s.V1Pod): PodTemplate {
   const { labels, annotations } = pod.metadata ?? {};
   return {
     metadata: {
@@ -54,28 +79,23 @@ function template(pod: k8s.V1Pod): { metadata: Obj; spec: k8s.V1PodSpec } {
   };
 }
 
-function workerTemplate(
-  pods: k8s.V1Pod[],
-  jobName: string,
-  m: MpiSettings,
-): { metadata: Obj; spec: k8s.V1PodSpec } {
+function workerTemplate(pods: k8s.V1Pod[], jobName: string, m: MpiSettings): PodTemplate {
   const t = template(pods[1]);
-  const labels = t.metadata.labels as Record<string, string> | undefined;
+  const labels = t.metadata.labels;
   if (labels) delete labels['sflow/node-index'];
   const nodes = pods.slice(1).map((p) => p.spec?.nodeSelector?.[HOSTNAME]);
+  const pinned = nodes.filter((n): n is string => Boolean(n));
   const spec = t.spec;
   if (spec.nodeSelector) {
     delete spec.nodeSelector[HOSTNAME];
     if (Object.keys(spec.nodeSelector).length === 0) delete spec.nodeSelector;
   }
   spec.affinity = {
-    ...(nodes.every((n) => n)
+    ...(pinned.length === nodes.length
       ? {
           nodeAffinity: {
             requiredDuringSchedulingIgnoredDuringExecution: {
-              nodeSelectorTerms: [
-                { matchExpressions: [{ key: HOSTNAME, operator: 'In', values: nodes as string[] }] },
-              ],
+              nodeSelectorTerms: [{ matchExpressions: [{ key: HOSTNAME, operator: 'In', values: pinned }] }],
             },
           },
         }
@@ -109,7 +129,7 @@ export function buildMpiJob(
   labels: Record<string, string>,
   annotations: Record<string, string>,
   x: MpiJobInput,
-): Obj {
+): MpiJob {
   const { pods, settings: m } = x;
   const workers = pods.length - 1;
   const mpiImplementation =

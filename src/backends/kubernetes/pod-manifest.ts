@@ -13,12 +13,10 @@
  *  3. `container_overrides` / `pod_overrides`, deep-merged last.
  */
 import type * as k8s from '@kubernetes/client-node';
-import { deepMerge } from './deep-merge.js';
+import { asWritten, deepMerge, isRawObject as isObj } from './deep-merge.js';
 import { A_DRIVER, A_RUN_ID, L_NODE, taskLabels, type Role, type RunNames } from './names.js';
 import type { K8sSettings } from './settings.js';
 import type { K8sOperatorConfig } from './operator-config.js';
-
-type Obj = Record<string, unknown>;
 
 export const SCRIPT_DIR = '/sflow/run';
 const NODE_NAME_ENV = 'SFLOW_TASK_NODE_NAME';
@@ -77,7 +75,6 @@ export interface RdmaPatch {
 
 const str = (v: unknown): string | undefined =>
   v === undefined || v === null || v === '' ? undefined : String(v);
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const bool = (v: unknown, d: boolean): boolean =>
   v === undefined || v === null ? d : v === true || v === 'true';
 
@@ -110,7 +107,7 @@ export function buildPod(
     ...(p.node ? { 'kubernetes.io/hostname': p.node } : {}),
   };
   const { labels, annotations } = podMetadata(parts);
-  let spec: Obj = {
+  let spec: k8s.V1PodSpec = {
     restartPolicy: str(op.restart) ?? 'Never',
     ...(Object.keys(nodeSelector).length ? { nodeSelector } : {}),
     ...(s.tolerations.length ? { tolerations: s.tolerations } : {}),
@@ -135,17 +132,18 @@ export function buildPod(
       warn(`pod_overrides: only metadata and spec are merged (ignored: ${Object.keys(rest).join(', ')})`);
     if (isObj(overSpec)) spec = deepMerge(spec, overSpec, 'pod_overrides.spec', warn);
     if (isObj(overMeta)) {
-      const m = deepMerge({ labels: {}, annotations: {} }, overMeta, 'pod_overrides.metadata', warn);
-      Object.assign(annotations, m.annotations as Obj);
+      const empty: k8s.V1ObjectMeta = { labels: {}, annotations: {} };
+      const m = deepMerge(empty, overMeta, 'pod_overrides.metadata', warn);
+      Object.assign(annotations, m.annotations);
       // sflow's own labels win: they are what every deletion selects on
-      for (const [k, v] of Object.entries((m.labels as Obj) ?? {})) if (!(k in labels)) labels[k] = String(v);
+      for (const [k, v] of Object.entries(m.labels ?? {})) if (!(k in labels)) labels[k] = String(v);
     }
   }
   return {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name: p.name, namespace: c.namespace, labels, annotations },
-    spec: spec as unknown as k8s.V1PodSpec,
+    spec,
   };
 }
 
@@ -154,21 +152,21 @@ function mainContainer(
   parts: PodParts,
   mounts: k8s.V1VolumeMount[],
   warn: (m: string) => void,
-): { container: Obj; claims: ReturnType<typeof podResources>['claims'] } {
+): { container: k8s.V1Container; claims: ReturnType<typeof podResources>['claims'] } {
   const { op, p } = parts;
   const { requests, limits, claims } = podResources(parts);
 
   const env = containerEnv(parts);
 
   const caps = p.rdma?.capabilities ?? [];
-  let security: Obj = {
+  let security: k8s.V1SecurityContext = {
     ...(bool(op.run_as_root, false) ? { runAsUser: 0, runAsGroup: 0 } : {}),
     ...(caps.length ? { capabilities: { add: caps } } : {}),
   };
   if (isObj(op.security_context))
     security = deepMerge(security, op.security_context, 'security_context', warn, false);
 
-  let container: Obj = {
+  let container: k8s.V1Container = {
     name: 'main',
     image: p.image,
     command: p.command,
@@ -188,7 +186,9 @@ function mainContainer(
       : {}),
     volumeMounts: mounts,
     ...(Object.keys(security).length ? { securityContext: security } : {}),
-    ...(Array.isArray(op.ports) || p.ports ? { ports: [...(p.ports ?? []), ...(op.ports ?? [])] } : {}),
+    ...(Array.isArray(op.ports) || p.ports
+      ? { ports: [...(p.ports ?? []), ...asWritten<k8s.V1ContainerPort>(op.ports ?? [])] }
+      : {}),
     ...(isObj(op.lifecycle) ? { lifecycle: op.lifecycle } : {}),
     ...(bool(op.tty, false) && p.role === 'task' ? { tty: true, stdin: false } : {}),
   };
@@ -308,7 +308,7 @@ function containerEnv({ op, p }: PodParts): Map<string, k8s.V1EnvVar> {
   // the node the pod really runs on, from the API (downward API): it beats the plan's value
   if (RUNS_TASKS.has(p.role))
     env.set(NODE_NAME_ENV, { name: NODE_NAME_ENV, valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } });
-  for (const e of (op.env as k8s.V1EnvVar[] | undefined) ?? []) env.set(e.name, e);
+  for (const e of op.env ?? []) env.set(e.name, e);
   return env;
 }
 

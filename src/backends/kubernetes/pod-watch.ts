@@ -7,7 +7,13 @@
 import type * as k8s from '@kubernetes/client-node';
 import { apiMessage, type KubeApi } from './client.js';
 
-export type PodListener = (pod: k8s.V1Pod, type: 'ADDED' | 'MODIFIED' | 'DELETED') => void;
+type PodChange = 'ADDED' | 'MODIFIED' | 'DELETED';
+export type PodListener = (pod: k8s.V1Pod, type: PodChange) => void;
+
+const CHANGES = new Set<string>(['ADDED', 'MODIFIED', 'DELETED']);
+const isChange = (t: string): t is PodChange => CHANGES.has(t);
+/** the API's Status object a watch sends with an ERROR event (a pod's kind is `Pod`) */
+const isStatus = (o: k8s.V1Pod | k8s.V1Status): o is k8s.V1Status => o.kind === 'Status';
 
 export class PodWatch {
   private readonly pods = new Map<string, k8s.V1Pod>();
@@ -119,19 +125,21 @@ export class PodWatch {
           .watchPods(
             this.labelSelector,
             this.rv,
-            (type, pod) => {
+            (type, obj) => {
+              if (type === 'ERROR') {
+                this.abort?.abort();
+                resolve({ status: isStatus(obj) ? obj.code : undefined });
+                return;
+              }
+              if (isStatus(obj)) return;
+              const pod = obj;
               if (type === 'BOOKMARK') {
                 this.rv = pod.metadata?.resourceVersion ?? this.rv;
                 return;
               }
-              if (type === 'ERROR') {
-                this.abort?.abort();
-                resolve({ status: (pod as unknown as { code?: number }).code });
-                return;
-              }
               this.rv = pod.metadata?.resourceVersion ?? this.rv;
               backoff = 200;
-              this.apply(pod, type as 'ADDED' | 'MODIFIED' | 'DELETED');
+              this.apply(pod, isChange(type) ? type : 'MODIFIED');
             },
             (err) => resolve(err),
           )

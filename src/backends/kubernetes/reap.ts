@@ -17,7 +17,12 @@ export async function reapRun(runDir: string, o: RunRecoveryOptions): Promise<st
   for (const rec of readRunRecords(runDir)) {
     const t = loadKubeTarget(
       rec.namespace,
-      { kubeconfig: rec.kubeconfig, kubeContext: rec.context, ...dropUndefined(options) },
+      {
+        ...options,
+        // the flags given win over the record
+        kubeconfig: options.kubeconfig ?? rec.kubeconfig,
+        kubeContext: options.kubeContext ?? rec.context,
+      },
       env,
     );
     const api = new KubeApi(t);
@@ -36,8 +41,4 @@ export async function reapRun(runDir: string, o: RunRecoveryOptions): Promise<st
     );
   }
   return lines;
-}
-
-function dropUndefined(o: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 }

@@ -38,13 +38,11 @@ interface ReservedNode {
   chain: Promise<void>;
 }
 
-type Obj = Record<string, unknown>;
-
 export function naturalCompare(a: string, b: string): number {
   return a.localeCompare(b, 'en', { numeric: true });
 }
 
-function tolerated(taint: k8s.V1Taint, tolerations: Obj[]): boolean {
+function tolerated(taint: k8s.V1Taint, tolerations: k8s.V1Toleration[]): boolean {
   if (taint.effect === 'PreferNoSchedule') return true;
   return tolerations.some((t) => {
     if (t.effect && t.effect !== taint.effect) return false;

@@ -2,13 +2,9 @@
  * A `type: kubernetes` backend entry (backends.md §5.1) after expression resolution, with the
  * defaults filled in, plus what the command line adds (`--kube-namespace`, `--kube-skip-pvc`).
  */
+import type * as k8s from '@kubernetes/client-node';
 import { SflowError } from '../../util/sflow-error.js';
-import type { BackendConfig, PlannedBackend } from '../../plan/types.js';
-
-/** a toleration as the recipe writes it (any Kubernetes toleration fields) */
-export type Toleration = BackendConfig<'kubernetes'>['tolerations'] extends (infer E)[] | undefined
-  ? E
-  : never;
+import type { PlannedBackend } from '../../plan/types.js';
 
 export interface VolumeSetting {
   name: string;
@@ -41,7 +37,8 @@ export interface K8sSettings {
   reservation: { timeoutS: number; handoff: Handoff; image: string };
   probePodImage: string;
   nodeSelector: Record<string, string>;
-  tolerations: Toleration[];
+  /** as the recipe writes them (any toleration fields): the API server validates them */
+  tolerations: k8s.V1Toleration[];
   includeNodes: string[];
   excludeNodes: string[];
   dra: {

@@ -20,9 +20,9 @@ import { buildPod, SCRIPT_DIR, type ManifestContext, type PodPlan } from './pod-
 import { collectTrap, containerCommand, splitCommand, stageDir } from './pod-script.js';
 import type { Reservation } from './reservation.js';
 import { launcherScript } from './mpi-launcher.js';
-import { MPI_DIR, MPI_KEY_ENV, mpiSettings, newMpiKey, workerScript } from './mpi-pods.js';
+import { MPI_DIR, MPI_KEY_ENV, mpiSettings, newMpiKey, workerScript, type MpiSettings } from './mpi-pods.js';
 import type { K8sRun } from './run-context.js';
-import { k8sOperatorConfig } from './operator-config.js';
+import { k8sOperatorConfig, type K8sOperatorConfig } from './operator-config.js';
 
 export interface LaunchCore {
   r: K8sRun;
@@ -36,8 +36,6 @@ export interface LaunchCore {
   /** a ResourceClaimTemplate was made (release deletes them) */
   madeClaims(): void;
 }
-
-type Obj = Record<string, unknown>;
 
 /** GPUs each pod of the task asks for */
 export function gpusPerPod(t: PlannedTask): number {
@@ -113,21 +111,49 @@ export interface Prepared {
   pods: k8s.V1Pod[];
   configMap: k8s.V1ConfigMap;
   secret?: k8s.V1Secret;
-  claims: Obj[];
+  claims: k8s.V1ResourceClaimTemplate[];
   /** the leader stages outputs for the driver's copy (collect) */
   collect: boolean;
 }
 
-/** Every object of one attempt, built without touching the cluster (golden tests read these). */
-export function prepareTaskPods(
-  core: Pick<LaunchCore, 'r' | 'manifest' | 'rdma' | 'channel'> & {
-    /** k8s_mpi: the attempt's SSH key (golden tests give a fixed one) */
-    mpiKey?: () => string;
-  },
-  req: Pick<LaunchRequest, 'task' | 'attempt' | 'specs'>,
-  artifacts: PodPlan['artifacts'],
-  role: Role = 'task',
-): Prepared {
+type PrepareCore = Pick<LaunchCore, 'manifest' | 'rdma' | 'channel'> & {
+  /** what building the objects reads of the run (the dry-run has no cluster behind it) */
+  r: Pick<K8sRun, 'settings' | 'run' | 'backend' | 'log'>;
+  /** k8s_mpi: the attempt's SSH key (golden tests give a fixed one) */
+  mpiKey?: () => string;
+};
+type PrepareRequest = Pick<LaunchRequest, 'task' | 'attempt' | 'specs'>;
+
+/** k8s_mpi plans one launch spec; its pods route has one pod per node of the task */
+function attemptSpecs(req: PrepareRequest, mpi: MpiSettings | undefined): NodeLaunchSpec[] {
+  const t = req.task;
+  if (!(mpi && req.specs.length === 1 && t.nodes.length > 1)) return req.specs;
+  return t.nodes.map((n, i) => ({
+    ...req.specs[0],
+    node: { name: n.name, ip: n.ip, index: n.index },
+    nodeIndex: i,
+    env: { ...req.specs[0].env, SFLOW_TASK_NODE_INDEX: String(i) },
+  }));
+}
+
+/** what every pod of the attempt shares: names, settings, the script ConfigMap and env Secret */
+interface AttemptParts {
+  t: PlannedTask;
+  op: K8sOperatorConfig;
+  mpi: MpiSettings | undefined;
+  specs: NodeLaunchSpec[];
+  split: ReturnType<typeof splitCommand>;
+  podNames: string[];
+  outputRoot: string | undefined;
+  passEnvs: boolean;
+  perPod: k8s.V1EnvVar[][];
+  configMap: k8s.V1ConfigMap;
+  secret: k8s.V1Secret | undefined;
+  meta: (name: string) => k8s.V1ObjectMeta;
+  collect: boolean;
+}
+
+function attemptParts(core: PrepareCore, req: PrepareRequest, role: Role): AttemptParts {
   const { r, manifest } = core;
   const t = req.task;
   const s = r.settings;
@@ -141,16 +167,7 @@ export function prepareTaskPods(
     annotations: { 'sflow/driver': manifest.driver, 'sflow/run-id': r.run.runId },
   });
   const mpi = t.operator.type === 'k8s_mpi' ? mpiSettings(op) : undefined;
-  // k8s_mpi plans one launch spec; its pods route has one pod per node of the task
-  const specs: NodeLaunchSpec[] =
-    mpi && req.specs.length === 1 && t.nodes.length > 1
-      ? t.nodes.map((n, i) => ({
-          ...req.specs[0],
-          node: { name: n.name, ip: n.ip, index: n.index },
-          nodeIndex: i,
-          env: { ...req.specs[0].env, SFLOW_TASK_NODE_INDEX: String(i) },
-        }))
-      : req.specs;
+  const specs = attemptSpecs(req, mpi);
   const spec0 = specs[0];
   const split = splitCommand(spec0.argv);
   const shellish = split !== null && /(^|\/)(ba|da|z|k)?sh$/.test(split.interpreter[0] ?? '');
@@ -186,8 +203,37 @@ export function prepareTaskPods(
   }
   const secret: k8s.V1Secret | undefined =
     passEnvs || mpi ? { metadata: meta(`${base}-env`), type: 'Opaque', stringData: common } : undefined;
+  return {
+    t,
+    op,
+    mpi,
+    specs,
+    split,
+    podNames,
+    outputRoot,
+    passEnvs,
+    perPod,
+    configMap,
+    secret,
+    meta,
+    collect,
+  };
+}
+
+/** Every object of one attempt, built without touching the cluster (golden tests read these). */
+export function prepareTaskPods(
+  core: PrepareCore,
+  req: PrepareRequest,
+  artifacts: PodPlan['artifacts'],
+  role: Role = 'task',
+): Prepared {
+  const { r, manifest } = core;
+  const s = r.settings;
+  const a = attemptParts(core, req, role);
+  const { t, op, mpi, specs, split, podNames, outputRoot, passEnvs, perPod, configMap, secret, meta } = a;
+  const spec0 = specs[0];
   const gpus = gpusPerPod(t);
-  const claims: Obj[] = [];
+  const claims: k8s.V1ResourceClaimTemplate[] = [];
   const pods = specs.map((spec, i) => {
     const name = podNames[i];
     let claim: string | undefined;
@@ -228,7 +274,7 @@ export function prepareTaskPods(
     if (!split) plan.command = spec.argv;
     return buildPod(manifest, op, plan, (m) => r.log(`Task '${t.name}': ${m}`));
   });
-  return { pods, configMap, ...(secret ? { secret } : {}), claims, collect };
+  return { pods, configMap, ...(secret ? { secret } : {}), claims, collect: a.collect };
 }
 
 /** Creates the attempt's objects; resolves with its handle (recorded once the first pod exists). */
@@ -248,12 +294,8 @@ export async function launchTaskPods(
       'write',
       'create',
       'resourceclaimtemplates',
-      String((c.metadata as Obj).name),
-      (o) =>
-        r.api.resource.createNamespacedResourceClaimTemplate(
-          { namespace: r.api.namespace, body: c as unknown as k8s.V1ResourceClaimTemplate },
-          o,
-        ),
+      String(c.metadata?.name),
+      (o) => r.api.resource.createNamespacedResourceClaimTemplate({ namespace: r.api.namespace, body: c }, o),
       { signal },
     );
   }

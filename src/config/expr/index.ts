@@ -8,7 +8,7 @@
  */
 export { DomainValue, PyFloat, isTuple, makeTuple, type Scope, type Value } from './values.js';
 export { ExprEvalError, ExprSyntaxError, ExprUndefinedError, isExprError } from './errors.js';
-export { floatRepr, renderValue, reprValue, toNative } from './render.js';
+export { floatRepr, renderValue, reprValue, toNative, type NativeValue } from './render.js';
 export {
   compileTemplate,
   evaluateTemplate,

@@ -113,19 +113,23 @@ export function renderValue(v: Value): string {
   return typeof v === 'string' ? v : repr(v, [], { n: 0 });
 }
 
+/** plain JS data, what toNative unwraps a value to (a Jinja2 undefined becomes undefined) */
+export type NativeValue =
+  null | boolean | number | string | undefined | NativeValue[] | { [k: string]: NativeValue };
+
 /** Unwraps PyFloat/DomainValue recursively into plain JS data (tuples become arrays). */
-export function toNative(v: Value): unknown {
+export function toNative(v: Value): NativeValue {
   return native(v, 0);
 }
 
-function native(v: Value, depth: number): unknown {
+function native(v: Value, depth: number): NativeValue {
   while (v instanceof DomainValue) v = v.value;
   if (v === null || typeof v !== 'object') return v;
   if (v instanceof PyFloat) return v.value;
   if (v instanceof Missing) return undefined;
   if (depth > 1000) throw new RangeError('value nested too deeply');
   if (Array.isArray(v)) return v.map((x) => native(cleanRead(x) ?? null, depth + 1));
-  const out: Record<string, unknown> = {};
+  const out: { [k: string]: NativeValue } = {};
   for (const k of Object.keys(v)) {
     const x = cleanRead(v[k]);
     if (x === undefined) continue;

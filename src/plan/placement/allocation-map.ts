@@ -25,12 +25,10 @@ export function allocationMap<N extends TopologyNode>(
   for (const [backend, nodes] of Object.entries(topology)) {
     const mine = placements.filter((p) => p.backend === backend);
     if (nodes.length === 0 || mine.length === 0) continue;
-    const rows = nodes.map((node) => ({
+    const rows = nodes.map((node): AllocationMapNode<N> => ({
       node,
-      gpus: node.numGpus
-        ? Array.from({ length: node.numGpus }, (_, index) => ({ index, owners: [] as string[] }))
-        : null,
-      tasks: [] as string[],
+      gpus: node.numGpus ? Array.from({ length: node.numGpus }, (_, index) => ({ index, owners: [] })) : null,
+      tasks: [],
     }));
     const byName = new Map(nodes.map((n, i) => [n.name, i]));
     for (const p of mine) {

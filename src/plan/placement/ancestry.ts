@@ -53,8 +53,10 @@ export function buildAncestry(requests: readonly PlacementRequest[]): Ancestry {
       const seen = new Set<number>([start]);
       const stack = [start];
       let found = false;
-      while (stack.length > 0 && !found) {
-        const g = groups[stack.pop() as number];
+      while (!found) {
+        const next = stack.pop();
+        if (next === undefined) break;
+        const g = groups[next];
         if (hasParent(g, x)) found = true;
         else {
           for (const p of g.parents) {
@@ -217,8 +219,8 @@ class MinHeap {
   pop(): number {
     const a = this.items;
     const top = a[0];
-    const last = a.pop() as number;
-    if (a.length > 0) {
+    const last = a.pop();
+    if (last !== undefined && a.length > 0) {
       let i = 0;
       for (;;) {
         const l = 2 * i + 1;

@@ -87,7 +87,7 @@ export function placeByScan(
   const known = st.gpuNodes(pool);
   let maxCap = 0;
   for (const pos of known) maxCap = Math.max(maxCap, st.cap(pos) as number);
-  if (want.indices) return scanIndices(req, t, want, st, pool, known, maxCap);
+  if (want.indices) return scanIndices(req, t, want, want.indices, st, pool, known, maxCap);
   const count = want.count as number;
   if (count <= maxCap) {
     for (const pos of known) {
@@ -104,12 +104,12 @@ function scanIndices(
   req: PlacementRequest,
   t: number,
   want: GpuWant,
+  indices: number[],
   st: BackendState,
   pool: readonly number[],
   known: readonly number[],
   maxCap: number,
 ): GpuChoice {
-  const indices = want.indices as number[];
   const L = indices.length;
   const tooBig = indices.filter((g) => g >= maxCap);
   if (tooBig.length > 0) {

@@ -142,8 +142,8 @@ export class BackendState<N extends TopologyNode = TopologyNode> {
 
   /** backend summary relative to T (what T could still use) */
   summary(t: number): string {
-    const known = this.nodes.map((n, pos) => ({ n, pos })).filter(({ n }) => n.numGpus !== null);
-    const caps = known.map(({ n }) => n.numGpus as number);
+    const known = this.nodes.flatMap((n, pos) => (n.numGpus === null ? [] : [{ pos, cap: n.numGpus }]));
+    const caps = known.map(({ cap }) => cap);
     const total = caps.reduce((a, b) => a + b, 0);
     const allocated = known.reduce((a, { pos }) => a + this.blocked(pos, t).length, 0);
     const capText =

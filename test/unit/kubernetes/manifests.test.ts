@@ -11,7 +11,6 @@ import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import type { RdmaFound } from '../../../src/backends/kubernetes/dra.js';
 import { runNames } from '../../../src/backends/kubernetes/names.js';
-import type { K8sRun } from '../../../src/backends/kubernetes/run-context.js';
 import { k8sSettings } from '../../../src/backends/kubernetes/settings.js';
 import { prepareTaskPods } from '../../../src/backends/kubernetes/task-pods.js';
 import type { Plan } from '../../../src/plan/types.js';
@@ -41,7 +40,7 @@ function manifests(plan: Plan, rdma: RdmaFound = { hcas: [], gkeNetworks: [] }) 
       .map((t) => {
         const p = prepareTaskPods(
           {
-            r: r as unknown as K8sRun,
+            r,
             manifest,
             rdma,
             channel: channel && channel !== 'auto' ? channel : undefined,

@@ -15,7 +15,6 @@ import { backendCatalog } from '../../../src/backends/registry.js';
 import { runNames } from '../../../src/backends/kubernetes/names.js';
 import { mpiSettings, workerScript } from '../../../src/backends/kubernetes/mpi-pods.js';
 import { launcherScript, mpirunShim } from '../../../src/backends/kubernetes/mpi-launcher.js';
-import type { K8sRun } from '../../../src/backends/kubernetes/run-context.js';
 import { k8sSettings } from '../../../src/backends/kubernetes/settings.js';
 import { prepareTaskPods } from '../../../src/backends/kubernetes/task-pods.js';
 import { buildMpiJob } from '../../../src/backends/kubernetes/mpijob.js';
@@ -56,7 +55,7 @@ function prepared(passEnvs = true) {
   if (!passEnvs) operatorOfType(t.operator, 'k8s_mpi').config.pass_envs = false;
   return prepareTaskPods(
     {
-      r: r as unknown as K8sRun,
+      r,
       manifest,
       rdma: { hcas: [], gkeNetworks: [] },
       channel: undefined,

@@ -5,6 +5,7 @@ import { parseTaskMonitorFlag } from '../../../src/config/monitor-flags.js';
 import { normalizeMonitor } from '../../../src/plan/monitor-config.js';
 import { monitorSchedule } from '../../../src/plan/monitor-schedule.js';
 import { renderMonitorPlan } from '../../../src/plan/monitor-plan.js';
+import type { PlannedTask } from '../../../src/plan/types.js';
 import { plannedTask } from '../../helpers/planned-task.js';
 import { plannedBackend } from '../../helpers/backends.js';
 import { kubernetesKind } from '../../../src/backends/kubernetes/kind.js';
@@ -147,14 +148,14 @@ describe('defaults and folders', () => {
       nodes: [node],
       capabilities: kubernetesKind.capabilities,
     });
-    const task = (monitor: unknown, backend = 'k') =>
+    const task = (monitor: PlannedTask['monitor'], backend = 'k') =>
       plannedTask('a', {
         backend,
         backendType: backend === 'k' ? 'kubernetes' : 'local',
         nodes: [backend === 'k' ? node : { name: 'localhost', ip: '127.0.0.1', index: 0, numGpus: null }],
         monitor,
       });
-    const section = (monitor: unknown, backend = 'k') =>
+    const section = (monitor: PlannedTask['monitor'], backend = 'k') =>
       renderMonitorPlan({
         tasks: [task(monitor, backend)],
         workflowMonitor: null,

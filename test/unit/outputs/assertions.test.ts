@@ -104,7 +104,7 @@ describe('assert: at plan time', () => {
 });
 
 describe('assert: after result parsing', () => {
-  const a = (source: string, bindings: Record<string, unknown> = {}): PlannedAssertion => ({
+  const a = (source: string, bindings: PlannedAssertion['bindings'] = {}): PlannedAssertion => ({
     source,
     location: 'r.yaml:1:1',
     bindings,
