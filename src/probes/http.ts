@@ -15,6 +15,7 @@
 
 import { RegexTimeoutError, testGuarded } from '../util/guarded-regex.js';
 import { compilePattern, type CompiledPattern } from './pattern.js';
+import { deadline } from '../util/deadline.js';
 import type { CheckResult, ProbeCheck, ProbeTransport } from './types.js';
 
 export interface HttpCheckOptions {
@@ -65,7 +66,8 @@ function matches(p: CompiledPattern, text: string): boolean {
 /** `ECONNREFUSED`, `timed out after 30000 ms`, ... out of fetch's nested errors. */
 function describeFetchError(e: unknown, timeoutMs: number, signal: AbortSignal): string {
   const err = e as { name?: string; message?: string; cause?: { code?: string; message?: string } };
-  if (err?.name === 'TimeoutError') return `no answer within ${timeoutMs} ms`;
+  if (err?.name === 'TimeoutError' || err?.name === 'DeadlineError')
+    return `no answer within ${timeoutMs} ms`;
   if (err?.name === 'AbortError')
     return signal.aborted ? 'check cut short' : `no answer within ${timeoutMs} ms`;
   const cause = err?.cause;
@@ -138,8 +140,14 @@ export function httpCheck(opts: HttpCheckOptions): ProbeCheck {
           read: () => Promise.resolve(text.slice(0, BODY_LIMIT)),
         });
       }
-      const timeout = AbortSignal.timeout(Math.max(1, eachCheckTimeoutMs));
-      const both = AbortSignal.any([signal, timeout]);
+      // a deadline, not AbortSignal.any([…, AbortSignal.timeout()]): Node 20 can collect that
+      // timeout unfired while fetch waits, and a server that never answers then hangs the probe
+      const bound = deadline(
+        Math.max(1, eachCheckTimeoutMs),
+        [signal],
+        `no answer within ${eachCheckTimeoutMs} ms`,
+      );
+      const both = bound.signal;
       try {
         const res = await fetch(opts.url, {
           method: opts.method,
@@ -156,6 +164,8 @@ export function httpCheck(opts: HttpCheckOptions): ProbeCheck {
         });
       } catch (e) {
         return { ok: false, detail: describeFetchError(e, eachCheckTimeoutMs, signal) };
+      } finally {
+        bound.dispose();
       }
     },
   };

@@ -8,6 +8,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { handleKey, type Backend, type HandleStatus, type TaskHandle } from '../backends/backend.js';
 import { errorMessage } from '../util/errors.js';
+import { deadline } from '../util/deadline.js';
 
 export interface WatchOptions {
   /** bound of one poll call (default 30 s; the engine call is aborted after it) */
@@ -99,7 +100,11 @@ export class HandleWatch {
     while (!this.ac.signal.aborted) {
       const entries = [...live.values()];
       if (entries.length > 0) {
-        const signal = AbortSignal.any([this.ac.signal, AbortSignal.timeout(this.o.pollTimeoutMs ?? 30_000)]);
+        const boundMs = this.o.pollTimeoutMs ?? 30_000;
+        // not AbortSignal.any([…, AbortSignal.timeout()]): on Node 20 that timeout can be collected
+        // unfired, and a hung status call then hangs the run (util/deadline.ts)
+        const bound = deadline(boundMs, [this.ac.signal], `status call timed out after ${boundMs} ms`);
+        const signal = bound.signal;
         try {
           const got = await backend.poll(
             entries.map((e) => e.handle),
@@ -121,10 +126,10 @@ export class HandleWatch {
           }
         } catch (err) {
           if (this.ac.signal.aborted) return;
-          const why = signal.aborted
-            ? `status call timed out after ${this.o.pollTimeoutMs ?? 30_000} ms`
-            : errorMessage(err);
+          const why = signal.aborted ? `status call timed out after ${boundMs} ms` : errorMessage(err);
           this.o.onPollError(backend, why, ++streak);
+        } finally {
+          bound.dispose();
         }
       }
       await sleep(every, undefined, { signal: this.ac.signal }).catch(() => undefined);

@@ -8,6 +8,7 @@ import { SflowError } from '../util/sflow-error.js';
 import type { RunEventInput } from '../events/events.js';
 import type { PlannedNode } from '../plan/types.js';
 import { errorMessage } from '../util/errors.js';
+import { deadline } from '../util/deadline.js';
 
 const RELEASE_BOUND_MS = 10_000;
 
@@ -22,8 +23,11 @@ export async function preflightAll(
   signal: AbortSignal,
   boundMs: number,
 ): Promise<void> {
-  const bounded = AbortSignal.any([signal, AbortSignal.timeout(boundMs)]);
-  const results = await Promise.allSettled([...backends.values()].map((b) => b.preflight(bounded)));
+  // a deadline, not AbortSignal.any([…, AbortSignal.timeout()]), whose timeout Node 20 can collect unfired
+  const bounded = deadline(boundMs, [signal], `backend checks took longer than ${boundMs} ms`);
+  const results = await Promise.allSettled(
+    [...backends.values()].map((b) => b.preflight(bounded.signal)),
+  ).finally(() => bounded.dispose());
   signal.throwIfAborted();
   const failed = results.flatMap((r) => (r.status === 'rejected' ? [userError(r.reason)] : []));
   if (failed.length === 1) throw failed[0];

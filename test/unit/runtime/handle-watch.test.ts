@@ -2,8 +2,11 @@
  * A pushed exit of an attempt whose launch has not returned yet (a task that ends at once, its
  * start and exit in one read from the launcher) is kept and delivered once the handle is added;
  * so is a pushed start (a Kubernetes multi-pod launch whose leader pod runs before the launch
- * has created its last pod: the watch reports that change once).
+ * has created its last pod: the watch reports that change once). A status call that never answers
+ * is cut at its bound even when the garbage collector runs while it waits.
  */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import type { Backend, HandleStatus, TaskHandle, WatchHooks } from '../../../src/backends/backend.js';
 import { HandleWatch } from '../../../src/runtime/handle-watch.js';
@@ -71,4 +74,39 @@ describe('HandleWatch', () => {
     ]);
     await w.close();
   });
+
+  it('cuts a status call that never answers at its bound, also when the garbage collector runs meanwhile', async () => {
+    // Node 20 could collect an AbortSignal.timeout() held only by AbortSignal.any(): the bound
+    // never fired and a hung engine call hung the run (seen under CI's load, where GC runs often)
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    let calls = 0;
+    const backend = {
+      name: 'b',
+      capabilities: () => ({ pollIntervalMs: 10 }),
+      poll: (_h: TaskHandle[], signal: AbortSignal) =>
+        new Promise((_, reject) => {
+          calls++;
+          signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+        }),
+    } as unknown as Backend;
+    const errors: string[] = [];
+    const w = new HandleWatch({
+      onStatus: () => undefined,
+      onPollError: (_b, why) => errors.push(why),
+      pollTimeoutMs: 300,
+    });
+    w.add(backend, handle('hung'));
+    const deadline = Date.now() + 20_000;
+    while (errors.length < 2 && Date.now() < deadline) {
+      gc();
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await w.close();
+    expect(calls).toBeGreaterThanOrEqual(2);
+    expect(errors.slice(0, 2)).toEqual([
+      'status call timed out after 300 ms',
+      'status call timed out after 300 ms',
+    ]);
+  }, 30_000);
 });
