@@ -3,8 +3,14 @@
  * variables alone, except those that drive sweeps or replica counts; leave runtime-dependent
  * expressions (backends, task, artifacts) in place.
  */
-import { evaluateTemplate, hasExpression, renderValue, toNative, type Value } from './expr/index.js';
-import { cleanRead } from './expr/values.js';
+import {
+  cleanRead,
+  evaluateTemplate,
+  hasExpression,
+  renderValue,
+  toNative,
+  type Value,
+} from './expr/index.js';
 import { compileCached } from './templates.js';
 import { isPlainObject } from './collections.js';
 import { castVariable, resolveVariables, variableScope, type RawVariable } from './variables.js';
