@@ -41,10 +41,10 @@ export const LIMITS = {
  * back up. Lower an entry when a change brings its figure down; never raise one to let a change in.
  */
 export const REACHED = {
-  casts: 430,
+  casts: 310,
   recordUnknown: 46,
   asUnknownAs: 5,
-  longFunctions: 16,
+  longFunctions: 13,
   probeKindFiles: 3,
 };
 export const LONG_FUNCTION_LINES = 100;

@@ -11,7 +11,7 @@
  * last resort when no launcher starts.
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
-import type { Socket } from 'node:net';
+import { Socket } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
 import { encodeLaunch, errnoInfo, parseReply, type LaunchFields } from './protocol.js';
 import { NODE_LAUNCHER } from './node-launcher.js';
@@ -237,14 +237,15 @@ export class LauncherProcess {
   /** keep the driver's event loop alive while an answer is due */
   private busy(): void {
     this.proc.ref();
-    (this.proc.stdout as Socket).ref();
+    if (this.proc.stdout instanceof Socket) this.proc.stdout.ref();
   }
 
   private idle(): void {
     if (this.waiting.size || this.running.size || this.queued) return;
     this.proc.unref();
-    (this.proc.stdout as Socket).unref();
-    (this.proc.stderr as Socket).unref();
+    // the pipes of a spawned child are sockets; a socket left referenced holds the event loop
+    if (this.proc.stdout instanceof Socket) this.proc.stdout.unref();
+    if (this.proc.stderr instanceof Socket) this.proc.stderr.unref();
   }
 
   /** Test hook: the launcher's own process (to kill it and see the driver cope). */
