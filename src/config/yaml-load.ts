@@ -22,6 +22,7 @@ import {
 } from 'yaml';
 import { SflowError, type SourceLocation } from '../util/sflow-error.js';
 import { setOrigin, type EntryOrigin, type Origin } from './source.js';
+import { isPlainObject } from './collections.js';
 import { errorCode, errorMessage } from '../util/errors.js';
 import { checkedLexemes, ConversionBudget, readBounded, YAML_LIMITS } from './yaml-limits.js';
 
@@ -39,7 +40,8 @@ function isFloatScalar(node: Node | null | undefined, value: unknown): boolean {
 
 export interface ParsedFile {
   file: string;
-  value: unknown;
+  /** the document: a mapping (anything else is refused while parsing) */
+  value: Record<string, unknown>;
   warnings: { message: string; location?: SourceLocation }[];
 }
 
@@ -143,7 +145,7 @@ export function parseYamlText(text: string, file: string): ParsedFile {
       hint: 'a recipe needs at least a `workflow:` with a name and tasks',
     });
   }
-  if (typeof value !== 'object' || Array.isArray(value)) {
+  if (!isPlainObject(value)) {
     throw new SflowError(
       'config.not_mapping',
       'a recipe must be a YAML mapping (keys such as version, variables, workflow)',
