@@ -41,7 +41,7 @@ export const LIMITS = {
  * back up. Lower an entry when a change brings its figure down; never raise one to let a change in.
  */
 export const REACHED = {
-  casts: 284,
+  casts: 283,
   recordUnknown: 46,
   asUnknownAs: 5,
   longFunctions: 13,
