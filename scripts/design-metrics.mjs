@@ -41,10 +41,10 @@ export const LIMITS = {
  * back up. Lower an entry when a change brings its figure down; never raise one to let a change in.
  */
 export const REACHED = {
-  casts: 382,
+  casts: 239,
   recordUnknown: 7,
   asUnknownAs: 0,
-  longFunctions: 3,
+  longFunctions: 0,
   probeKindFiles: 3,
 };
 export const LONG_FUNCTION_LINES = 100;

@@ -3,7 +3,14 @@
  * variables alone, except those that drive sweeps or replica counts; leave runtime-dependent
  * expressions (backends, task, artifacts) in place.
  */
-import { evaluateTemplate, hasExpression, renderValue, toNative, type Value } from './expr/index.js';
+import {
+  cleanRead,
+  evaluateTemplate,
+  hasExpression,
+  renderValue,
+  toNative,
+  type Value,
+} from './expr/index.js';
 import { compileCached } from './templates.js';
 import { isPlainObject } from './collections.js';
 import { castVariable, resolveVariables, variableScope, type RawVariable } from './variables.js';
@@ -39,32 +46,52 @@ function referencedVars(s: string): Set<string> | null {
   return out;
 }
 
-export function resolveComposed(doc: Obj): Obj {
-  const globals = (doc.variables as Obj[] | undefined) ?? [];
-  const local = ((doc.workflow as Obj | undefined)?.variables as Obj[] | undefined) ?? [];
+/** The objects of a list in the (unvalidated) document; anything else holds none. */
+function objects(v: unknown): Obj[] {
+  return Array.isArray(v) ? v.filter(isPlainObject) : [];
+}
+
+/** The variable declarations of a document, and which of them may be inlined. */
+interface Declared {
+  doc: Obj;
+  globals: Obj[];
+  local: Obj[];
+  /** the declarations that may be inlined (a name declared at both levels stays a variable) */
+  vars: Obj[];
+  localNames: Set<string>;
+}
+
+function declaredVariables(doc: Obj): Declared {
+  const globals = objects(doc.variables);
+  const local = isPlainObject(doc.workflow) ? objects(doc.workflow.variables) : [];
   // a name declared at both levels (the workflow one shadows the global one) stays a variable
   const shadowed = new Set(local.map((x) => String(x.name)).filter((n) => globals.some((g) => g.name === n)));
   const vars = [...globals, ...local].filter((x) => !shadowed.has(String(x.name)));
-  const localNames = new Set(local.map((x) => String(x.name)));
-  const rawOf = (x: Obj, value: unknown): RawVariable => ({
+  return { doc, globals, local, vars, localNames: new Set(local.map((x) => String(x.name))) };
+}
+
+function rawOf(d: Declared, x: Obj, value: unknown): RawVariable {
+  return {
     name: String(x.name),
     value,
-    type: (x.type as string) ?? null,
-    domain: (x.domain as unknown[]) ?? null,
-    where: { doc, path: ['variables'] },
+    type: x.type === undefined || x.type === null ? null : String(x.type),
+    domain: Array.isArray(x.domain) ? x.domain : null,
+    where: { doc: d.doc, path: ['variables'] },
     docItem: x,
-  });
-  // 1. which variables resolve from variables alone; values are cast to their types, as in a run
+  };
+}
+
+/** Which variables resolve from variables alone; values are cast to their types, as in a run. */
+function resolveFromVariables(d: Declared): Map<string, Value> {
+  const { vars, globals, localNames } = d;
   const resolved = new Map<string, Value>();
   const pending = vars.filter((v) => typeof v.value === 'string' && hasExpression(v.value));
   for (const v of vars) {
     // a variable without a value has to be set at run time (--set): it stays a variable
     if (v.value === null || v.value === undefined || pending.includes(v)) continue;
     try {
-      resolved.set(
-        String(v.name),
-        castVariable(rawOf(v, v.value), v.value as Value, isYamlFloat(v, 'value')),
-      );
+      const value = cleanRead(v.value) ?? null;
+      resolved.set(String(v.name), castVariable(rawOf(d, v, v.value), value, isYamlFloat(v, 'value')));
     } catch {
       /* a value that does not cast stays a variable: the run reports it */
     }
@@ -79,7 +106,7 @@ export function resolveComposed(doc: Obj): Obj {
       // a global variable cannot see workflow variables (in a run it would not resolve either)
       if (globals.includes(v) && [...refs].some((r) => localNames.has(r))) continue;
       const raw = [...vars.filter((x) => resolved.has(String(x.name))), v].map((x) =>
-        rawOf(x, x === v ? v.value : resolved.get(String(x.name))),
+        rawOf(d, x, x === v ? v.value : resolved.get(String(x.name))),
       );
       try {
         const r = resolveVariables(raw, new Map(), {});
@@ -92,26 +119,35 @@ export function resolveComposed(doc: Obj): Obj {
       }
     }
   }
-  // 2. keep sweep / replica-count variables
+  return resolved;
+}
+
+/** The variables that drive sweeps or replica counts: they stay variables. */
+function sweepVariables(doc: Obj): Set<string> {
   const keep = new Set<string>();
-  const tasks = ((doc.workflow as Obj | undefined)?.tasks as Obj[] | undefined) ?? [];
+  const tasks = isPlainObject(doc.workflow) ? objects(doc.workflow.tasks) : [];
   for (const t of tasks) {
-    const r = t.replicas as Obj | undefined;
-    if (!r) continue;
-    for (const n of (r.variables as string[] | undefined) ?? []) keep.add(n);
-    for (const k of ['count', 'policy'])
-      if (typeof r[k] === 'string' && hasExpression(r[k]))
-        for (const n of referencedVars(r[k]) ?? []) keep.add(n);
+    const r = t.replicas;
+    if (!isPlainObject(r)) continue;
+    if (Array.isArray(r.variables)) for (const n of r.variables) if (typeof n === 'string') keep.add(n);
+    for (const k of ['count', 'policy']) {
+      const e = r[k];
+      if (typeof e === 'string' && hasExpression(e)) for (const n of referencedVars(e) ?? []) keep.add(n);
+    }
   }
-  for (const k of keep) resolved.delete(k);
+  return keep;
+}
+
+/** Inlines the resolved variables into one string: a whole-expression string becomes its value. */
+function substituter(resolved: Map<string, Value>, localNames: Set<string>) {
   const scopeVars = new Map(
     [...resolved].map(([name, value]) => [name, { name, value, type: 'string', domain: null }]),
   );
   const scope = variableScope(scopeVars);
   // inside the global `variables` section only globals can be inlined (a global cannot see workflow variables)
-  const substitute = (s: string, globalOnly: boolean): unknown => {
+  return (s: string, globalOnly: boolean): unknown => {
     const known = (r: string) => resolved.has(r) && !(globalOnly && localNames.has(r));
-    let out: unknown = s;
+    let out = s;
     if (hasExpression(s)) {
       const whole = /^\$\{\{[\s\S]*?\}\}$/.test(s) && s.indexOf('${{', 1) < 0;
       if (whole) {
@@ -128,31 +164,38 @@ export function resolveComposed(doc: Obj): Obj {
         return v === undefined ? m : renderValue(v);
       });
     }
-    if (typeof out === 'string') {
-      out = out.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (m, name: string) =>
-        known(name) && !BUILTIN_ENV.test(name) ? renderValue(resolved.get(name)!) : m,
-      );
-      out = (out as string).replace(/\s+$/, '');
-    }
-    return out;
+    out = out.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (m, name: string) =>
+      known(name) && !BUILTIN_ENV.test(name) ? renderValue(resolved.get(name)!) : m,
+    );
+    return out.replace(/\s+$/, '');
   };
+}
+
+export function resolveComposed(doc: Obj): Obj {
+  const declared = declaredVariables(doc);
+  const resolved = resolveFromVariables(declared);
+  for (const k of sweepVariables(doc)) resolved.delete(k);
+  const substitute = substituter(resolved, declared.localNames);
   const walk = (v: unknown, globalOnly = false): unknown => {
     if (typeof v === 'string') return substitute(v, globalOnly);
     if (Array.isArray(v)) return v.map((x) => walk(x, globalOnly));
-    if (isPlainObject(v))
-      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, globalOnly)]));
+    if (isPlainObject(v)) return walkObject(v, globalOnly);
     return v;
   };
+  const walkObject = (v: Obj, globalOnly = false): Obj =>
+    Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, globalOnly)]));
+  const isResolved = (x: unknown) => isPlainObject(x) && resolved.has(String(x.name));
   const out: Obj = {};
   for (const [k, v] of Object.entries(doc)) {
     if (k === 'variables') {
-      const left = globals.filter((x) => !resolved.has(String(x.name))).map((x) => walk(x, true));
+      const left = declared.globals.filter((x) => !isResolved(x)).map((x) => walk(x, true));
       if (left.length) out.variables = left;
     } else if (k === 'workflow' && isPlainObject(v)) {
-      const wf = walk(v) as Obj;
+      const wf = walkObject(v);
       if (Array.isArray(wf.variables)) {
-        wf.variables = (wf.variables as Obj[]).filter((x) => !resolved.has(String(x.name)));
-        if ((wf.variables as Obj[]).length === 0) delete wf.variables;
+        const left = wf.variables.filter((x) => !isResolved(x));
+        if (left.length === 0) delete wf.variables;
+        else wf.variables = left;
       }
       out.workflow = wf;
     } else out[k] = walk(v);

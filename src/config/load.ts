@@ -67,14 +67,14 @@ export function loadRecipe(opts: LoadOptions): LoadedRecipe {
   const parsed: ParsedFile[] = opts.files.map((f) => {
     const p = readYamlFile(f);
     warnings.push(...p.warnings);
-    normaliseCollections(p.value as Obj);
+    normaliseCollections(p.value);
     checkExpressionSyntax(p);
     return p;
   });
   let doc: Obj;
   let contributions: FileContribution[] = [];
   if (parsed.length === 1) {
-    doc = parsed[0].value as Obj;
+    doc = parsed[0].value;
   } else {
     const m = mergeDocuments(parsed);
     doc = m.doc;

@@ -36,7 +36,7 @@ export function mergeDocuments(files: ParsedFile[]): MergeResult {
   setOrigin(merged, { entries: new Map() });
   let versionFrom: string | undefined;
   for (const f of files) {
-    const doc = f.value as Obj;
+    const doc = f.value;
     if ('version' in doc && doc.version !== null && doc.version !== undefined) {
       if ('version' in merged && merged.version !== doc.version) {
         throw new SflowError(
@@ -168,7 +168,7 @@ function namesOf(list: unknown): string[] {
 }
 
 function contributionOf(f: ParsedFile): FileContribution {
-  const doc = f.value as Obj;
+  const doc = f.value;
   const wf = isPlainObject(doc.workflow) ? doc.workflow : {};
   const sections: FileContribution['sections'] = [];
   for (const s of TOP_COLLECTIONS) {

@@ -3,7 +3,17 @@
  * a bad `--set` is reported against the variable that was overridden; expression values are
  * resolved iteratively (declaration order does not matter) and cast as soon as they resolve.
  */
-import { DomainValue, PyFloat, hasExpression, renderValue, type Scope, type Value } from './expr/index.js';
+import {
+  DomainValue,
+  PyFloat,
+  cleanRead,
+  hasExpression,
+  isDict,
+  renderValue,
+  withoutPrototype,
+  type Scope,
+  type Value,
+} from './expr/index.js';
 import { isYamlFloat } from './source.js';
 import { evaluateField, planError, type Where } from './resolve.js';
 import { compileCached } from './templates.js';
@@ -89,8 +99,8 @@ export function castVariable(v: RawVariable, value: Value, yamlFloat: boolean): 
 
 /** Scope entries for resolved variables: `variables.X` and bare `X`, each a DomainValue. */
 export function variableScope(vars: Map<string, ResolvedVariable>, extras: Scope = {}): Scope {
-  const ns: Record<string, Value> = Object.create(null) as Record<string, Value>;
-  const scope: Scope = Object.create(null) as Scope;
+  const ns: Record<string, Value> = withoutPrototype({});
+  const scope: Scope = withoutPrototype({});
   for (const v of vars.values()) {
     const dv = new DomainValue(v.value, v.domain);
     ns[v.name] = dv;
@@ -104,7 +114,8 @@ export function variableScope(vars: Map<string, ResolvedVariable>, extras: Scope
 /** Adds one resolved variable to a scope built by `variableScope` (bare names of `extras` win). */
 function addToScope(scope: Scope, v: ResolvedVariable, extras: Scope): void {
   const dv = new DomainValue(v.value, v.domain);
-  (scope.variables as Record<string, Value>)[v.name] = dv;
+  const ns = scope.variables;
+  if (isDict(ns)) ns[v.name] = dv;
   if (!Object.hasOwn(extras, v.name)) scope[v.name] = dv;
 }
 
@@ -139,7 +150,7 @@ function evaluationOrder(pending: RawVariable[]): RawVariable[] {
   const readers = new Map<string, RawVariable[]>();
   const last = new Set<RawVariable>();
   for (const v of pending) {
-    const deps = staticDeps(v.value as string, names);
+    const deps = staticDeps(String(v.value), names);
     if (deps === null) {
       last.add(v);
       continue;
@@ -185,7 +196,7 @@ export function resolveVariables(
     if (typeof v.value === 'string' && hasExpression(v.value)) expressions.set(v.name, v);
     else {
       const yamlFloat = isYamlFloat(v.docItem, 'value');
-      out.set(v.name, resolved(v, castVariable(v, v.value as Value, yamlFloat)));
+      out.set(v.name, resolved(v, castVariable(v, cleanRead(v.value) ?? null, yamlFloat)));
     }
   }
   const lastError = new Map<string, SflowError>();
@@ -220,7 +231,7 @@ export function resolveVariables(
     // one (a variable whose own expression fails while everything it reads resolved)
     const stuck = new Set(pending.map((v) => v.name));
     const cause = pending.find(
-      (v) => lastError.has(v.name) && (staticDeps(v.value as string, stuck) ?? ['?']).length === 0,
+      (v) => lastError.has(v.name) && (staticDeps(String(v.value), stuck) ?? ['?']).length === 0,
     );
     const at = cause ?? pending[0];
     const names = pending.map((v) => v.name).sort();
@@ -242,7 +253,7 @@ function resolved(v: RawVariable, value: Value): ResolvedVariable {
     name: v.name,
     value,
     type: v.type ?? 'string',
-    domain: Array.isArray(v.domain) ? (v.domain as Value[]) : null,
+    domain: Array.isArray(v.domain) ? v.domain.map((d) => cleanRead(d) ?? null) : null,
     description: v.description ?? undefined,
   };
 }

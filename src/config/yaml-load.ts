@@ -7,6 +7,7 @@ import {
   Composer,
   isAlias,
   isMap,
+  isNode,
   isPair,
   isScalar,
   isSeq,
@@ -16,9 +17,12 @@ import {
   type Document,
   type Node,
   type Scalar,
+  type YAMLMap,
+  type YAMLSeq,
 } from 'yaml';
 import { SflowError, type SourceLocation } from '../util/sflow-error.js';
 import { setOrigin, type EntryOrigin, type Origin } from './source.js';
+import { isPlainObject } from './collections.js';
 import { errorCode, errorMessage } from '../util/errors.js';
 import { checkedLexemes, ConversionBudget, readBounded, YAML_LIMITS } from './yaml-limits.js';
 
@@ -36,7 +40,8 @@ function isFloatScalar(node: Node | null | undefined, value: unknown): boolean {
 
 export interface ParsedFile {
   file: string;
-  value: unknown;
+  /** the document: a mapping (anything else is refused while parsing) */
+  value: Record<string, unknown>;
   warnings: { message: string; location?: SourceLocation }[];
 }
 
@@ -120,143 +125,19 @@ function scalarValue(node: Scalar, loc: (offset: number | undefined) => SourceLo
   return v;
 }
 
+type Locate = (offset: number | undefined) => SourceLocation | undefined;
+
 export function parseYamlText(text: string, file: string): ParsedFile {
   const lc = new LineCounter();
-  const loc = (offset: number | undefined): SourceLocation | undefined => {
+  const loc: Locate = (offset) => {
     if (offset === undefined) return undefined;
     const p = lc.linePos(offset);
     return { file, line: p.line, col: p.col };
   };
-  const lexemes = checkedLexemes(text, file, (offset) => {
-    // the line counter fills as the parser runs; before that, count lines here
-    const before = text.slice(0, offset);
-    const nl = before.lastIndexOf('\n');
-    return { file, line: (before.match(/\n/g)?.length ?? 0) + 1, col: offset - nl };
-  });
-  let doc: Document.Parsed;
-  try {
-    doc = parseChecked(text, lexemes, lc);
-  } catch (e) {
-    // the YAML library recurses per nesting level; the lexer pass above should have stopped this
-    if (!(e instanceof RangeError)) throw e;
-    throw new SflowError('config.yaml_depth', 'YAML nesting is too deep', {
-      phase: 'load',
-      location: { file, line: 1, col: 1 },
-      hint: 'flatten the structure',
-    });
-  }
-  if (doc.errors.length > 0) {
-    const err = doc.errors[0];
-    if (err.message.startsWith('Maximum call stack size exceeded')) {
-      throw new SflowError('config.yaml_depth', 'YAML nesting is too deep', {
-        phase: 'load',
-        location: loc(err.pos[0]),
-        hint: 'flatten the structure',
-      });
-    }
-    // an error reported at the end of the input (unclosed bracket…) points at the last written character
-    if (err.pos[0] >= text.trimEnd().length) err.pos[0] = Math.max(0, text.trimEnd().length - 1);
-    const first = err.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
-    throw new SflowError('config.yaml_syntax', `invalid YAML: ${first}`, {
-      phase: 'load',
-      location: loc(err.pos[0]),
-      hint: yamlHint(err.code),
-      details: doc.errors.slice(1, 5).map((e) => ({
-        message: e.message.split('\n')[0],
-        location: loc(e.pos[0]),
-      })),
-    });
-  }
-  /** where the characters of a string scalar start, when they map one to one onto the source */
-  const textStart = (node: Node | null | undefined): SourceLocation | undefined => {
-    if (!isScalar(node) || typeof node.value !== 'string' || !node.range) return undefined;
-    if (node.type === 'PLAIN')
-      return node.source === node.value && !node.value.includes('\n') ? loc(node.range[0]) : undefined;
-    if (node.type !== 'BLOCK_LITERAL') return undefined;
-    // content starts on the line after the `|` header, at the block's indentation (of its first non-blank line)
-    const at = text.indexOf('\n', node.range[0]) + 1;
-    if (at <= 0) return undefined;
-    const indent = /^(?:[ ]*\r?\n)*([ ]*)/.exec(text.slice(at, node.range[1]))?.[1].length ?? 0;
-    return { file, line: lc.linePos(at).line, col: indent + 1 };
-  };
-  const warnings: ParsedFile['warnings'] = [];
-  const budget = new ConversionBudget();
-  /** where the outermost alias being expanded is (values it produces are charged to it) */
-  let viaAlias: number | undefined;
-  const convert = (node: Node | null | undefined, depth: number): unknown => {
-    if (node === null || node === undefined) return null;
-    if (depth > YAML_LIMITS.maxDepth)
-      throw new SflowError(
-        'config.yaml_depth',
-        `YAML nesting is too deep (more than ${YAML_LIMITS.maxDepth} levels)`,
-        { phase: 'load', location: loc(node.range?.[0]), hint: 'flatten the structure' },
-      );
-    budget.node(() => loc(viaAlias ?? node.range?.[0]));
-    if (isAlias(node)) {
-      budget.alias(() => loc(node.range?.[0]));
-      const outer = viaAlias === undefined;
-      if (outer) viaAlias = node.range?.[0];
-      try {
-        return convert(node.resolve(doc), depth + 1);
-      } finally {
-        if (outer) viaAlias = undefined;
-      }
-    }
-    if (isScalar(node)) return scalarValue(node, loc);
-    if (isMap(node)) {
-      const out: Record<string, unknown> = {};
-      const origin: Origin = { self: loc(node.range?.[0]), entries: new Map() };
-      for (const pair of node.items) {
-        if (!isPair(pair)) continue;
-        const keyNode = pair.key as Node | null;
-        // keys are names: keep the text as written (`N:` is the name N, not the boolean false)
-        const rawKey = isScalar(keyNode)
-          ? keyNode.type === 'PLAIN' && typeof keyNode.source === 'string'
-            ? keyNode.source
-            : keyNode.value
-          : convert(keyNode, depth + 1);
-        const key = rawKey === null ? 'null' : String(rawKey);
-        if (key === '<<') continue; // merge keys are not part of the recipe language
-        if (Object.hasOwn(out, key)) {
-          warnings.push({
-            message: `duplicate key '${key}': the later value wins`,
-            location: loc(keyNode?.range?.[0]),
-          });
-        }
-        const valueNode = pair.value as Node | null;
-        const value = convert(valueNode, depth + 1);
-        Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
-        const entry: EntryOrigin = {
-          key: loc(keyNode?.range?.[0]),
-          value: loc(valueNode?.range?.[0] ?? keyNode?.range?.[1]),
-        };
-        if (isFloatScalar(valueNode, value)) entry.float = true;
-        const t = textStart(valueNode);
-        if (t) entry.text = t;
-        origin.entries.set(key, entry);
-      }
-      setOrigin(out, origin);
-      return out;
-    }
-    if (isSeq(node)) {
-      const out: unknown[] = [];
-      const origin: Origin = { self: loc(node.range?.[0]), entries: new Map() };
-      node.items.forEach((item, i) => {
-        const n = item as Node | null;
-        const value = convert(n, depth + 1);
-        out.push(value);
-        const entry: EntryOrigin = { value: loc(n?.range?.[0]) };
-        if (isFloatScalar(n, value)) entry.float = true;
-        const t = textStart(n);
-        if (t) entry.text = t;
-        origin.entries.set(i, entry);
-      });
-      setOrigin(out, origin);
-      return out;
-    }
-    return null;
-  };
-  const value = convert(doc.contents, 0);
+  const doc = parseDocument(text, file, lc);
+  if (doc.errors.length > 0) throw syntaxError(doc.errors, text, loc);
+  const converter = new Converter(doc, text, file, lc, loc);
+  const value = converter.convert(doc.contents, 0);
   if (value === null || value === undefined) {
     throw new SflowError('config.empty', `configuration file is empty: ${file}`, {
       phase: 'load',
@@ -264,7 +145,7 @@ export function parseYamlText(text: string, file: string): ParsedFile {
       hint: 'a recipe needs at least a `workflow:` with a name and tasks',
     });
   }
-  if (typeof value !== 'object' || Array.isArray(value)) {
+  if (!isPlainObject(value)) {
     throw new SflowError(
       'config.not_mapping',
       'a recipe must be a YAML mapping (keys such as version, variables, workflow)',
@@ -275,7 +156,168 @@ export function parseYamlText(text: string, file: string): ParsedFile {
       },
     );
   }
-  return { file, value, warnings };
+  return { file, value, warnings: converter.warnings };
+}
+
+/** The text checked against the limits and parsed into one YAML document (errors kept in it). */
+function parseDocument(text: string, file: string, lc: LineCounter): Document.Parsed {
+  const lexemes = checkedLexemes(text, file, (offset) => {
+    // the line counter fills as the parser runs; before that, count lines here
+    const before = text.slice(0, offset);
+    const nl = before.lastIndexOf('\n');
+    return { file, line: (before.match(/\n/g)?.length ?? 0) + 1, col: offset - nl };
+  });
+  try {
+    return parseChecked(text, lexemes, lc);
+  } catch (e) {
+    // the YAML library recurses per nesting level; the lexer pass above should have stopped this
+    if (!(e instanceof RangeError)) throw e;
+    throw new SflowError('config.yaml_depth', 'YAML nesting is too deep', {
+      phase: 'load',
+      location: { file, line: 1, col: 1 },
+      hint: 'flatten the structure',
+    });
+  }
+}
+
+/** The error for a document the YAML parser refused: its first error located, a few more as details. */
+function syntaxError(errors: YAMLParseError[], text: string, loc: Locate): SflowError {
+  const err = errors[0];
+  if (err.message.startsWith('Maximum call stack size exceeded')) {
+    return new SflowError('config.yaml_depth', 'YAML nesting is too deep', {
+      phase: 'load',
+      location: loc(err.pos[0]),
+      hint: 'flatten the structure',
+    });
+  }
+  // an error reported at the end of the input (unclosed bracket…) points at the last written character
+  if (err.pos[0] >= text.trimEnd().length) err.pos[0] = Math.max(0, text.trimEnd().length - 1);
+  const first = err.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+  return new SflowError('config.yaml_syntax', `invalid YAML: ${first}`, {
+    phase: 'load',
+    location: loc(err.pos[0]),
+    hint: yamlHint(err.code),
+    details: errors.slice(1, 5).map((e) => ({
+      message: e.message.split('\n')[0],
+      location: loc(e.pos[0]),
+    })),
+  });
+}
+
+/** The node of a pair's key or value, or of a sequence item (null when empty). */
+function nodeOf(v: unknown): Node | null {
+  return isNode(v) ? v : null;
+}
+
+/** YAML nodes → plain values, recording where each key and value was written (setOrigin). */
+class Converter {
+  readonly warnings: ParsedFile['warnings'] = [];
+  private readonly budget = new ConversionBudget();
+  /** where the outermost alias being expanded is (values it produces are charged to it) */
+  private viaAlias: number | undefined;
+
+  constructor(
+    private readonly doc: Document.Parsed,
+    private readonly text: string,
+    private readonly file: string,
+    private readonly lc: LineCounter,
+    private readonly loc: Locate,
+  ) {}
+
+  convert(node: Node | null | undefined, depth: number): unknown {
+    if (node === null || node === undefined) return null;
+    if (depth > YAML_LIMITS.maxDepth)
+      throw new SflowError(
+        'config.yaml_depth',
+        `YAML nesting is too deep (more than ${YAML_LIMITS.maxDepth} levels)`,
+        { phase: 'load', location: this.loc(node.range?.[0]), hint: 'flatten the structure' },
+      );
+    this.budget.node(() => this.loc(this.viaAlias ?? node.range?.[0]));
+    if (isAlias(node)) {
+      this.budget.alias(() => this.loc(node.range?.[0]));
+      const outer = this.viaAlias === undefined;
+      if (outer) this.viaAlias = node.range?.[0];
+      try {
+        return this.convert(node.resolve(this.doc), depth + 1);
+      } finally {
+        if (outer) this.viaAlias = undefined;
+      }
+    }
+    if (isScalar(node)) return scalarValue(node, this.loc);
+    if (isMap(node)) return this.convertMap(node, depth);
+    if (isSeq(node)) return this.convertSeq(node, depth);
+    return null;
+  }
+
+  private convertMap(node: YAMLMap, depth: number): Record<string, unknown> {
+    const loc = this.loc;
+    const out: Record<string, unknown> = {};
+    const origin: Origin = { self: loc(node.range?.[0]), entries: new Map() };
+    for (const pair of node.items) {
+      if (!isPair(pair)) continue;
+      const keyNode = nodeOf(pair.key);
+      // keys are names: keep the text as written (`N:` is the name N, not the boolean false)
+      const rawKey = isScalar(keyNode)
+        ? keyNode.type === 'PLAIN' && typeof keyNode.source === 'string'
+          ? keyNode.source
+          : keyNode.value
+        : this.convert(keyNode, depth + 1);
+      const key = rawKey === null ? 'null' : String(rawKey);
+      if (key === '<<') continue; // merge keys are not part of the recipe language
+      if (Object.hasOwn(out, key)) {
+        this.warnings.push({
+          message: `duplicate key '${key}': the later value wins`,
+          location: loc(keyNode?.range?.[0]),
+        });
+      }
+      const valueNode = nodeOf(pair.value);
+      const value = this.convert(valueNode, depth + 1);
+      Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+      const entry: EntryOrigin = {
+        key: loc(keyNode?.range?.[0]),
+        value: loc(valueNode?.range?.[0] ?? keyNode?.range?.[1]),
+      };
+      this.describe(entry, valueNode, value);
+      origin.entries.set(key, entry);
+    }
+    setOrigin(out, origin);
+    return out;
+  }
+
+  private convertSeq(node: YAMLSeq, depth: number): unknown[] {
+    const out: unknown[] = [];
+    const origin: Origin = { self: this.loc(node.range?.[0]), entries: new Map() };
+    node.items.forEach((item, i) => {
+      const n = nodeOf(item);
+      const value = this.convert(n, depth + 1);
+      out.push(value);
+      const entry: EntryOrigin = { value: this.loc(n?.range?.[0]) };
+      this.describe(entry, n, value);
+      origin.entries.set(i, entry);
+    });
+    setOrigin(out, origin);
+    return out;
+  }
+
+  /** Marks an entry written as a float, and where its text starts when that maps onto the source. */
+  private describe(entry: EntryOrigin, node: Node | null, value: unknown): void {
+    if (isFloatScalar(node, value)) entry.float = true;
+    const t = this.textStart(node);
+    if (t) entry.text = t;
+  }
+
+  /** where the characters of a string scalar start, when they map one to one onto the source */
+  private textStart(node: Node | null | undefined): SourceLocation | undefined {
+    if (!isScalar(node) || typeof node.value !== 'string' || !node.range) return undefined;
+    if (node.type === 'PLAIN')
+      return node.source === node.value && !node.value.includes('\n') ? this.loc(node.range[0]) : undefined;
+    if (node.type !== 'BLOCK_LITERAL') return undefined;
+    // content starts on the line after the `|` header, at the block's indentation (of its first non-blank line)
+    const at = this.text.indexOf('\n', node.range[0]) + 1;
+    if (at <= 0) return undefined;
+    const indent = /^(?:[ ]*\r?\n)*([ ]*)/.exec(this.text.slice(at, node.range[1]))?.[1].length ?? 0;
+    return { file: this.file, line: this.lc.linePos(at).line, col: indent + 1 };
+  }
 }
 
 function yamlHint(code: string): string {

@@ -19,13 +19,13 @@ export function keeperOf(pid: number | undefined): Keeper | undefined {
 }
 
 export function isKeeper(v: unknown): v is Keeper {
-  const k = v as Keeper;
+  if (typeof v !== 'object' || v === null || !('pid' in v) || !('startTime' in v)) return false;
+  const { pid, startTime } = v;
   return (
-    typeof k === 'object' &&
-    k !== null &&
-    Number.isSafeInteger(k.pid) &&
-    k.pid > 0 &&
-    (k.startTime === null || Number.isSafeInteger(k.startTime))
+    typeof pid === 'number' &&
+    Number.isSafeInteger(pid) &&
+    pid > 0 &&
+    (startTime === null || Number.isSafeInteger(startTime))
   );
 }
 

@@ -67,7 +67,7 @@ export function pickGpus(
         `GPU index(es) ${missing.join(',')}, which this host does not have (${inv.gpus.length} GPU(s))`,
       );
     }
-    const wanted = want.indices.map((i) => byIndex.get(i) as GpuInfo);
+    const wanted = want.indices.flatMap((i) => byIndex.get(i) ?? []);
     return wanted.every((g) => free.includes(g))
       ? { ok: true, gpus: wanted }
       : { ok: false, free, held, foreign };

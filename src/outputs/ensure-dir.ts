@@ -7,6 +7,7 @@
 import { mkdirSync, rmdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { SflowError, type ErrorPhase } from '../util/sflow-error.js';
+import { errorCode, errorMessage } from '../util/errors.js';
 
 export interface EnsureDirOptions {
   /** what the folder is for, in the error message (default "folder") */
@@ -50,13 +51,13 @@ export function ensureDir(path: string, opts: EnsureDirOptions = {}): string[] {
       mkdirSync(d);
       created.push(d);
     } catch (e) {
-      const err = e as NodeJS.ErrnoException;
-      if (err.code === 'EEXIST' && kind(d) === 'dir') continue;
+      const code = errorCode(e);
+      if (code === 'EEXIST' && kind(d) === 'dir') continue;
       removeCreated(created);
       const detail =
-        err.code === 'ENOENT'
+        code === 'ENOENT'
           ? `the file system at ${dirname(d)} does not allow creating folders there (ENOENT)`
-          : `${err.code ?? 'error'}: ${err.message}`;
+          : `${code ?? 'error'}: ${errorMessage(e)}`;
       fail(detail);
     }
   }

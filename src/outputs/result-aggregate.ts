@@ -21,8 +21,9 @@ export class PatternAggregate {
   private first: CastValue | undefined;
   private last: CastValue | undefined;
   private list: CastValue[] | undefined;
-  private min: CastValue | undefined;
-  private max: CastValue | undefined;
+  /** the smallest/largest numeric value so far, with its number */
+  private min: { value: CastValue; n: number } | undefined;
+  private max: { value: CastValue; n: number } | undefined;
   private sum = 0;
   private anyFloat = false;
   private nonNumeric: CastValue | undefined;
@@ -45,8 +46,8 @@ export class PatternAggregate {
       else {
         if (value instanceof PyFloat) this.anyFloat = true;
         this.sum += n;
-        if (this.min === undefined || n < (numericOf(this.min) as number)) this.min = value;
-        if (this.max === undefined || n > (numericOf(this.max) as number)) this.max = value;
+        if (this.min === undefined || n < this.min.n) this.min = { value, n };
+        if (this.max === undefined || n > this.max.n) this.max = { value, n };
       }
     }
     const entry = { line, value, text: text.length > TEXT_CAP ? text.slice(0, TEXT_CAP) : text };
@@ -66,11 +67,11 @@ export class PatternAggregate {
     if (this.count === 0) return undefined;
     switch (this.spec.aggregate) {
       case 'first':
-        return { value: this.first as CastValue };
+        return this.first === undefined ? undefined : { value: this.first };
       case 'last':
-        return { value: this.last as CastValue };
+        return this.last === undefined ? undefined : { value: this.last };
       case 'list':
-        return { value: this.list as CastValue[] };
+        return { value: this.list ?? [] };
       case 'count':
         return { value: this.count };
       default:
@@ -83,9 +84,9 @@ export class PatternAggregate {
     }
     switch (this.spec.aggregate) {
       case 'min':
-        return { value: this.min as CastValue };
+        return this.min && { value: this.min.value };
       case 'max':
-        return { value: this.max as CastValue };
+        return this.max && { value: this.max.value };
       case 'sum':
         return { value: this.anyFloat ? new PyFloat(this.sum) : this.sum };
       case 'avg':

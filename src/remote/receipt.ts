@@ -9,6 +9,7 @@
 import { chmodSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { SflowError } from '../util/sflow-error.js';
+import { errorCode, errorMessage } from '../util/errors.js';
 import type { RemoteState } from './session-layout.js';
 
 export interface Receipt {
@@ -54,8 +55,7 @@ export function readReceipt(path: string): Receipt {
   try {
     data = JSON.parse(readFileSync(path, 'utf8'));
   } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    throw bad(path, err.code === 'ENOENT' ? 'no such receipt' : `not a receipt (${err.message})`);
+    throw bad(path, errorCode(e) === 'ENOENT' ? 'no such receipt' : `not a receipt (${errorMessage(e)})`);
   }
   if (!data || typeof data !== 'object' || Array.isArray(data)) throw bad(path, 'not a JSON object');
   const r = data as Record<string, unknown>;

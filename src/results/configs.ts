@@ -34,7 +34,7 @@ export function parseMetric(spec: string, columns: string[]): Metric {
   const m = /^(.+?)(?::(max|min))?$/.exec(spec.trim());
   if (!m || !m[1]) throw new MetricError(`bad metric '${spec}': expected NAME or NAME:max or NAME:min`);
   const column = resolveColumn(m[1], columns);
-  if (m[2]) return { column, direction: m[2] as Direction, guessed: false };
+  if (m[2]) return { column, direction: m[2] === 'min' ? 'min' : 'max', guessed: false };
   const lower = !HIGHER_IS_BETTER.test(column) && LOWER_IS_BETTER.test(column);
   return { column, direction: lower ? 'min' : 'max', guessed: true };
 }

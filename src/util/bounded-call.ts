@@ -70,7 +70,7 @@ export async function boundedCall<T>(
           );
           ac.signal.addEventListener('abort', () => reject(ac.signal.reason as Error), { once: true });
         });
-        if (o.signal?.aborted) throw o.signal.reason as Error;
+        if (o.signal?.aborted) throw o.signal.reason;
         result = { value: await Promise.race([fn(ac.signal), limit]) };
         break;
       } catch (e) {

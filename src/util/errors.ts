@@ -2,7 +2,7 @@
 export function errorMessage(e: unknown): string {
   if (e instanceof Error) return e.message;
   // an Error from another realm (node:vm) is not `instanceof Error` here
-  const message = typeof e === 'object' && e !== null ? (e as { message?: unknown }).message : undefined;
+  const message = typeof e === 'object' && e !== null && 'message' in e ? e.message : undefined;
   if (typeof message === 'string') return message;
   if (typeof e === 'string') return e;
   try {
@@ -19,6 +19,6 @@ export function errorStack(e: unknown): string {
 
 /** The `code` of a Node system error (`ENOENT`, `EPERM`, …), if it has one (errors of other realms too). */
 export function errorCode(e: unknown): string | undefined {
-  const code = typeof e === 'object' && e !== null ? (e as { code?: unknown }).code : undefined;
+  const code = typeof e === 'object' && e !== null && 'code' in e ? e.code : undefined;
   return typeof code === 'string' ? code : undefined;
 }

@@ -5,7 +5,7 @@
 import { didYouMean } from '../errors.js';
 import type { Kwarg, Node } from './ast.js';
 import { ExprEvalError, ExprUndefinedError, OpError } from './errors.js';
-import { FILTERS, bindArgs, type Arg } from './filters.js';
+import { FILTERS, bindArgs, type Arg, type FilterSpec } from './filters.js';
 import { TESTS } from './istests.js';
 import { sized } from './meter.js';
 import { type Scope, type Value, Missing, isIntLike, num, typeName, unwrap } from './values.js';
@@ -13,13 +13,27 @@ import { errorMessage } from '../../util/errors.js';
 
 export type Ev = (s: Scope) => Value;
 export type PEv = (s: Scope) => Value | Missing;
-/** strict: undefined throws; render: like strict, but `x if c` without else gives ''; probe: undefined → Missing */
-export type Mode = 'strict' | 'render' | 'probe';
+
+/**
+ * What an undefined value becomes. strict: it throws; render: like strict, but `x if c` without
+ * else gives ''; probe: it is returned as `Missing`. `R` is what `miss` yields: `never` for the
+ * throwing modes, so a closure built under them is typed `(s) => Value`.
+ */
+export interface Mode<R extends Missing = Missing> {
+  readonly name: 'strict' | 'render' | 'probe';
+  miss(m: Missing, text: string): R;
+}
+const throwMissing = (m: Missing, text: string): never => {
+  throw undefinedError(m, text);
+};
+export const STRICT: Mode<never> = { name: 'strict', miss: throwMissing };
+export const RENDER: Mode<never> = { name: 'render', miss: throwMissing };
+export const PROBE: Mode<Missing> = { name: 'probe', miss: (m) => m };
 
 /** What the call/filter/test builders need from the compiler. */
 export interface CompileCtx {
   strict(n: Node): Ev;
-  build(n: Node, mode: Mode): PEv;
+  build<R extends Missing>(n: Node, mode: Mode<R>): (s: Scope) => Value | R;
   text(n: Node): string;
   fail(msg: string, at: number): never;
 }
@@ -51,7 +65,7 @@ function range(args: Value[]): Value[] {
   return out;
 }
 
-export function buildCall(c: CompileCtx, n: Extract<Node, { kind: 'call' }>, text: string): PEv {
+export function buildCall(c: CompileCtx, n: Extract<Node, { kind: 'call' }>, text: string): Ev {
   if (n.callee.kind !== 'name' || n.callee.name !== 'range') {
     const what = n.callee.kind === 'attr' ? 'calling methods' : `calling '${c.text(n.callee)}'`;
     c.fail(`${what} is not supported; the only function available is range()`, n.start);
@@ -75,17 +89,42 @@ function compileArgs(c: CompileCtx, args: Node[], kwargs: Kwarg[]): [Ev[], [stri
   return [args.map((a) => c.strict(a)), kwargs.map((k) => [k.name, c.strict(k.value)])];
 }
 
-export function buildFilter(
+export function buildFilter<R extends Missing>(
   c: CompileCtx,
   n: Extract<Node, { kind: 'filter' }>,
-  mode: Mode,
+  mode: Mode<R>,
   text: string,
-): PEv {
+): (s: Scope) => Value | R {
   const spec = FILTERS[n.name];
   if (!spec) {
     const hint = didYouMean(n.name, Object.keys(FILTERS));
     c.fail(`unknown filter '${n.name}'${hint ? `; ${hint}` : ''}`, n.nameAt);
   }
+  checkFilterArgs(c, n, spec);
+  const onMissing = spec.onMissing;
+  const input: PEv = onMissing ? c.build(n.obj, PROBE) : c.strict(n.obj);
+  const [args, kwargs] = compileArgs(c, n.args, n.kwargs);
+  return (s) => {
+    const v = input(s);
+    const a: Arg[] = args.map((f) => f(s));
+    const kw: Record<string, Value> = {};
+    for (const [k, f] of kwargs) kw[k] = f(s);
+    let r: Value | Missing;
+    try {
+      const bound = bindArgs(spec, a, kw);
+      if (!(v instanceof Missing)) r = spec.fn(v, bound, kw);
+      else if (onMissing) r = onMissing(bound);
+      else throw undefinedError(v, text);
+    } catch (e) {
+      throw rethrow(e, text);
+    }
+    if (!(r instanceof Missing)) return r;
+    return mode.miss(new Missing(text, '', r.reason), text);
+  };
+}
+
+/** Compile-time checks of a filter call's arguments against the filter's parameters. */
+function checkFilterArgs(c: CompileCtx, n: Extract<Node, { kind: 'filter' }>, spec: FilterSpec): void {
   let bound: Arg[] = [];
   try {
     bound = bindArgs(
@@ -107,27 +146,9 @@ export function buildFilter(
     if (!FILTERS[inner] || FILTERS[inner].variadic)
       c.fail(`unknown filter '${inner}' in map()`, n.args[0].start);
   }
-  const input = c.build(n.obj, spec.acceptsUndefined ? 'probe' : 'strict');
-  const [args, kwargs] = compileArgs(c, n.args, n.kwargs);
-  return (s) => {
-    const v = input(s);
-    const a: Arg[] = args.map((f) => f(s));
-    const kw: Record<string, Value> = {};
-    for (const [k, f] of kwargs) kw[k] = f(s);
-    let r: Value | Missing;
-    try {
-      r = spec.fn(v, bindArgs(spec, a, kw), kw);
-    } catch (e) {
-      throw rethrow(e, text);
-    }
-    if (!(r instanceof Missing)) return r;
-    const m = new Missing(text, '', r.reason);
-    if (mode === 'probe') return m;
-    throw undefinedError(m, text);
-  };
 }
 
-export function buildTest(c: CompileCtx, n: Extract<Node, { kind: 'test' }>, text: string): PEv {
+export function buildTest(c: CompileCtx, n: Extract<Node, { kind: 'test' }>, text: string): Ev {
   const spec = TESTS[n.name];
   if (!spec) {
     const hint = didYouMean(n.name, Object.keys(TESTS));
@@ -137,7 +158,7 @@ export function buildTest(c: CompileCtx, n: Extract<Node, { kind: 'test' }>, tex
   if (n.args.length < spec.min || n.args.length > spec.max) {
     c.fail(`test '${n.name}' takes ${spec.max} argument(s), got ${n.args.length}`, n.nameAt);
   }
-  const input = c.build(n.obj, 'probe');
+  const input = c.build(n.obj, PROBE);
   const args = n.args.map((a) => c.strict(a));
   const negated = n.negated;
   return (s) => {

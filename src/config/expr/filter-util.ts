@@ -22,6 +22,15 @@ import {
 /** A filter argument; undefined when not given. */
 export type Arg = Value | undefined;
 
+/** A given (not omitted) argument. */
+export const isGiven = (a: Arg): a is Value => a !== undefined;
+
+/** A required argument's value; `bindArgs` and the compile-time check make it present. */
+export function given(a: Arg, name: string): Value {
+  if (a === undefined) throw new OpError(`missing required argument '${name}'`);
+  return a;
+}
+
 /** A filter result meaning "undefined" (e.g. `[] | first`). */
 export const missing = (reason: string): Missing => new Missing('', '', reason);
 

@@ -8,6 +8,8 @@ import { capped, sized } from './meter.js';
 import {
   type Arg,
   attrGetter,
+  given,
+  isGiven,
   intArg,
   iterate,
   keyFn,
@@ -30,6 +32,7 @@ import {
   num,
   typeName,
   unwrap,
+  withoutPrototype,
 } from './values.js';
 
 export type { Arg } from './filter-util.js';
@@ -41,11 +44,11 @@ export interface FilterSpec {
   params: string[];
   /** how many leading params are required */
   required: number;
-  /** the input may be undefined (only `default`) */
-  acceptsUndefined?: boolean;
+  /** the result for an undefined input; without it an undefined input is an error (only `default` has one) */
+  onMissing?: (args: Arg[]) => Result;
   /** positional args / kwargs are passed through unchecked (only `map`) */
   variadic?: boolean;
-  fn: (v: Value | Missing, args: Arg[], kwargs: Record<string, Value>) => Result;
+  fn: (v: Value, args: Arg[], kwargs: Record<string, Value>) => Result;
 }
 
 function extreme(sign: 1 | -1): FilterSpec {
@@ -53,7 +56,7 @@ function extreme(sign: 1 | -1): FilterSpec {
     params: ['case_sensitive', 'attribute'],
     required: 0,
     fn: (v, [cs, attr]) => {
-      const items = iterate(v as Value);
+      const items = iterate(v);
       if (!items.length) return missing('No aggregated item, sequence was empty.');
       const key = keyFn(cs, attr);
       let best = items[0];
@@ -67,21 +70,21 @@ function extreme(sign: 1 | -1): FilterSpec {
   };
 }
 
-export const FILTERS: Record<string, FilterSpec> = Object.assign(Object.create(null) as object, {
+export const FILTERS: Record<string, FilterSpec> = withoutPrototype({
   abs: {
     params: [],
     required: 0,
     fn: (v) => {
-      if (!isNumeric(v as Value)) throw new OpError(`bad operand type for abs(): '${typeName(v as Value)}'`);
-      return kindOf(v as Value) === 'float' ? mkFloat(Math.abs(num(v as Value))) : Math.abs(num(v as Value));
+      if (!isNumeric(v)) throw new OpError(`bad operand type for abs(): '${typeName(v)}'`);
+      return kindOf(v) === 'float' ? mkFloat(Math.abs(num(v))) : Math.abs(num(v));
     },
   },
   default: {
     params: ['default_value', 'boolean'],
     required: 0,
-    acceptsUndefined: true,
+    onMissing: ([dflt]) => (dflt === undefined ? '' : dflt),
     fn: (v, [dflt, boolean]) => {
-      const useDefault = v instanceof Missing || (boolean !== undefined && truthy(boolean) && !truthy(v));
+      const useDefault = boolean !== undefined && truthy(boolean) && !truthy(v);
       return useDefault ? (dflt === undefined ? '' : dflt) : v;
     },
   },
@@ -89,7 +92,7 @@ export const FILTERS: Record<string, FilterSpec> = Object.assign(Object.create(n
     params: [],
     required: 0,
     fn: (v) => {
-      const items = iterate(v as Value);
+      const items = iterate(v);
       return items.length ? items[0] : missing('No first item, sequence was empty.');
     },
   },
@@ -97,7 +100,7 @@ export const FILTERS: Record<string, FilterSpec> = Object.assign(Object.create(n
     params: [],
     required: 0,
     fn: (v) => {
-      const items = iterate(v as Value);
+      const items = iterate(v);
       return items.length ? items[items.length - 1] : missing('No last item, sequence was empty.');
     },
   },
@@ -105,7 +108,7 @@ export const FILTERS: Record<string, FilterSpec> = Object.assign(Object.create(n
     params: ['default'],
     required: 0,
     fn: (v, [dflt]) => {
-      const u = unwrap(v as Value);
+      const u = unwrap(v);
       const n = typeof u === 'string' ? parsePyFloat(u) : isNumeric(u) ? num(u) : null;
       return n === null ? (dflt === undefined ? mkFloat(0) : dflt) : mkFloat(n);
     },
@@ -113,7 +116,7 @@ export const FILTERS: Record<string, FilterSpec> = Object.assign(Object.create(n
   int: {
     params: ['default', 'base'],
     required: 0,
-    fn: (v, [dflt, base]) => pyInt(v as Value, dflt, intArg(base, 'base', 10)),
+    fn: (v, [dflt, base]) => pyInt(v, dflt, intArg(base, 'base', 10)),
   },
   format: {
     params: [],
@@ -123,7 +126,7 @@ export const FILTERS: Record<string, FilterSpec> = Object.assign(Object.create(n
       const hasKw = Object.keys(kwargs).length > 0;
       if (args.length && hasKw)
         throw new OpError("can't handle positional and keyword arguments at the same time");
-      return percentFormat(toStr(v as Value), hasKw ? kwargs : makeTuple(args as Value[]));
+      return percentFormat(toStr(v), hasKw ? kwargs : makeTuple(args.filter(isGiven)));
     },
   },
   join: {
@@ -133,7 +136,7 @@ export const FILTERS: Record<string, FilterSpec> = Object.assign(Object.create(n
       const get = attrGetter(attr);
       const sep = d === undefined ? '' : toStr(d);
       let total = 0;
-      const parts = iterate(v as Value).map((x) => {
+      const parts = iterate(v).map((x) => {
         const s = toStr(get(x));
         total += s.length + sep.length;
         capped(total);
@@ -143,16 +146,16 @@ export const FILTERS: Record<string, FilterSpec> = Object.assign(Object.create(n
       return parts.join(sep);
     },
   },
-  length: { params: [], required: 0, fn: (v) => length(v as Value) },
-  list: { params: [], required: 0, fn: (v) => iterate(v as Value).slice() },
-  lower: { params: [], required: 0, fn: (v) => toStr(v as Value).toLowerCase() },
-  upper: { params: [], required: 0, fn: (v) => toStr(v as Value).toUpperCase() },
+  length: { params: [], required: 0, fn: (v) => length(v) },
+  list: { params: [], required: 0, fn: (v) => iterate(v).slice() },
+  lower: { params: [], required: 0, fn: (v) => toStr(v).toLowerCase() },
+  upper: { params: [], required: 0, fn: (v) => toStr(v).toUpperCase() },
   map: {
     params: [],
     required: 0,
     variadic: true,
     fn: (v, args, kwargs) => {
-      const items = truthy(v as Value) ? iterate(v as Value) : []; // Jinja2: `if value:`
+      const items = truthy(v) ? iterate(v) : []; // Jinja2: `if value:`
       if (Object.hasOwn(kwargs, 'attribute')) {
         const extra = Object.keys(kwargs).filter((k) => k !== 'attribute' && k !== 'default');
         if (extra.length || args.length)
@@ -164,7 +167,7 @@ export const FILTERS: Record<string, FilterSpec> = Object.assign(Object.create(n
         return items.map(get);
       }
       if (!args.length) throw new OpError('map requires a filter name or attribute=');
-      const name = unwrap(args[0] as Value);
+      const name = unwrap(given(args[0], 'name'));
       const spec = typeof name === 'string' ? FILTERS[name] : undefined;
       if (!spec || spec.variadic) throw new OpError(`map: unknown filter ${renderValue(name)}`);
       const rest = args.slice(1);
@@ -181,7 +184,7 @@ export const FILTERS: Record<string, FilterSpec> = Object.assign(Object.create(n
     params: ['old', 'new', 'count'],
     required: 2,
     fn: (v, [old, rep, count]) =>
-      pyReplace(toStr(v as Value), toStr(old as Value), toStr(rep as Value), intArg(count, 'count', -1)),
+      pyReplace(toStr(v), toStr(given(old, 'old')), toStr(given(rep, 'new')), intArg(count, 'count', -1)),
   },
   round: {
     params: ['precision', 'method'],
@@ -191,7 +194,7 @@ export const FILTERS: Record<string, FilterSpec> = Object.assign(Object.create(n
       const m = method === undefined ? 'common' : unwrap(method);
       if (m !== 'common' && m !== 'ceil' && m !== 'floor')
         throw new OpError('method must be common, ceil or floor');
-      const u = unwrap(v as Value);
+      const u = unwrap(v);
       if (!isNumeric(u)) throw new OpError(`type ${typeName(u)} doesn't define __round__ method`);
       if (m !== 'common') {
         const scale = 10 ** p;
@@ -206,32 +209,31 @@ export const FILTERS: Record<string, FilterSpec> = Object.assign(Object.create(n
     required: 0,
     fn: (v, [reverse, cs, attr]) => {
       const key = keyFn(cs, attr);
-      const keyed = iterate(v as Value).map((x) => [key(x), x] as const);
+      const keyed = iterate(v).map((x) => [key(x), x] as const);
       const rev = reverse !== undefined && truthy(reverse);
       keyed.sort((a, b) => (rev ? compare(b[0], a[0], '<') : compare(a[0], b[0], '<')) || 0);
       return keyed.map((p) => p[1]);
     },
   },
-  string: { params: [], required: 0, fn: (v) => toStr(v as Value) },
+  string: { params: [], required: 0, fn: (v) => toStr(v) },
   sum: {
     params: ['attribute', 'start'],
     required: 0,
     fn: (v, [attr, start]) => {
       const get = attrGetter(attr);
-      return iterate(v as Value).reduce<Value>((acc, x) => add(acc, get(x)), start === undefined ? 0 : start);
+      return iterate(v).reduce<Value>((acc, x) => add(acc, get(x)), start === undefined ? 0 : start);
     },
   },
   tojson: {
     params: ['indent'],
     required: 0,
     fn: (v, [indent]) =>
-      toJson(v as Value, indent === undefined || indent === null ? null : intArg(indent, 'indent', 0)),
+      toJson(v, indent === undefined || indent === null ? null : intArg(indent, 'indent', 0)),
   },
   trim: {
     params: ['chars'],
     required: 0,
-    fn: (v, [chars]) =>
-      pyStrip(toStr(v as Value), chars === undefined || chars === null ? undefined : toStr(chars)),
+    fn: (v, [chars]) => pyStrip(toStr(v), chars === undefined || chars === null ? undefined : toStr(chars)),
   },
   unique: {
     params: ['case_sensitive', 'attribute'],
@@ -240,7 +242,7 @@ export const FILTERS: Record<string, FilterSpec> = Object.assign(Object.create(n
       const key = keyFn(cs, attr);
       const seen: Value[] = [];
       const out: Value[] = [];
-      for (const x of iterate(v as Value)) {
+      for (const x of iterate(v)) {
         const k = key(x);
         const kk = kindOf(k);
         if (kk === 'list' || kk === 'dict') throw new OpError(`unhashable type: '${kk}'`);

@@ -6,7 +6,17 @@
  * `renderTemplate(t, scope)` / `evaluateTemplate(t, scope)` as often as needed (throw
  * ExprUndefinedError / ExprEvalError).
  */
-export { DomainValue, PyFloat, isTuple, makeTuple, type Scope, type Value } from './values.js';
+export {
+  DomainValue,
+  PyFloat,
+  cleanRead,
+  isDict,
+  isTuple,
+  makeTuple,
+  withoutPrototype,
+  type Scope,
+  type Value,
+} from './values.js';
 export { ExprEvalError, ExprSyntaxError, ExprUndefinedError, isExprError } from './errors.js';
 export { floatRepr, renderValue, reprValue, toNative, type NativeValue } from './render.js';
 export {

@@ -3,7 +3,7 @@
  * Type tests answer false for an undefined operand; value tests need a defined one.
  */
 import { compare, contains, eq, mod } from './ops.js';
-import { DomainValue, type Value, isDict, isNumeric, kindOf, unwrap } from './values.js';
+import { DomainValue, type Value, isDict, isNumeric, kindOf, unwrap, withoutPrototype } from './values.js';
 
 export interface TestSpec {
   /** number of arguments accepted */
@@ -44,7 +44,7 @@ function remainderIs(v: Value, r: number): boolean {
 
 const cmp = (ok: (c: number) => boolean, op: string) => valueTest(1, (v, [o]) => ok(compare(v, o, op)));
 
-export const TESTS: Record<string, TestSpec> = Object.assign(Object.create(null) as object, {
+export const TESTS: Record<string, TestSpec> = withoutPrototype({
   defined: { min: 0, max: 0, onUndefined: false, fn: () => true },
   undefined: { min: 0, max: 0, onUndefined: true, fn: () => false },
   none: typeTest((v) => v === null),

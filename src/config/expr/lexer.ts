@@ -7,13 +7,10 @@ import { ExprSyntaxError } from './errors.js';
 
 export type TokType = 'name' | 'int' | 'float' | 'str' | 'op' | 'end';
 
-export interface Token {
-  type: TokType;
-  /** operator text, name, decoded string, or numeric value */
-  value: string | number;
-  start: number;
-  end: number;
-}
+/** A token: a number's value, or an operator's text, a name, a decoded string. */
+export type Token = { start: number; end: number } & (
+  { type: 'int' | 'float'; value: number } | { type: Exclude<TokType, 'int' | 'float'>; value: string }
+);
 
 export interface Region {
   tokens: Token[];

@@ -25,7 +25,7 @@ export type Found = Value | typeof NOT_FOUND;
 
 function ownData(obj: object, key: string): Found {
   if (isBlockedName(key) || !Object.hasOwn(obj, key)) return NOT_FOUND;
-  const v = cleanRead((obj as Record<string, unknown>)[key]);
+  const v = cleanRead(Reflect.get(obj, key));
   return v === undefined ? NOT_FOUND : v;
 }
 
@@ -89,12 +89,11 @@ function sliceBound(v: Value | undefined, what: string): number | undefined {
 
 /** Python slice `obj[start:stop:step]` on str, list and tuple. */
 export function getSlice(obj: Value, start?: Value, stop?: Value, step?: Value): Found {
-  obj = unwrap(obj);
+  const seq = unwrap(obj);
   const st = sliceBound(step, 'step') ?? 1;
   if (st === 0) throw new OpError('slice step cannot be zero');
-  const isStr = typeof obj === 'string';
-  if (!isStr && !Array.isArray(obj)) return NOT_FOUND;
-  const items: Value[] = typeof obj === 'string' ? strChars(obj) : (obj as Value[]);
+  if (typeof seq !== 'string' && !Array.isArray(seq)) return NOT_FOUND;
+  const items: Value[] = typeof seq === 'string' ? strChars(seq) : seq;
   const len = items.length;
   const norm = (b: number | undefined, dflt: number): number => {
     if (b === undefined) return dflt;
@@ -106,6 +105,6 @@ export function getSlice(obj: Value, start?: Value, stop?: Value, step?: Value):
   const out: Value[] = [];
   if (st > 0) for (let i = lo; i < hi; i += st) out.push(cleanRead(items[i]) ?? null);
   else for (let i = lo; i > hi; i += st) out.push(cleanRead(items[i]) ?? null);
-  if (isStr) return (out as string[]).join('');
-  return isTuple(obj) ? makeTuple(out) : out;
+  if (typeof seq === 'string') return out.join('');
+  return isTuple(seq) ? makeTuple(out) : out;
 }

@@ -53,17 +53,17 @@ export function add(a: Value, b: Value): Value {
     const r = num(a) + num(b);
     return isFloatOperand(a, b) ? mkFloat(r) : mkInt(r);
   }
-  const ka = kindOf(a);
-  const kb = kindOf(b);
-  if (ka === 'str') {
-    if (kb !== 'str') throw new OpError(`can only concatenate str (not "${typeName(b)}") to str`);
-    sized((a as string).length + (b as string).length);
-    return (a as string) + (b as string);
+  if (typeof a === 'string') {
+    if (typeof b !== 'string') throw new OpError(`can only concatenate str (not "${typeName(b)}") to str`);
+    sized(a.length + b.length);
+    return a + b;
   }
-  if (ka === 'list' || ka === 'tuple') {
-    if (kb !== ka) throw new OpError(`can only concatenate ${ka} (not "${typeName(b)}") to ${ka}`);
-    sized((a as Value[]).length + (b as Value[]).length);
-    const r = (a as Value[]).concat(b as Value[]);
+  if (Array.isArray(a)) {
+    const ka = kindOf(a);
+    if (!Array.isArray(b) || kindOf(b) !== ka)
+      throw new OpError(`can only concatenate ${ka} (not "${typeName(b)}") to ${ka}`);
+    sized(a.length + b.length);
+    const r = a.concat(b);
     return ka === 'tuple' ? makeTuple(r) : r;
   }
   throw unsupported('+', a, b);
@@ -77,17 +77,21 @@ export function sub(a: Value, b: Value): Value {
   return isFloatOperand(a, b) ? mkFloat(r) : mkInt(r);
 }
 
-function repeat(seq: Value, n: number): Value {
+/** A Python sequence (str, list, tuple) of an unwrapped value. */
+function isSeq(v: Value): v is string | Value[] {
+  return typeof v === 'string' || Array.isArray(v);
+}
+
+function repeat(seq: string | Value[], n: number): Value {
   const count = Math.max(0, n);
   if (typeof seq === 'string') {
     sized(seq.length * count);
     return seq.repeat(count);
   }
-  const items = seq as Value[];
-  sized(items.length * count);
+  sized(seq.length * count);
   const out: Value[] = [];
-  for (let i = 0; i < count; i++) for (const x of items) out.push(x);
-  return isTuple(items) ? makeTuple(out) : out;
+  for (let i = 0; i < count; i++) for (const x of seq) out.push(x);
+  return isTuple(seq) ? makeTuple(out) : out;
 }
 
 export function mul(a: Value, b: Value): Value {
@@ -97,12 +101,11 @@ export function mul(a: Value, b: Value): Value {
     const r = num(a) * num(b);
     return isFloatOperand(a, b) ? mkFloat(r) : mkInt(r);
   }
-  const seqA = ['str', 'list', 'tuple'].includes(kindOf(a));
-  const seqB = ['str', 'list', 'tuple'].includes(kindOf(b));
-  if (seqA || seqB) {
-    const [seq, n] = seqA ? [a, b] : [b, a];
-    if (isIntLike(n)) return repeat(seq, num(n));
-    if (!(seqA && seqB)) throw new OpError(`can't multiply sequence by non-int of type '${typeName(n)}'`);
+  const pair = isSeq(a) ? { seq: a, n: b } : isSeq(b) ? { seq: b, n: a } : undefined;
+  if (pair) {
+    if (isIntLike(pair.n)) return repeat(pair.seq, num(pair.n));
+    if (!(isSeq(a) && isSeq(b)))
+      throw new OpError(`can't multiply sequence by non-int of type '${typeName(pair.n)}'`);
   }
   throw unsupported('*', a, b);
 }
@@ -218,14 +221,11 @@ export function eq(a: Value, b: Value, depth = 0): boolean {
   if (isNumeric(a) && isNumeric(b)) return num(a) === num(b);
   const ka = kindOf(a);
   if (ka !== kindOf(b)) return false;
-  if (ka === 'list' || ka === 'tuple') {
-    const x = a as Value[];
-    const y = b as Value[];
-    return x.length === y.length && x.every((v, i) => eq(v, y[i], depth + 1));
+  if (Array.isArray(a) && Array.isArray(b)) {
+    return a.length === b.length && a.every((v, i) => eq(v, b[i], depth + 1));
   }
-  if (ka === 'dict') {
-    const x = a as Record<string, Value>;
-    const y = b as Record<string, Value>;
+  if (isDict(a) && isDict(b)) {
+    const [x, y] = [a, b];
     const kx = dictKeys(x);
     if (kx.length !== dictKeys(y).length) return false;
     return kx.every((k) => Object.hasOwn(y, k) && eq(x[k], y[k], depth + 1));
@@ -244,12 +244,10 @@ export function compare(a: Value, b: Value, op: string, depth = 0): number {
     const y = num(b);
     return x < y ? -1 : x > y ? 1 : x === y ? 0 : NaN;
   }
-  const ka = kindOf(a);
-  if (ka === kindOf(b)) {
-    if (ka === 'str') return compareStr(a as string, b as string);
-    if (ka === 'list' || ka === 'tuple') {
-      const x = a as Value[];
-      const y = b as Value[];
+  if (kindOf(a) === kindOf(b)) {
+    if (typeof a === 'string' && typeof b === 'string') return compareStr(a, b);
+    if (Array.isArray(a) && Array.isArray(b)) {
+      const [x, y] = [a, b];
       const n = Math.min(x.length, y.length);
       for (let i = 0; i < n; i++) {
         if (!eq(x[i], y[i], depth + 1)) return compare(x[i], y[i], op, depth + 1);
@@ -277,21 +275,19 @@ export function ge(a: Value, b: Value): boolean {
 export function contains(container: Value, item: Value): boolean {
   container = unwrap(container);
   item = unwrap(item);
-  const k = kindOf(container);
-  if (k === 'str') {
+  if (typeof container === 'string') {
     if (typeof item !== 'string') {
       throw new OpError(`'in <string>' requires string as left operand, not ${typeName(item)}`);
     }
-    return (container as string).includes(item);
+    return container.includes(item);
   }
-  if (k === 'list' || k === 'tuple') return (container as Value[]).some((x) => eq(x, item));
-  if (k === 'dict') {
+  if (Array.isArray(container)) return container.some((x) => eq(x, item));
+  if (isDict(container)) {
     const ki = kindOf(item);
     if (ki === 'list' || ki === 'dict') throw new OpError(`unhashable type: '${ki}'`);
     if (ki !== 'str' && ki !== 'int') return false;
     const key = String(item);
-    const d = container as Record<string, Value>;
-    return Object.hasOwn(d, key) && cleanRead(d[key]) !== undefined;
+    return Object.hasOwn(container, key) && cleanRead(container[key]) !== undefined;
   }
   throw new OpError(`argument of type '${typeName(container)}' is not iterable`);
 }

@@ -52,8 +52,7 @@ export abstract class ParserBase {
   }
   protected mk(n: NodeInit): Node {
     let d = 0;
-    const node = n as Node;
-    node.depth = 0;
+    const node: Node = Object.assign(n, { depth: 0 });
     for (const c of children(node)) d = Math.max(d, c.depth);
     node.depth = d + 1;
     if (node.depth > MAX_DEPTH) this.fail('expression nested too deeply', node.start);

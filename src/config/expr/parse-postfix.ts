@@ -13,7 +13,7 @@ export abstract class PostfixParser extends ParserBase {
   protected parsePrimary(): Node {
     const t = this.peek();
     if (t.type === 'name') {
-      const v = t.value as string;
+      const v = t.value;
       if (KEYWORDS.has(v)) this.fail(`expected an expression, got keyword '${v}'`, t.start);
       this.next();
       const span = { start: t.start, end: t.end };
@@ -25,16 +25,16 @@ export abstract class PostfixParser extends ParserBase {
     if (t.type === 'str') {
       let s = '';
       let end = t.end;
-      while (this.peek().type === 'str') {
-        const st = this.next();
-        s += st.value as string;
+      for (let st = this.peek(); st.type === 'str'; st = this.peek()) {
+        this.next();
+        s += st.value;
         end = st.end;
       }
       return this.mk({ kind: 'const', value: s, start: t.start, end });
     }
     if (t.type === 'int' || t.type === 'float') {
       this.next();
-      const n = t.value as number;
+      const n = t.value;
       return this.mk({
         kind: 'const',
         value: t.type === 'float' ? mkFloat(n) : n,
@@ -91,9 +91,9 @@ export abstract class PostfixParser extends ParserBase {
         this.next();
         const t = this.next();
         if (t.type === 'name') {
-          node = this.mk({ kind: 'attr', obj: node, name: t.value as string, start: node.start, end: t.end });
+          node = this.mk({ kind: 'attr', obj: node, name: t.value, start: node.start, end: t.end });
         } else if (t.type === 'int') {
-          const key = this.mk({ kind: 'const', value: t.value as number, start: t.start, end: t.end });
+          const key = this.mk({ kind: 'const', value: t.value, start: t.start, end: t.end });
           node = this.mk({ kind: 'item', obj: node, key, start: node.start, end: t.end });
         } else this.fail(`expected an attribute name or number after '.', got ${this.describe(t)}`, t.start);
       } else if (this.isOp('[')) {
@@ -137,7 +137,7 @@ export abstract class PostfixParser extends ParserBase {
       const t = this.peek();
       if (t.type === 'name' && this.isOp('=', 1)) {
         this.i += 2;
-        const name = t.value as string;
+        const name = t.value;
         if (kwargs.some((k) => k.name === name)) this.fail(`keyword argument '${name}' repeated`, t.start);
         kwargs.push({ name, at: t.start, value: this.parseExpr() });
       } else {
@@ -164,7 +164,7 @@ export abstract class PostfixParser extends ParserBase {
         node = this.mk({
           kind: 'filter',
           obj: node,
-          name: t.value as string,
+          name: t.value,
           nameAt: t.start,
           ...call,
           start: node.start,
@@ -186,12 +186,12 @@ export abstract class PostfixParser extends ParserBase {
     }
     const t = this.next();
     if (t.type !== 'name') this.fail(`expected a test name after 'is', got ${this.describe(t)}`, t.start);
-    let call = { args: [] as Node[], kwargs: [] as Kwarg[], end: t.end };
+    let call: { args: Node[]; kwargs: Kwarg[]; end: number } = { args: [], kwargs: [], end: t.end };
     const n = this.peek();
     if (this.isOp('(')) call = this.parseArgs();
     else if (this.isName('is')) this.fail("cannot chain tests with 'is'; use 'and'", n.start);
     else if (
-      (n.type === 'name' && !KEYWORDS.has(n.value as string)) ||
+      (n.type === 'name' && !KEYWORDS.has(n.value)) ||
       n.type === 'str' ||
       n.type === 'int' ||
       n.type === 'float' ||
@@ -204,7 +204,7 @@ export abstract class PostfixParser extends ParserBase {
     return this.mk({
       kind: 'test',
       obj,
-      name: t.value as string,
+      name: t.value,
       nameAt: t.start,
       negated,
       ...call,

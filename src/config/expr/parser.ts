@@ -10,7 +10,7 @@ import { PostfixParser } from './parse-postfix.js';
 
 export { MAX_DEPTH } from './parse-base.js';
 
-const CMP = new Set(['==', '!=', '<', '<=', '>', '>=']);
+const CMP: readonly CmpOp[] = ['==', '!=', '<', '<=', '>', '>='];
 
 export class Parser extends PostfixParser {
   parseTop(): Node {
@@ -55,15 +55,16 @@ export class Parser extends PostfixParser {
     return node;
   }
 
-  private binaryLoop(ops: string[], isName: boolean, operand: () => Node): Node {
+  private binaryLoop(ops: readonly BinOp[], isName: boolean, operand: () => Node): Node {
     let l = operand();
     for (;;) {
       const t = this.peek();
       const matches = isName ? t.type === 'name' : t.type === 'op';
-      if (!matches || !ops.includes(t.value as string)) return l;
+      const op = matches ? ops.find((o) => o === t.value) : undefined;
+      if (op === undefined) return l;
       this.next();
       const r = operand();
-      l = this.mk({ kind: 'binary', op: t.value as BinOp, l, r, start: l.start, end: r.end });
+      l = this.mk({ kind: 'binary', op, l, r, start: l.start, end: r.end });
     }
   }
 
@@ -89,9 +90,10 @@ export class Parser extends PostfixParser {
     const rest: Node[] = [];
     for (;;) {
       const t = this.peek();
-      if (t.type === 'op' && CMP.has(t.value as string)) {
+      const cmp = t.type === 'op' ? CMP.find((o) => o === t.value) : undefined;
+      if (cmp !== undefined) {
         this.next();
-        ops.push(t.value as CmpOp);
+        ops.push(cmp);
       } else if (this.isName('in')) {
         this.next();
         ops.push('in');
@@ -120,12 +122,13 @@ export class Parser extends PostfixParser {
   private parseUnary(withFilter: boolean): Node {
     const t = this.peek();
     let node: Node;
-    if (this.isOp('-') || this.isOp('+')) {
+    const sign = this.isOp('-') ? '-' : this.isOp('+') ? '+' : undefined;
+    if (sign !== undefined) {
       this.next();
       this.enter(t.start);
       const x = this.parseUnary(false);
       this.nest--;
-      node = this.mk({ kind: 'unary', op: t.value as '-' | '+', x, start: t.start, end: x.end });
+      node = this.mk({ kind: 'unary', op: sign, x, start: t.start, end: x.end });
     } else {
       node = this.parsePrimary();
     }

@@ -82,11 +82,22 @@ function asciiRepr(r: string): string {
 
 const SPEC = /%(?:\(([^)]*)\))?([-+ 0#]*)(\*|\d+)?(?:\.(\*|\d+))?[hlL]?([sradiufFeEgGxXoc%])?/g;
 
+/** The arguments `replace` passes for a match of SPEC: the match, its five groups, its offset. */
+type SpecMatch = [
+  whole: string,
+  key: string | undefined,
+  flags: string,
+  width: string | undefined,
+  precision: string | undefined,
+  conv: string | undefined,
+  offset: number,
+];
+
 /** Python `fmt % args`. */
 export function percentFormat(fmt: string, rhs: Value): string {
   rhs = unwrap(rhs);
   const tuple = isTuple(rhs);
-  const args: Value[] = tuple ? (rhs as Value[]) : [rhs];
+  const args: Value[] = Array.isArray(rhs) && tuple ? rhs : [rhs];
   const mapping = !tuple && (isDict(rhs) || Array.isArray(rhs)) ? rhs : null;
   let argi = 0;
   let usedMapping = false;
@@ -94,12 +105,11 @@ export function percentFormat(fmt: string, rhs: Value): string {
     if (argi >= args.length) throw new OpError('not enough arguments for format string');
     return args[argi++];
   };
-  type Groups = [string | undefined, string, string?, string?, string?];
   let built = fmt.length;
-  const out = fmt.replace(SPEC, (whole: string, ...m: unknown[]) => {
-    const [key, flags, width, precision, conv] = m as Groups;
+  const out = fmt.replace(SPEC, (...m: SpecMatch) => {
+    const [whole, key, flags, width, precision, conv, offset] = m;
     if (!conv) {
-      const at = (m[5] as number) + whole.length;
+      const at = offset + whole.length;
       if (at >= fmt.length) throw new OpError('incomplete format');
       throw new OpError(`unsupported format character '${fmt[at]}' at index ${at}`);
     }

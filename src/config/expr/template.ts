@@ -118,8 +118,9 @@ function stripDomains(v: Value): Value {
   while (v instanceof DomainValue) v = v.value;
   if (!hasDomain(v)) return v;
   if (Array.isArray(v)) return v.map(stripDomains);
+  if (!isDict(v)) return v;
   const out: Record<string, Value> = {};
-  for (const k of Object.keys(v as object)) out[k] = stripDomains((v as Record<string, Value>)[k]);
+  for (const k of Object.keys(v)) out[k] = stripDomains(v[k]);
   return out;
 }
 

@@ -38,6 +38,12 @@ export class Missing {
   ) {}
 }
 
+/** The object itself, with no prototype: a lookup table where `constructor` & co. are not entries. */
+export function withoutPrototype<T extends object>(o: T): T {
+  Object.setPrototypeOf(o, null);
+  return o;
+}
+
 const tuples = new WeakSet<object>();
 
 /** Marks a freshly built array as a Python tuple (renders `(1, 2)`, `(1,)`). */

@@ -245,7 +245,7 @@ export function oneOf<const T extends string>(
     if (opts.allowExpr && isExpr(v)) return undefined;
     if (opts.allowBool && typeof v === 'boolean') return undefined;
     const s = typeof v === 'string' && opts.caseInsensitive ? v.trim().toLowerCase() : v;
-    if (typeof s === 'string' && (values as readonly string[]).includes(s)) return undefined;
+    if (typeof s === 'string' && values.some((x) => x === s)) return undefined;
     const list = values.map((x) => `'${x}'`).join(', ');
     const extra = `${opts.allowBool ? ', true, false' : ''}${opts.allowExpr ? ' or a ${{ }} expression' : ''}`;
     return `expected one of ${list}${extra}, got ${describe(v)}`;

@@ -57,7 +57,7 @@ function isRootOnly(branch: readonly Issue[]): boolean {
 }
 
 function convertOne(iss: Issue, base: SchemaPath, out: SchemaIssue[]): void {
-  const path = [...base, ...(iss.path as SchemaPath)];
+  const path = [...base, ...iss.path.filter((k) => typeof k !== 'symbol')];
   const decoded = decodeMessage(iss.message);
   if (decoded?.unknownIn && iss.code === 'unrecognized_keys') {
     const known = decoded.known ?? [];
@@ -81,7 +81,7 @@ function convertOne(iss: Issue, base: SchemaPath, out: SchemaIssue[]): void {
   }
   switch (iss.code) {
     case 'invalid_union': {
-      const branches = (iss.errors as Issue[][]).filter((b) => b.length > 0);
+      const branches = iss.errors.filter((b) => b.length > 0);
       const deep = branches.filter((b) => !isRootOnly(b));
       if (deep.length > 0) {
         // the branch that got furthest: fewest problems wins

@@ -4,13 +4,14 @@
  * and, for variables, the scalar shorthand `X: 5`.
  */
 import * as z from 'zod';
-import { atomJsonSchemas, type JsonSchemaObject } from './common.js';
+import { atomJsonSchemas } from './common.js';
 import { RecipeSchema } from './recipe.js';
 
-type J = JsonSchemaObject;
+/** zod's JSON Schema type: its keywords typed, any other key unknown. */
+type J = z.core.JSONSchema.JSONSchema;
 
 function convert(schema: z.ZodType): J {
-  const out = z.toJSONSchema(schema, {
+  const out: J = z.toJSONSchema(schema, {
     target: 'draft-2020-12',
     io: 'input',
     unrepresentable: 'any',
@@ -18,10 +19,10 @@ function convert(schema: z.ZodType): J {
       const entry = atomJsonSchemas.get(ctx.zodSchema);
       if (!entry) return;
       const js = typeof entry === 'function' ? entry(convert) : entry;
-      for (const k of Object.keys(ctx.jsonSchema)) delete (ctx.jsonSchema as J)[k];
+      for (const k of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[k];
       Object.assign(ctx.jsonSchema, js);
     },
-  }) as J;
+  });
   delete out.$schema;
   return out;
 }
@@ -31,21 +32,27 @@ function withoutRequiredName(item: J): J {
   const copy = structuredClone(item);
   const strip = (s: J) => {
     if (Array.isArray(s.required)) {
-      s.required = (s.required as string[]).filter((k) => k !== 'name');
-      if ((s.required as string[]).length === 0) delete s.required;
+      const required = s.required.filter((k) => k !== 'name');
+      if (required.length === 0) delete s.required;
+      else s.required = required;
     }
-    for (const key of ['anyOf', 'oneOf', 'allOf']) if (Array.isArray(s[key])) (s[key] as J[]).forEach(strip);
+    for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
+      const branches = s[key];
+      if (Array.isArray(branches)) branches.forEach(strip);
+    }
   };
   strip(copy);
   return copy;
 }
 
 function widen(parent: J | undefined, key: string, scalarShorthand: boolean): void {
-  const props = parent?.properties as Record<string, J> | undefined;
+  const props = parent?.properties;
   const arr = props?.[key];
-  if (!arr || arr.type !== 'array' || !arr.items) return;
-  const body = withoutRequiredName(arr.items as J);
-  const dictValue = scalarShorthand
+  if (!props || typeof arr !== 'object' || arr.type !== 'array') return;
+  const items = arr.items;
+  if (typeof items !== 'object' || Array.isArray(items)) return;
+  const body = withoutRequiredName(items);
+  const dictValue: J = scalarShorthand
     ? { anyOf: [body, { type: ['string', 'number', 'boolean', 'array', 'null'] }] }
     : body;
   props[key] = {
@@ -61,9 +68,9 @@ export function recipeJsonSchema(): object {
   const root = convert(RecipeSchema);
   widen(root, 'variables', true);
   for (const k of ['artifacts', 'backends', 'operators', 'storage']) widen(root, k, false);
-  const wf = (root.properties as Record<string, J>).workflow;
-  widen(wf, 'variables', true);
-  widen(wf, 'tasks', false);
+  const wf = root.properties?.workflow;
+  if (typeof wf === 'object') widen(wf, 'variables', true);
+  if (typeof wf === 'object') widen(wf, 'tasks', false);
   cached = {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     title: 'sflow recipe',

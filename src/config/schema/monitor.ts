@@ -24,9 +24,9 @@ const GpuFields = atom<string | string[]>(
   { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
   (v) => {
     const items = typeof v === 'string' ? v.split(',') : Array.isArray(v) ? v : undefined;
-    if (!items || items.some((x) => typeof x !== 'string'))
+    if (!items?.every((x): x is string => typeof x === 'string'))
       return `expected a list of nvidia-smi field names (or one comma-separated string), got ${describe(v)}`;
-    const toks = items.map((x) => (x as string).trim()).filter(Boolean);
+    const toks = items.map((x) => x.trim()).filter(Boolean);
     if (toks.length === 0) return 'monitor.scopes.gpu.fields cannot be empty';
     if (toks[0].toLowerCase() !== 'index')
       return `monitor.scopes.gpu.fields must start with 'index', got '${toks[0]}'`;

@@ -108,6 +108,10 @@ export const OperatorSchema = typedUnion('operator', OPERATOR_OPTIONS, {
 
 export const OPERATOR_TYPES = ['bash', 'srun', 'docker_run', 'k8s', 'k8s_mpi', 'python', 'ssh'] as const;
 export type OperatorType = (typeof OPERATOR_TYPES)[number];
+/** One of the operator types (a type name read from a recipe). */
+export function isOperatorType(t: unknown): t is OperatorType {
+  return OPERATOR_TYPES.some((x) => x === t);
+}
 
 /** Schema of one operator type, for override checks. */
 export const OPERATOR_SCHEMAS: Record<OperatorType, (typeof OPERATOR_OPTIONS)[number]> = {

@@ -6,7 +6,7 @@ import { BackendSchema } from './backends.js';
 import { atom, describe, fail } from './common.js';
 import { list, strictObject } from './shapes.js';
 import { toSchemaIssues } from './issues.js';
-import { OPERATOR_SCHEMAS, OperatorSchema, type OperatorType } from './operators.js';
+import { OPERATOR_SCHEMAS, OperatorSchema, isOperatorType } from './operators.js';
 import { StorageSchema } from './uploads.js';
 import { VariablesSchema } from './variable.js';
 import { WorkflowSchema, type Workflow } from './workflow.js';
@@ -49,8 +49,9 @@ export function mergeOperatorOverride(
   const merged: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(override)) {
     if (k === 'name' || v === null || v === undefined) continue;
-    if (k === 'extra_args' && Array.isArray(v) && Array.isArray(base.extra_args))
-      merged.extra_args = [...(base.extra_args as unknown[]), ...(v as unknown[])];
+    const before = base.extra_args;
+    if (k === 'extra_args' && Array.isArray(v) && Array.isArray(before))
+      merged.extra_args = [before, v].flat();
     else merged[k] = v;
   }
   return merged;
@@ -63,7 +64,7 @@ function checkOverrides(r: { operators?: Record<string, unknown>[]; workflow: Wo
     const base = byName.get(t.operator.name);
     if (!base) return; // unknown operator names are reported at plan
     const at = ['workflow', 'tasks', i, 'operator'];
-    const override = t.operator as Record<string, unknown>;
+    const override = t.operator;
     if ('type' in override && override.type !== base.type) {
       fail(
         ctx,
@@ -73,7 +74,8 @@ function checkOverrides(r: { operators?: Record<string, unknown>[]; workflow: Wo
       return;
     }
     const merged = mergeOperatorOverride(base, override);
-    const schema = OPERATOR_SCHEMAS[base.type as OperatorType];
+    if (!isOperatorType(base.type)) return; // an unknown type is reported on the operator itself
+    const schema = OPERATOR_SCHEMAS[base.type];
     const res = schema.safeParse(merged, { reportInput: true });
     if (res.success) return;
     for (const iss of toSchemaIssues(res.error.issues)) {

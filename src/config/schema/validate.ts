@@ -2,7 +2,7 @@
 import { didYouMean } from '../errors.js';
 import { isPlainObject } from './common.js';
 import { toSchemaIssues, type SchemaIssue, type SchemaPath } from './issues.js';
-import { OPERATOR_SCHEMAS, OPERATOR_TYPES, type Operator, type OperatorType } from './operators.js';
+import { OPERATOR_SCHEMAS, OPERATOR_TYPES, isOperatorType, type Operator } from './operators.js';
 import { RecipeSchema, type Recipe } from './recipe.js';
 
 export type ValidationResult =
@@ -42,7 +42,7 @@ export function validateRecipe(doc: unknown): ValidationResult {
  * (config §5.5). Paths are relative to the merged object.
  */
 export function validateOperatorOverride(type: string, merged: unknown): SchemaIssue[] {
-  if (!(OPERATOR_TYPES as readonly string[]).includes(type)) {
+  if (!isOperatorType(type)) {
     const dym = didYouMean(type, OPERATOR_TYPES);
     return [
       {
@@ -53,7 +53,7 @@ export function validateOperatorOverride(type: string, merged: unknown): SchemaI
     ];
   }
   const input = isPlainObject(merged) ? { ...merged, type } : merged;
-  const r = OPERATOR_SCHEMAS[type as OperatorType].safeParse(input, { reportInput: true });
+  const r = OPERATOR_SCHEMAS[type].safeParse(input, { reportInput: true });
   return r.success ? [] : toSchemaIssues(r.error.issues);
 }
 

@@ -11,7 +11,7 @@
  */
 import { isAbsolute } from 'node:path';
 import { agentStart, agentStop, agentSupervise } from './lifecycle.js';
-import { agentFollow, agentSnapshot, type FollowMode } from './observe.js';
+import { agentFollow, agentSnapshot } from './observe.js';
 import { agentPack } from './pack.js';
 
 function opt(args: string[], name: string, fallback: string): string {
@@ -31,8 +31,8 @@ export async function remoteAgent(verb: string, session: string, rest: string[])
     case 'supervise':
       return agentSupervise(session, afterDashes);
     case 'follow': {
-      const mode = opt(rest, '--mode', 'logs') as FollowMode;
-      if (!['stream', 'logs', 'status'].includes(mode)) break;
+      const mode = opt(rest, '--mode', 'logs');
+      if (mode !== 'stream' && mode !== 'logs' && mode !== 'status') break;
       return agentFollow(session, mode, Math.max(0.2, Number(opt(rest, '--interval', '5')) || 5));
     }
     case 'snapshot':

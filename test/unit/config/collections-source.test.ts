@@ -6,7 +6,7 @@ import { parseYamlText } from '../../../src/config/yaml-load.js';
 
 type Obj = Record<string, unknown>;
 
-const parse = (text: string): Obj => parseYamlText(text, 'c.yaml').value as Obj;
+const parse = (text: string): Obj => parseYamlText(text, 'c.yaml').value;
 const at = (line: number, col: number) => ({ file: 'c.yaml', line, col });
 
 describe('collections to list form', () => {

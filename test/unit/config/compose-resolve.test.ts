@@ -8,7 +8,7 @@ import { parseYamlText } from '../../../src/config/yaml-load.js';
 
 type Obj = Record<string, any>;
 
-const doc = (text: string): Obj => normaliseCollections(parseYamlText(text, 'r.yaml').value as Obj);
+const doc = (text: string): Obj => normaliseCollections(parseYamlText(text, 'r.yaml').value);
 const resolve = (text: string): Obj => resolveComposed(doc(text));
 
 describe('resolveComposed', () => {

@@ -10,7 +10,7 @@ type Obj = Record<string, unknown>;
 
 function file(name: string, text: string): ParsedFile {
   const p = parseYamlText(text, name);
-  normaliseCollections(p.value as Obj);
+  normaliseCollections(p.value);
   return p;
 }
 const merge = (...files: [string, string][]) => mergeDocuments(files.map(([n, t]) => file(n, t)));

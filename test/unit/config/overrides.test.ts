@@ -9,7 +9,7 @@ import { parseYamlText } from '../../../src/config/yaml-load.js';
 type Obj = Record<string, unknown>;
 
 function doc(text: string): Obj {
-  return normaliseCollections(parseYamlText(text, 'o.yaml').value as Obj);
+  return normaliseCollections(parseYamlText(text, 'o.yaml').value);
 }
 
 function thrown(fn: () => unknown): SflowError {

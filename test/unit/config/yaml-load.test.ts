@@ -9,7 +9,7 @@ import { parseYamlText, readYamlFile } from '../../../src/config/yaml-load.js';
 
 type Obj = Record<string, unknown>;
 
-const parse = (text: string): Obj => parseYamlText(text, 'r.yaml').value as Obj;
+const parse = (text: string): Obj => parseYamlText(text, 'r.yaml').value;
 
 /** The SflowError thrown by `fn` (fails the test when nothing or something else is thrown). */
 function thrown(fn: () => unknown): SflowError {
