@@ -17,10 +17,10 @@ import { batchScript, composedPathFor, type BatchScriptInput } from './batch-scr
 import {
   ensureLogDirs,
   recipeField,
-  validateJob,
   validationFailure,
   writeJob,
   type BatchSetup,
+  validateSetupJob,
   type ValidJob,
 } from './batch-job.js';
 import { NODE_COLUMNS, stamp } from './batch-bulk.js';
@@ -166,18 +166,7 @@ async function prepareBulkJob(
 ): Promise<BulkJob | { skipped: string; status: string }> {
   let job;
   try {
-    job = validateJob(
-      {
-        files: [file],
-        sets: s.cliSets,
-        artifacts: s.cliArtifacts,
-        missable: s.cliMissable,
-        ...(s.nodes !== undefined ? { nodes: s.nodes } : {}),
-        ...(s.gpusPerNode !== undefined ? { gpusPerNode: s.gpusPerNode } : {}),
-        bulk: true,
-      },
-      s.common,
-    );
+    job = validateSetupJob(s, [file], true);
   } catch (e) {
     return { skipped: validationFailure(e).split('\n')[0], status: 'dry-run failed' };
   }

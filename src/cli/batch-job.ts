@@ -185,6 +185,22 @@ export interface BatchSetup {
   gpusPerNode?: number;
 }
 
+/** validateJob for files taken as they are, with the command line's overrides and counts */
+export function validateSetupJob(s: BatchSetup, files: string[], bulk: boolean): ValidJob {
+  return validateJob(
+    {
+      files,
+      sets: s.cliSets,
+      artifacts: s.cliArtifacts,
+      missable: s.cliMissable,
+      ...(s.nodes !== undefined ? { nodes: s.nodes } : {}),
+      ...(s.gpusPerNode !== undefined ? { gpusPerNode: s.gpusPerNode } : {}),
+      bulk,
+    },
+    s.common,
+  );
+}
+
 /**
  * A single job that does not validate: the error in the usual shape (its kind, its exit code: a
  * usage error exits 2), then, for a recipe that does not dry-run, that no script was made.

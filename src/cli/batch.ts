@@ -16,11 +16,11 @@ import { batchScript, composedPathFor, sflowInvocation, type BatchScriptInput } 
 import {
   ensureLogDirs,
   invalidJob,
-  validateJob,
   recipeField,
   writeJob,
   type BatchCommon,
   type BatchSetup,
+  validateSetupJob,
   type ValidJob,
 } from './batch-job.js';
 import { inputFiles } from './common.js';
@@ -152,18 +152,7 @@ async function single(positional: string[], opts: Record<string, unknown>, s: Ba
         `a secret typed at the prompt (${prompted.join(', ')}) reaches the job only when sflow submits it (--submit): it is never written into the script`,
         { phase: 'usage', hint: howToGiveSecrets(prompted) },
       );
-    job = validateJob(
-      {
-        files,
-        sets: s.cliSets,
-        artifacts: s.cliArtifacts,
-        missable: s.cliMissable,
-        ...(s.nodes !== undefined ? { nodes: s.nodes } : {}),
-        ...(s.gpusPerNode !== undefined ? { gpusPerNode: s.gpusPerNode } : {}),
-        bulk: false,
-      },
-      s.common,
-    );
+    job = validateSetupJob(s, files, false);
   } catch (e) {
     return invalidJob(e);
   }
