@@ -42,7 +42,7 @@ export const LIMITS = {
  */
 export const REACHED = {
   casts: 239,
-  recordUnknown: 7,
+  recordUnknown: 0,
   asUnknownAs: 0,
   longFunctions: 0,
   probeKindFiles: 3,

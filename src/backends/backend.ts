@@ -14,6 +14,7 @@
 import type { HandleState, TaskHandle } from '../events/handle.js';
 import type { NodeLaunchSpec } from '../operators/launch-spec.js';
 import type { ProbeTransport } from '../probes/types.js';
+import type { CliOptionBag } from '../util/cli-options.js';
 import type {
   BackendCapabilities,
   BackendType,
@@ -170,7 +171,7 @@ export interface BackendContext {
    */
   log(message: string, level?: 'info' | 'warning'): void;
   /** CLI settings of this backend type (`--wait-for-gpus`, …), by option name */
-  options: Record<string, unknown>;
+  options: CliOptionBag;
   env: NodeJS.ProcessEnv;
   /** some task of this run on this backend requests GPUs (a backend may skip GPU discovery otherwise) */
   gpuTasks: boolean;

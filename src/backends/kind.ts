@@ -8,6 +8,8 @@ import type { CollectorLauncher } from '../monitor/launcher.js';
 import type { ExecOutcome } from '../util/bounded-exec.js';
 import type { Recipe } from '../config/schema/index.js';
 import type { Backend, BackendContext } from './backend.js';
+import type { CliOptionBag } from '../util/cli-options.js';
+export type { CliOptionBag, CliValue } from '../util/cli-options.js';
 import type {
   BackendTraits,
   BackendType,
@@ -114,11 +116,8 @@ export interface RunRecoveryOptions {
   env: NodeJS.ProcessEnv;
   signal: AbortSignal;
   /** the CLI options of `sflow recover` (e.g. --kubeconfig) */
-  options: Record<string, unknown>;
+  options: CliOptionBag;
 }
-
-/** the command line's options, as commander hands them over (each kind reads its own) */
-export type CliOptionBag = Record<string, unknown>;
 
 /** a repeatable flag's values from the option bag (absent: none) */
 export function stringList(v: unknown): string[] {

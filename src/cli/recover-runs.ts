@@ -26,6 +26,7 @@ import { DEFAULT_GRACE_MS } from '../util/process-group.js';
 import { errorMessage } from '../util/errors.js';
 import { lockRunDir, type RunLock } from './run-lock.js';
 import { escapeControls } from '../util/ansi.js';
+import type { CliOptionBag } from '../util/cli-options.js';
 
 export interface RecoveredAttempt {
   handle: TaskHandle;
@@ -52,7 +53,7 @@ export interface RecoverOptions {
   driver?: LiveRunEntry;
   graceMs?: number;
   /** the CLI options, handed to every kind's `recoverRun` (e.g. --kubeconfig) */
-  options?: Record<string, unknown>;
+  options?: CliOptionBag;
   /** the backend kinds asked (default: every registered one) */
   kinds?: readonly BackendKind[];
   env?: NodeJS.ProcessEnv;

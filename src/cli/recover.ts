@@ -21,6 +21,7 @@ import {
   recoverRun,
   type RecoveryReport,
 } from './recover-runs.js';
+import { cliOptionBag } from '../util/cli-options.js';
 
 function usage(code: string, message: string, hint: string): SflowError {
   return new SflowError(code, message, { phase: 'usage', hint, exitCode: 2 });
@@ -39,7 +40,7 @@ export async function recoverCommand(dirs: string[], opts: Record<string, unknow
     const graceMs = grace !== undefined ? grace * 1000 : undefined;
     const kinds = Object.values(BACKEND_KINDS);
     await loadBackendKinds(); // liveDriverOf below
-    const common = { graceMs, options: opts, kinds };
+    const common = { graceMs, options: cliOptionBag(opts), kinds };
     let reports: RecoveryReport[];
     if (dirs.length === 0) reports = await recoverLostRuns(common);
     else {

@@ -31,6 +31,7 @@ import { isSflowError } from '../util/sflow-error.js';
 import { planSinks, runSinks } from './run-sinks.js';
 import { holdConsole } from '../util/console-loss.js';
 import { lockRunDir } from './run-lock.js';
+import { cliOptionBag, type CliOptionBag } from '../util/cli-options.js';
 
 export interface ExecuteOptions {
   /** task working directory: where sflow was started */
@@ -46,7 +47,7 @@ export interface ExecuteOptions {
   /** backend instances by type instead of the registry's (tests: a remote fake) */
   backendFactories?: Partial<Record<string, (planned: PlannedBackend, ctx: BackendContext) => Backend>>;
   /** CLI settings handed to the backends (`waitForGpus`, …) */
-  backendOptions?: Record<string, unknown>;
+  backendOptions?: CliOptionBag;
   /** the real plan on the allocated topology (default: run the given plan as it is) */
   replan?: (topology: Record<string, import('../plan/types.js').PlannedNode[]>) => Plan;
   probes?: ProbeDriver;
@@ -144,7 +145,7 @@ export async function executeRecipe(
   // a long-lived driver: V8's heap kept near its live data (util/heap-growth.ts, docs/scale.md)
   limitHeapGrowth();
   // runs of this user whose driver was killed: stop their leftovers first, say so, mark them
-  const lost = await recoverLostRunsBeforeRun(o.opts);
+  const lost = await recoverLostRunsBeforeRun(cliOptionBag(o.opts));
   // http(s) artifacts downloaded (or found in the cache) before anything is allocated; the S3
   // uploader checked now when the plan uploads anything
   const staged = await import('./run-stage.js').then((m) => m.stageRun(loaded, trial));
@@ -172,7 +173,7 @@ export async function executeRecipe(
       staged.onPlan(plan, emit);
       return monitor.start(plan, emit);
     },
-    backendOptions: o.opts,
+    backendOptions: cliOptionBag(o.opts),
     replan: (topology) =>
       buildPlan(loaded, {
         workspaceDir: o.workspaceDir,
@@ -190,7 +191,7 @@ export async function executeRecipe(
 }
 
 /** Recovers lost runs (never fails the new run); the lines it printed, for the run's own ledgers. */
-async function recoverLostRunsBeforeRun(options: Record<string, unknown>): Promise<string[]> {
+async function recoverLostRunsBeforeRun(options: CliOptionBag): Promise<string[]> {
   try {
     if (lostRuns().length === 0) return [];
     const { describeRecovery, recoverLostRuns } = await import('./recover-runs.js');

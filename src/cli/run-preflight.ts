@@ -9,6 +9,7 @@ import { SflowError } from '../util/sflow-error.js';
 import { describeFinding, findNotYet } from '../plan/not-yet.js';
 import type { Plan } from '../plan/types.js';
 import { inSingleExecutable } from '../util/sea.js';
+import { cliOptionBag } from '../util/cli-options.js';
 
 export const TASK_OUTPUT_VALUES = ['auto', 'always', 'never', '1', '0'];
 
@@ -45,7 +46,7 @@ export function runPreflight(
       phase: 'limitation',
       hint: 'run without --tui (the console view), or use sflow installed with npm',
     });
-  const findings = findNotYet({ plan, loaded, options: opts });
+  const findings = findNotYet({ plan, loaded, options: cliOptionBag(opts) });
   const refused = findings.filter((f) => f.row.action === 'refuse');
   for (const f of findings) {
     if (f.row.action === 'warn') warnings.push(describeFinding(f));

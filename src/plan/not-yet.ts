@@ -18,12 +18,13 @@ import { backendField } from './backends.js';
 import { ownField } from '../util/own-field.js';
 import type { Backend as BackendEntry } from '../config/schema/backends.js';
 import type { Task } from '../config/schema/index.js';
+import type { CliOptionBag } from '../util/cli-options.js';
 
 export interface NotYetContext {
   plan: Plan;
   loaded: Pick<LoadedRecipe, 'recipe' | 'doc'>;
   /** `sflow run` options as commander parsed them (camelCase keys) */
-  options: Record<string, unknown>;
+  options: CliOptionBag;
 }
 
 export interface NotYetFinding {

@@ -36,6 +36,7 @@ import type { ResumeTasks } from './orchestrator-types.js';
 import { thisDriver } from './resume.js';
 import { processStartTime } from '../util/process-liveness.js';
 import type { ResultsIndexEntry } from '../outputs/results-index.js';
+import type { CliOptionBag } from '../util/cli-options.js';
 
 export interface SessionOptions {
   /** the plan on placeholder topologies: every plan error already fired; run dir, backends to create */
@@ -45,7 +46,7 @@ export interface SessionOptions {
   /** creates the instance of a planned backend (the registry's factory) */
   createBackend: (planned: PlannedBackend, ctx: BackendContext) => Backend;
   /** CLI settings handed to every backend (`--wait-for-gpus`, …) */
-  backendOptions?: Record<string, unknown>;
+  backendOptions?: CliOptionBag;
   /** sinks open from the start (the run directory exists) */
   sinks: RunEventSink[];
   /**
