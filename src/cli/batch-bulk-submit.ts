@@ -20,8 +20,8 @@ import {
   validationFailure,
   writeJob,
   type BatchSetup,
+  type PreparedJob,
   validateSetupJob,
-  type ValidJob,
 } from './batch-job.js';
 import { NODE_COLUMNS, stamp } from './batch-bulk.js';
 
@@ -152,8 +152,6 @@ function bulkFiles(positional: string[], opts: Record<string, unknown>): string[
   return files;
 }
 
-type BulkJob = { job: ValidJob; input: BatchScriptInput };
-
 /**
  * One recipe's job: its own dry-run, its node count (`--nodes`, the recipe's backend, a node-count
  * variable) and its allocation settings; or why it is skipped and the status results.csv gets.
@@ -163,7 +161,7 @@ async function prepareBulkJob(
   name: string,
   path: string,
   s: BatchSetup,
-): Promise<BulkJob | { skipped: string; status: string }> {
+): Promise<PreparedJob | { skipped: string; status: string }> {
   let job;
   try {
     job = validateSetupJob(s, [file], true);
@@ -209,7 +207,7 @@ async function emitBulkJob(
   run: BulkRun,
   file: string,
   name: string,
-  { job, input }: BulkJob,
+  { job, input }: PreparedJob,
   opts: Record<string, unknown>,
   s: BatchSetup,
   record: (jobId: string, out: string, status: string) => void,

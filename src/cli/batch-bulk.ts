@@ -30,7 +30,7 @@ import {
   validationFailure,
   writeJob,
   type BatchSetup,
-  type ValidJob,
+  type PreparedJob,
 } from './batch-job.js';
 import { rowOverrides } from './compose-bulk.js';
 
@@ -188,8 +188,6 @@ function declaredByRow(run: BulkInputRun, rows: BulkRow[], s: BatchSetup): Map<n
   return declared;
 }
 
-type RowJob = { job: ValidJob; input: BatchScriptInput };
-
 /** The row's job: its overrides, its own dry-run and its allocation settings (a failure: skipped). */
 async function prepareRowJob(
   run: BulkInputRun,
@@ -197,7 +195,7 @@ async function prepareRowJob(
   d: Declared,
   name: string,
   s: BatchSetup,
-): Promise<RowJob | undefined> {
+): Promise<PreparedJob | undefined> {
   const { sets, artifacts } = rowOverrides(r, d, s.cliSets, s.cliArtifacts, (m) =>
     warn(`row ${r.index}: ${m}`),
   );
@@ -251,7 +249,7 @@ async function emitRowJob(
   run: BulkInputRun,
   r: BulkRow,
   name: string,
-  { job, input }: RowJob,
+  { job, input }: PreparedJob,
   opts: Record<string, unknown>,
   s: BatchSetup,
   record: (jobId: string, out: string) => void,

@@ -185,6 +185,12 @@ export interface BatchSetup {
   gpusPerNode?: number;
 }
 
+/** a job that validated, with the script input made for it */
+export interface PreparedJob {
+  job: ValidJob;
+  input: BatchScriptInput;
+}
+
 /** validateJob for files taken as they are, with the command line's overrides and counts */
 export function validateSetupJob(s: BatchSetup, files: string[], bulk: boolean): ValidJob {
   return validateJob(

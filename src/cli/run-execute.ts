@@ -145,7 +145,8 @@ export async function executeRecipe(
   // a long-lived driver: V8's heap kept near its live data (util/heap-growth.ts, docs/scale.md)
   limitHeapGrowth();
   // runs of this user whose driver was killed: stop their leftovers first, say so, mark them
-  const lost = await recoverLostRunsBeforeRun(cliOptionBag(o.opts));
+  const options = cliOptionBag(o.opts);
+  const lost = await recoverLostRunsBeforeRun(options);
   // http(s) artifacts downloaded (or found in the cache) before anything is allocated; the S3
   // uploader checked now when the plan uploads anything
   const staged = await import('./run-stage.js').then((m) => m.stageRun(loaded, trial));
@@ -173,7 +174,7 @@ export async function executeRecipe(
       staged.onPlan(plan, emit);
       return monitor.start(plan, emit);
     },
-    backendOptions: cliOptionBag(o.opts),
+    backendOptions: options,
     replan: (topology) =>
       buildPlan(loaded, {
         workspaceDir: o.workspaceDir,

@@ -39,8 +39,8 @@ export async function runCommand(positional: string[], opts: Record<string, unkn
     const loaded = opts.dryRun ? load() : await loadWithSecrets(load, opts, 'cannot run');
     warnSecretsOnCommandLine(loaded, (w) => loaded.warnings.push({ message: w }));
     // each backend type's own flags (-e, --extra-docker-args) and a batch job's environment
-    for (const w of applyBackendRunFlags(loaded.recipe, cliOptionBag(opts)))
-      loaded.warnings.push({ message: w });
+    const options = cliOptionBag(opts);
+    for (const w of applyBackendRunFlags(loaded.recipe, options)) loaded.warnings.push({ message: w });
     applyMonitorFlags(loaded.recipe, {
       workflow: Boolean(opts.enableWorkflowMonitor),
       tasks: (opts.enableTaskMonitor as string[] | undefined) ?? [],
@@ -64,7 +64,7 @@ export async function runCommand(positional: string[], opts: Record<string, unkn
       const { dryRunChunks } = await import('../plan/render.js');
       const { writePieces } = await import('../util/write-pieces.js');
       // what the backends add under each task (Kubernetes: the pod manifests, as sent)
-      const taskDetail = await dryRunDetails(plan, cliOptionBag(opts));
+      const taskDetail = await dryRunDetails(plan, options);
       // in pieces as rendered: 10,000 replicas are never one string
       await writePieces(process.stdout, dryRunChunks(plan, { ...loaded, warnings: [] }, { taskDetail }));
       process.stdout.write('✓ Configuration is valid\n');

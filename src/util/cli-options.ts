@@ -1,8 +1,8 @@
 /**
  * The command line's options as the adapters read them: commander's parse, by camelCase option
  * name, each value one of the shapes commander gives (a flag's boolean, an argument's string or
- * number, a repeatable flag's list). The CLI converts its parse once (`cliOptionBag`); a backend
- * kind or a not-yet row reads only the options it owns.
+ * number, a repeatable flag's list). The CLI converts its parse (`cliOptionBag`) where it hands
+ * options to a backend kind, `recover` or the not-yet rows; each reads only the options it owns.
  */
 
 /** one option's value */
