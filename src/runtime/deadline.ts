@@ -1,5 +1,6 @@
 /**
- * `workflow.timeout`: a deadline for the whole run, counted from its start. When it passes,
+ * `workflow.timeout`: a deadline for the whole run, counted from its start (the run's scope,
+ * scope.ts, keeps the time and cancels the run). When it passes,
  * every task not finished is cancelled (their process groups stopped as on Ctrl-C), the run
  * ends FAILED with exit code 1, and the verdict, console and summary say that the timeout
  * stopped it.
@@ -8,15 +9,15 @@ import { formatDuration } from '../plan/duration.js';
 import type { Verdict } from './verdict.js';
 import type { TaskStatus } from '../events/events.js';
 
-/** setTimeout's longest delay; longer deadlines are reached in steps */
-const MAX_DELAY_MS = 2_147_483_647;
-
 export class WorkflowDeadline {
-  private timer: NodeJS.Timeout | undefined;
   private firedAt: number | undefined;
-  private readonly startedAt = Date.now();
 
   constructor(private readonly seconds: number | null | undefined) {}
+
+  /** how long the run may take (undefined: no deadline); the run's scope keeps the time */
+  get ms(): number | undefined {
+    return this.seconds && this.seconds > 0 ? this.seconds * 1000 : undefined;
+  }
 
   get label(): string {
     return `workflow.timeout (${formatDuration(this.seconds ?? 0)})`;
@@ -27,25 +28,9 @@ export class WorkflowDeadline {
     return `cancelled: ${this.label} reached`;
   }
 
-  /** Calls `onExpire` when the deadline passes; `onExpire` says whether it stopped the run. */
-  arm(onExpire: () => boolean): void {
-    if (!this.seconds || this.seconds <= 0) return;
-    const end = this.startedAt + this.seconds * 1000;
-    const step = () => {
-      const left = end - Date.now();
-      if (left > 0) {
-        this.timer = setTimeout(step, Math.min(left, MAX_DELAY_MS));
-        return;
-      }
-      this.timer = undefined;
-      if (onExpire()) this.firedAt = Date.now();
-    };
-    step();
-  }
-
-  disarm(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+  /** the deadline passed and stopped the run (it changes nothing when the run was already ending) */
+  fire(): void {
+    this.firedAt ??= Date.now();
   }
 
   get fired(): boolean {

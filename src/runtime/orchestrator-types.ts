@@ -4,6 +4,7 @@ import type { Plan, PlannedTask } from '../plan/types.js';
 import type { RunEventInput, TaskStatus } from '../events/events.js';
 import type { ProbeDriver } from '../probes/probe-driver.js';
 import type { FinalizeFailure } from './task-state.js';
+import type { Scope } from './scope.js';
 
 export interface OrchestratorOptions {
   plan: Plan;
@@ -37,6 +38,12 @@ export interface OrchestratorOptions {
   taskReadyTimeoutMs?: number;
   /** a resumed run: tasks taken over as they ended earlier, and attempts made earlier */
   resume?: ResumeTasks;
+  /**
+   * the scope the run goes on under (the session's run scope): cancelling it stops the run (a
+   * signal, the deadline), a second signal forces; the orchestrator cancels it on fail-fast and
+   * ends it when every task is settled. Default: a scope of its own.
+   */
+  scope?: Scope;
 }
 
 /** What a resumed session starts from (see runtime/resume.ts, which computes it from the ledger). */

@@ -38,12 +38,11 @@ import {
   type TaskRt,
 } from './task-state.js';
 import { killAll, stopAndReport, stopTargets } from './teardown.js';
+import { Scope, type CancelCause } from './scope.js';
 import { failFastMessage, launchFailure } from './messages.js';
 
 export type { OrchestratorOptions, OrchestratorOutcome } from './orchestrator-types.js';
 export type { RunEventInput } from '../events/events.js';
-
-type StopCause = 'end' | 'fail_fast' | 'signal' | 'deadline';
 
 /** default bound of one backend `taskReady` call */
 const TASK_READY_TIMEOUT_MS = 30_000;
@@ -59,23 +58,19 @@ export class Orchestrator {
   /** tasks that exited 0 and are in their finalisation (results, assertions, uploads) */
   private readonly finalizations = new Map<TaskRt, { done: Promise<void>; cancel: AbortController }>();
   private unsettled = 0;
-  private stopCause: StopCause | undefined;
+  /** the run's scope: its cause is why the run stops (`end` when it finished on its own) */
+  private readonly scope: Scope;
   private signalName: string | undefined;
-  private signalCount = 0;
   private teardownP: Promise<void> | undefined;
   private resolveDone!: () => void;
   private readonly done = new Promise<void>((r) => (this.resolveDone = r));
   private readonly graceMs: number;
   private readonly baseEnv: Record<string, string>;
   private readonly watch: HandleWatch;
-  /** aborted when the run stops: launches in flight give up */
-  private readonly stopping = new AbortController();
-  /** aborted by a second signal: graceful stops turn into kills */
-  private readonly hurry = new AbortController();
-
   constructor(private readonly o: OrchestratorOptions) {
+    this.scope = o.scope ?? Scope.root('orchestrate');
     // every launch in flight and every stop listens to these: many listeners are intended
-    setMaxListeners(0, this.stopping.signal, this.hurry.signal);
+    setMaxListeners(0, this.scope.signal, this.scope.forced);
     this.graceMs = o.graceMs ?? 5_000;
     this.baseEnv = definedEnv(o.baseEnv ?? process.env);
     this.order = buildTaskTable(o.plan.tasks, o.backends, this.tasks);
@@ -98,6 +93,10 @@ export class Orchestrator {
 
   /** Runs to the end (including teardown). */
   async run(): Promise<OrchestratorOutcome> {
+    const unlisten = [
+      this.scope.onCancel((c) => this.stopFor(c)),
+      this.scope.onForce((c) => this.forceStop(c)),
+    ];
     for (const b of new Set(this.order.map((t) => t.backend))) this.watch.attach(b);
     for (const [t, status] of this.reusedAs)
       this.o.emit({ type: 'task_reused', task: t.plan.name, attempt: t.attempt, status });
@@ -105,6 +104,7 @@ export class Orchestrator {
     for (const t of this.order) if (t.unmet === 0) this.submit(t);
     this.maybeFinish();
     await this.done;
+    for (const u of unlisten) u();
     await this.watch.close();
     return { statuses: this.order.map((t) => [t.plan.name, t.status]), signal: this.signalName };
   }
@@ -115,28 +115,43 @@ export class Orchestrator {
 
   /** SIGINT/SIGTERM: the first cancels everything, a second one kills at once. */
   requestStop(signal: string): void {
-    this.signalCount++;
-    this.o.emit({ type: 'signal', signal, count: this.signalCount });
-    if (this.signalCount === 1 && !this.stopCause) {
-      this.stopCause = 'signal';
-      this.signalName = signal;
-      this.cancelAll(`cancelled by ${signal}`);
-      void this.teardown('signal');
-      return;
-    }
-    // second signal, or a signal while already tearing down: no more grace
-    this.signalName ??= this.stopCause === 'end' ? undefined : signal;
-    this.hurry.abort();
-    void killAll(stopTargets(this.order));
+    this.o.emit({ type: 'signal', signal, count: this.scope.requests + 1 });
+    this.scope.cancel({ kind: 'signal', signal });
   }
 
-  /** workflow.timeout passed: cancel everything not finished; false when the run was already ending. */
-  stopAtDeadline(reason: string): boolean {
-    if (this.stopCause) return false;
-    this.stopCause = 'deadline';
-    this.cancelAll(reason);
-    void this.teardown('cancel');
-    return true;
+  /** the run is stopping (or stopped): no new launches, no new transitions out of the stop */
+  private get stopping(): boolean {
+    return this.scope.cause !== undefined;
+  }
+
+  /** The scope was cancelled: stop the run for its cause. */
+  private stopFor(c: CancelCause): void {
+    switch (c.kind) {
+      case 'signal':
+        this.signalName = c.signal;
+        this.cancelAll(`cancelled by ${c.signal}`);
+        void this.teardown('signal');
+        return;
+      case 'deadline':
+      case 'bound':
+        this.cancelAll(c.reason);
+        void this.teardown('cancel');
+        return;
+      case 'fail_fast':
+        this.cancelAll(c.reason, true);
+        void this.teardown('fail_fast');
+        return;
+      default: {
+        const unknownCause: never = c;
+        throw new Error(`unknown stop cause ${JSON.stringify(unknownCause)}`);
+      }
+    }
+  }
+
+  /** A signal while the run was already stopping (or ending): no more grace. */
+  private forceStop(c: CancelCause): void {
+    if (c.kind === 'signal' && this.scope.cause?.kind !== 'end') this.signalName ??= c.signal;
+    void killAll(stopTargets(this.order));
   }
 
   // ---------------------------------------------------------------- transitions
@@ -150,7 +165,7 @@ export class Orchestrator {
   }
 
   private submit(t: TaskRt): void {
-    if (this.stopCause || t.status !== 'PENDING' || t.launching) return;
+    if (this.stopping || t.status !== 'PENDING' || t.launching) return;
     t.attempt++;
     t.launching = true;
     t.engineStart = t.engineEnd = undefined;
@@ -177,10 +192,10 @@ export class Orchestrator {
     });
     try {
       this.o.taskFolder?.(t.plan.name);
-      handle = await t.backend.launch(req, this.stopping.signal);
+      handle = await t.backend.launch(req, this.scope.signal);
     } catch (e) {
       t.launching = false;
-      if (t.status !== 'SUBMITTED' || this.stopCause) return;
+      if (t.status !== 'SUBMITTED' || this.stopping) return;
       const f = launchFailure(e);
       // a transient start failure (ETXTBSY, EAGAIN, an engine's 5xx or timeout) takes the task's retries
       if (f.retryable && canRetry(t.plan.retries, attempt - t.attemptBase))
@@ -191,7 +206,7 @@ export class Orchestrator {
     t.launching = false;
     t.handles.push(handle);
     req.record(handle); // a backend that did not record it; repeats are not written twice
-    if (this.stopCause || t.status !== 'SUBMITTED') return; // cancelled meanwhile: teardown stops it
+    if (this.stopping || t.status !== 'SUBMITTED') return; // cancelled meanwhile: teardown stops it
     t.handle = handle;
     this.watch.add(t.backend, handle);
     // a handle born RUNNING (a local process) started when it was submitted
@@ -236,7 +251,7 @@ export class Orchestrator {
     if (!t) return;
     applyHandleStatus(handle, s, this.o.ledger, this.o.emit);
     const current = t.handle === handle && t.attempt === handle.attempt;
-    if (s.state === 'RUNNING' && current && t.status === 'SUBMITTED' && !this.stopCause)
+    if (s.state === 'RUNNING' && current && t.status === 'SUBMITTED' && !this.stopping)
       this.running(t, handle.attempt, handle, s.startedAt);
     if (s.state !== 'EXITED' || !current) return;
     if (s.endedAt !== undefined && Number.isFinite(s.endedAt)) t.engineEnd = s.endedAt;
@@ -248,7 +263,7 @@ export class Orchestrator {
       this.maybeFinish();
       return;
     }
-    if (t.status === 'SUBMITTED' && !this.stopCause) this.running(t, handle.attempt, handle, s.startedAt);
+    if (t.status === 'SUBMITTED' && !this.stopping) this.running(t, handle.attempt, handle, s.startedAt);
     void this.onExit(t, handle.attempt, s.exit ?? { code: null, signal: null });
   }
 
@@ -265,8 +280,7 @@ export class Orchestrator {
 
   private startProbes(t: TaskRt, attempt: number): void {
     startTaskProbes(t, this.o.probes, {
-      live: () =>
-        t.attempt === attempt && (t.status === 'RUNNING' || t.status === 'READY') && !this.stopCause,
+      live: () => t.attempt === attempt && (t.status === 'RUNNING' || t.status === 'READY') && !this.stopping,
       emit: this.o.emit,
       ctx: (p) => this.probeCtx(t, p),
       ready: (probes) => {
@@ -298,11 +312,11 @@ export class Orchestrator {
       () => bound.abort(new Error(`taskReady did not finish within ${ms / 1000} s; given up`)),
       ms,
     );
-    const signal = AbortSignal.any([this.stopping.signal, bound.signal]);
+    const signal = AbortSignal.any([this.scope.signal, bound.signal]);
     const call = (async () => backend.taskReady?.(handle, signal))();
     const p = raceAbort(call, signal)
       .catch((e: unknown) => {
-        if (this.stopping.signal.aborted) return; // the run is stopping: everything is released anyway
+        if (this.scope.signal.aborted) return; // the run is stopping: everything is released anyway
         this.o.emit({
           type: 'log',
           level: 'warning',
@@ -330,12 +344,12 @@ export class Orchestrator {
     if (t.attempt !== attempt) return;
     t.exitCode = st.code;
     t.signal = st.signal;
-    if (this.stopCause || (t.status !== 'RUNNING' && t.status !== 'READY')) return;
+    if (this.stopping || (t.status !== 'RUNNING' && t.status !== 'READY')) return;
     const failed = st.code !== 0;
     const code = st.code ?? (st.signal ? `signal ${st.signal}` : 'unknown');
     if (t.service && t.status === 'RUNNING') {
       const ready = await finalReadinessCheck(t, this.o.probes, (p) => this.probeCtx(t, p));
-      if (t.attempt !== attempt || this.stopCause || t.status !== 'RUNNING') return;
+      if (t.attempt !== attempt || this.stopping || t.status !== 'RUNNING') return;
       stopTaskProbes(t);
       if (ready) this.setReady(t, 'final readiness check');
       else {
@@ -356,7 +370,8 @@ export class Orchestrator {
         if (t.attempt !== attempt || (t.status !== 'RUNNING' && t.status !== 'READY')) return;
         // fail-fast lets a task that already exited 0 finish its finalisation (B2: uploads run
         // before fail-fast can cancel the rest); a signal or the deadline cancelled it meanwhile
-        if (this.stopCause && this.stopCause !== 'end' && this.stopCause !== 'fail_fast') return;
+        if (this.stopping && this.scope.cause?.kind !== 'end' && this.scope.cause?.kind !== 'fail_fast')
+          return;
         if (failure) this.fail(t, failure.kind, failure.reason);
         else this.complete(t);
       } finally {
@@ -426,14 +441,12 @@ export class Orchestrator {
   }
 
   private failFast(trigger: TaskRt): void {
-    if (this.stopCause) return;
-    this.stopCause = 'fail_fast';
+    if (this.stopping) return;
     const failed = this.order
       .filter((t) => t.status === 'FAILED')
       .map((t) => ({ name: t.plan.name, kind: t.failKind! }));
     this.o.emit({ type: 'fail_fast', message: failFastMessage(failed) });
-    this.cancelAll(`cancelled by fail-fast (${trigger.plan.name} failed)`, true);
-    void this.teardown('fail_fast');
+    this.scope.cancel({ kind: 'fail_fast', reason: `cancelled by fail-fast (${trigger.plan.name} failed)` });
   }
 
   /** `keepFinalizing`: a task that exited 0 and is finalising is let finish (fail-fast) */
@@ -452,8 +465,8 @@ export class Orchestrator {
   }
 
   private maybeFinish(): void {
-    if (this.stopCause || this.unsettled > 0) return;
-    this.stopCause = 'end';
+    if (this.stopping || this.unsettled > 0) return;
+    this.scope.end();
     void this.teardown('teardown');
   }
 
@@ -465,7 +478,6 @@ export class Orchestrator {
         stopTaskProbes(t);
         if (t.retryTimer) clearTimeout(t.retryTimer);
       }
-      if (why !== 'teardown') this.stopping.abort();
       while (this.launches.size > 0) await Promise.all([...this.launches]);
       await Promise.all([...this.readies]);
       // tasks fail-fast let finish their finalisation end COMPLETED (or FAILED) before the run does
@@ -475,8 +487,8 @@ export class Orchestrator {
         targets,
         this.graceMs,
         this.o.emit,
-        () => (this.signalCount > 1 ? 'forced' : why),
-        this.hurry.signal,
+        () => (this.scope.forced.aborted ? 'forced' : why),
+        this.scope.forced,
       );
       for (const x of targets) this.watch.remove(x.backend, x.handle);
       this.resolveDone();

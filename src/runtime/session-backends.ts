@@ -9,6 +9,7 @@ import type { RunEventInput } from '../events/events.js';
 import type { PlannedNode } from '../plan/types.js';
 import { errorMessage } from '../util/errors.js';
 import { deadline } from '../util/deadline.js';
+import type { Scope } from './scope.js';
 
 const RELEASE_BOUND_MS = 10_000;
 
@@ -83,18 +84,29 @@ export async function allocateAll(
   return Object.fromEntries(results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : [])));
 }
 
-/** Releases every backend (all of it), bounded; failures become warnings. */
+/**
+ * Releases every backend (all of it) under a non-cancellable scope bounded by `RELEASE_BOUND_MS`
+ * (the run's scope may be cancelled: the resources are given back anyway; a second Ctrl-C forces
+ * the bound at once); failures become warnings.
+ */
 export async function releaseAll(
   backends: Map<string, Backend>,
+  run: Scope,
   emit: (e: RunEventInput) => void,
 ): Promise<void> {
   if (backends.size === 0) return;
-  const signal = AbortSignal.timeout(RELEASE_BOUND_MS);
+  const scope = run.shield(
+    'release',
+    RELEASE_BOUND_MS,
+    `backend release took longer than ${RELEASE_BOUND_MS} ms`,
+  );
   let timer: NodeJS.Timeout | undefined;
+  // a backend that ignores its signal is not waited for past the bound either
   const bound = new Promise<'bound'>((r) => (timer = setTimeout(() => r('bound'), RELEASE_BOUND_MS + 500)));
-  const all = Promise.allSettled([...backends.values()].map((b) => b.release(signal)));
+  const all = Promise.allSettled([...backends.values()].map((b) => b.release(scope.signal)));
   const got = await Promise.race([all, bound]);
   clearTimeout(timer);
+  scope.dispose();
   if (got === 'bound') {
     emit({
       type: 'log',

@@ -32,6 +32,7 @@ import { registerLiveRun } from './live-runs.js';
 import { installSignalHandlers } from './signals.js';
 import { computeVerdict, signalExitCode, type Verdict } from './verdict.js';
 import { WorkflowDeadline } from './deadline.js';
+import { Scope } from './scope.js';
 import type { ResumeTasks } from './orchestrator-types.js';
 import { thisDriver } from './resume.js';
 import { processStartTime } from '../util/process-liveness.js';
@@ -128,7 +129,7 @@ export async function runSession(o: SessionOptions): Promise<SessionResult> {
   } catch (e) {
     verdict = failedVerdict(s, deadline, e);
   } finally {
-    deadline.disarm();
+    s.scope.dispose();
     disposeSignals();
     stopWatchingRun(s);
   }
@@ -144,15 +145,17 @@ interface SessionState {
   bus: EventBus;
   /** the run's uploader: exists from the start, so upload_all archives a failed allocation too */
   uploads: RunUploads | undefined;
-  /** cancels preflight and allocation (a signal, the deadline); once tasks run, `orch` is stopped */
-  session: AbortController;
+  /**
+   * the run's scope: allocation, planning and the orchestrator run under it; a signal or the
+   * deadline cancels it (a second signal forces), fail-fast cancels it, the orchestrator ends it
+   */
+  scope: Scope;
   finalizer: ReturnType<typeof makeFinalizer>;
   backends: Map<string, Backend>;
   /** the plan being run: the trial plan until the allocated topology replans it */
   plan: Plan;
   statuses: Array<[string, TaskStatus]>;
-  orch?: Orchestrator;
-  /** the first signal, while no orchestrator ran yet */
+  /** the first signal that cancelled the run before the orchestrator ran */
   signalName?: string;
   ledger?: HandleLedger;
   /** the handle ledger's first write failure (it fails the run) */
@@ -208,7 +211,7 @@ function openSession(o: SessionOptions): SessionState {
     runDir,
     bus,
     uploads,
-    session: new AbortController(),
+    scope: Scope.root('run'),
     finalizer: makeFinalizer(
       runDir,
       trial.runId,
@@ -225,41 +228,41 @@ function openSession(o: SessionOptions): SessionState {
 }
 
 /**
- * SIGINT/SIGTERM (when the session handles them) and the caller's AbortSignal: before tasks run
- * they cancel the session, after they stop the orchestrator. Returns the disposer.
+ * SIGINT/SIGTERM (when the session handles them) and the caller's AbortSignal cancel the run's
+ * scope; one after the first forces. Returns the disposer.
  */
 function watchInterrupts(s: SessionState): () => void {
-  const { o, bus } = s;
+  const { o, bus, scope } = s;
   const onSignal = (sig: string): void => {
     s.uploads?.abort();
-    if (s.orch) return s.orch.requestStop(sig);
-    s.signalName ??= sig;
-    bus.emit({ type: 'signal', signal: sig, count: 1 });
-    s.session.abort(new SflowError('run.interrupted', `interrupted by ${sig}`, { phase: 'run' }));
+    bus.emit({ type: 'signal', signal: sig, count: scope.requests + 1 });
+    scope.cancel({ kind: 'signal', signal: sig });
   };
+  const unlisten = scope.onCancel((c) => {
+    if (c.kind === 'signal') s.signalName = c.signal;
+  });
   const disposeHandlers = o.handleSignals ? installSignalHandlers(onSignal) : () => undefined;
   const onAbort = () => onSignal('SIGINT');
   if (o.signal?.aborted) onAbort();
   else o.signal?.addEventListener('abort', onAbort, { once: true });
   return () => {
+    unlisten();
     disposeHandlers();
     o.signal?.removeEventListener('abort', onAbort);
   };
 }
 
-/** workflow.timeout, counted from here (allocation included): cancels the session or stops the run. */
+/** workflow.timeout, counted from here (allocation included): cancels the run's scope. */
 function armDeadline(s: SessionState): WorkflowDeadline {
   const deadline = new WorkflowDeadline(s.trial.workflowTimeoutS);
-  deadline.arm(() => {
-    if (s.orch) {
-      if (!s.orch.stopAtDeadline(deadline.cancelReason)) return false;
-    } else {
-      if (s.session.signal.aborted) return false;
-      s.session.abort(new SflowError('run.deadline', deadline.message(), { phase: 'run' }));
-    }
-    s.bus.emit({ type: 'log', level: 'error', message: deadline.message() });
-    return true;
-  });
+  s.scope.deadline(
+    deadline.ms,
+    () => ({ kind: 'deadline', reason: deadline.cancelReason }),
+    () => {
+      deadline.fire();
+      s.bus.emit({ type: 'log', level: 'error', message: deadline.message() });
+    },
+  );
   return deadline;
 }
 
@@ -282,8 +285,8 @@ async function allocate(s: SessionState): Promise<Record<string, PlannedNode[]>>
       }),
     );
   }
-  await preflightAll(s.backends, s.session.signal, o.preflightTimeoutMs ?? 120_000);
-  return allocateAll(s.backends, s.session.signal, (e) => bus.emit(e));
+  await preflightAll(s.backends, s.scope.signal, o.preflightTimeoutMs ?? 120_000);
+  return allocateAll(s.backends, s.scope.signal, (e) => bus.emit(e));
 }
 
 /**
@@ -296,7 +299,7 @@ async function planOnTopology(s: SessionState, topology: Record<string, PlannedN
   s.plan = plan;
   s.folders = prepareRunDir(plan).folders;
   const late = await o.planSinks?.(plan, (e) => bus.emit(e));
-  s.session.signal.throwIfAborted();
+  s.scope.signal.throwIfAborted();
   for (const sink of late?.sinks ?? []) bus.add(sink);
   bus.emit({
     type: 'run_plan',
@@ -317,7 +320,7 @@ async function orchestrate(s: SessionState, deadline: WorkflowDeadline): Promise
   const book = new HandleLedger(ledgerPath(s.runDir));
   s.ledger = book;
   let ledgerFailed = false;
-  s.orch = new Orchestrator({
+  const orch = new Orchestrator({
     plan,
     backends: s.backends,
     probes: o.probes,
@@ -329,6 +332,7 @@ async function orchestrate(s: SessionState, deadline: WorkflowDeadline): Promise
     pollTimeoutMs: o.pollTimeoutMs,
     lostAfter: o.lostAfter,
     resume: o.resume?.tasks,
+    scope: s.scope,
     taskFolder: (name) => s.folders?.ensure(name),
     ledger: (op, h) => {
       const err = book.write(op, h);
@@ -339,7 +343,7 @@ async function orchestrate(s: SessionState, deadline: WorkflowDeadline): Promise
       }
     },
   });
-  const outcome = await s.orch.run();
+  const outcome = await orch.run();
   s.statuses = outcome.statuses;
   return deadline.verdict(
     plan.workflow,
@@ -352,7 +356,7 @@ async function orchestrate(s: SessionState, deadline: WorkflowDeadline): Promise
 function failedVerdict(s: SessionState, deadline: WorkflowDeadline, e: unknown): Verdict {
   const { plan, statuses, signalName } = s;
   const msg = e instanceof SflowError ? e.message : `internal error: ${errorStack(e)}`;
-  if (!(s.session.signal.aborted && (signalName || deadline.fired)))
+  if (!(s.scope.signal.aborted && (signalName || deadline.fired)))
     s.bus.emit({ type: 'log', level: 'error', message: msg });
   const verdict: Verdict = signalName
     ? { ...computeVerdict(plan.workflow, statuses, signalName), exitCode: signalExitCode(signalName) ?? 1 }
@@ -370,7 +374,7 @@ function stopWatchingRun(s: SessionState): void {
 
 /** Releases every allocated backend (bounded), flushes results.json and runs upload_all. */
 async function teardown(s: SessionState, verdict: Verdict): Promise<Verdict> {
-  await releaseAll(s.backends, (e) => s.bus.emit(e));
+  await releaseAll(s.backends, s.scope, (e) => s.bus.emit(e));
   await s.finalizer.flush();
   if (!s.uploads) return verdict;
   s.bus.checkpoint(); // the archive carries the summary as it stands now

@@ -12,6 +12,7 @@ import {
 } from './fakes.js';
 import type { PlannedTask } from '../../../src/plan/types.js';
 import type { TaskHandle } from '../../../src/backends/backend.js';
+import { Scope } from '../../../src/runtime/scope.js';
 
 function setup(
   tasks: PlannedTask[],
@@ -24,6 +25,7 @@ function setup(
     graceMs?: number;
     taskReady?: (h: TaskHandle, signal: AbortSignal) => Promise<void>;
     taskReadyTimeoutMs?: number;
+    scope?: Scope;
   } = {},
 ) {
   const backend = new FakeBackend(scripts, opts);
@@ -38,6 +40,7 @@ function setup(
     baseEnv: { INHERITED: 'yes', SHADOWED: 'outer' },
     graceMs: opts.graceMs ?? 200,
     ...(opts.taskReadyTimeoutMs !== undefined ? { taskReadyTimeoutMs: opts.taskReadyTimeoutMs } : {}),
+    ...(opts.scope ? { scope: opts.scope } : {}),
   });
   const final = (name: string) => {
     const f = events.filter((e) => e.type === 'task_finished' && e.task === name);
@@ -436,6 +439,43 @@ describe('orchestrator: signals', () => {
     expect(statusMap(out.statuses)).toEqual({ a: 'CANCELLED', b: 'CANCELLED' });
     expect(backend.launches).toEqual([]);
     expect(out.signal).toBe('SIGINT');
+  });
+
+  it("the run's scope: a deadline cancels the run with its reason, no signal exit", async () => {
+    const scope = Scope.root('run');
+    const { orch, backend, final } = setup(
+      [task('a'), task('b', { dependsOn: ['a'] })],
+      { a: {} },
+      {},
+      { scope },
+    );
+    const run = orch.run();
+    await new Promise((r) => setTimeout(r, 10));
+    expect(scope.cancel({ kind: 'deadline', reason: 'cancelled: workflow.timeout (1s) reached' })).toBe(true);
+    const out = await run;
+    expect(statusMap(out.statuses)).toEqual({ a: 'CANCELLED', b: 'CANCELLED' });
+    expect(final('b')?.reason).toBe('cancelled: workflow.timeout (1s) reached');
+    expect(out.signal).toBeUndefined();
+    expect(backend.alive('a')).toBe(false);
+  });
+
+  it("fail-fast cancels the run's scope with its cause; a deadline after it changes nothing", async () => {
+    const scope = Scope.root('run');
+    const { orch } = setup([task('bad'), task('slow')], { bad: { code: 3, ms: 0 }, slow: {} }, {}, { scope });
+    const out = await orch.run();
+    expect(statusMap(out.statuses)).toEqual({ bad: 'FAILED', slow: 'CANCELLED' });
+    expect(scope.cause).toEqual({ kind: 'fail_fast', reason: 'cancelled by fail-fast (bad failed)' });
+    expect(scope.cancel({ kind: 'deadline', reason: 'late' })).toBe(false);
+  });
+
+  it('a run that ends on its own ends its scope: a later deadline does not cancel it', async () => {
+    const scope = Scope.root('run');
+    const { orch } = setup([task('a')], { a: { code: 0, ms: 0 } }, {}, { scope });
+    const out = await orch.run();
+    expect(statusMap(out.statuses)).toEqual({ a: 'COMPLETED' });
+    expect(scope.cause).toEqual({ kind: 'end' });
+    expect(scope.cancel({ kind: 'deadline', reason: 'late' })).toBe(false);
+    expect(scope.signal.aborted).toBe(false);
   });
 
   it('a pending retry is cancelled by a signal', async () => {
