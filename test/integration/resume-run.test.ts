@@ -263,8 +263,10 @@ workflow:
       process.kill(-pgid, 'SIGKILL');
       const gone = Date.now() + 30_000;
       while (groupState(pgid) === 'alive' && Date.now() < gone) await new Promise((r) => setTimeout(r, 50));
-      // the reaper lets go of the run folder once the attempt is gone
-      while (existsSync(join(runDir, '.sflow.lock')) && Date.now() < gone)
+      // the reaper lets go of the run folder once the attempt is gone (it records the lost
+      // driver's end first: on a loaded machine that has taken over 30 s)
+      const released = Date.now() + 120_000;
+      while (existsSync(join(runDir, '.sflow.lock')) && Date.now() < released)
         await new Promise((r) => setTimeout(r, 50));
       writeFileSync(join(f.marks, 'go'), '');
       const r = f.run(['--resume', runDir]);
@@ -285,5 +287,5 @@ workflow:
         /* already gone */
       }
     }
-  }, 120_000);
+  }, 240_000);
 });
