@@ -19,6 +19,7 @@ const handle = (task: string, attempt = 1): TaskHandle => ({
   attempt,
   state: 'SUBMITTED',
   nodes: [],
+  engine: { kind: 'local' },
   remoteIds: [],
   submittedAt: '',
   logPath: '/x',
@@ -50,14 +51,21 @@ describe('handle ledger', () => {
     const a = handle('a');
     l.write('launched', a);
     l.write('launched', a); // repeated: not written twice
-    l.write('updated', { ...a, state: 'RUNNING', remoteIds: ['job-7'] });
+    l.write('updated', { ...a, state: 'RUNNING', engine: { kind: 'local', container: 'c7' }, remoteIds: ['c7'] });
     l.write('launched', handle('b'));
     l.write('ended', handle('b'));
     l.close();
     appendFileSync(path, '{"v":1,"t":1,"op":"launched","handle":{"v":1,'); // driver killed mid-write
     const s = readHandleLedger(path);
     expect(s.all.map((h) => h.task)).toEqual(['a', 'b']);
-    expect(s.open).toEqual([expect.objectContaining({ task: 'a', state: 'RUNNING', remoteIds: ['job-7'] })]);
+    expect(s.open).toEqual([
+      expect.objectContaining({
+        task: 'a',
+        state: 'RUNNING',
+        engine: { kind: 'local', container: 'c7' },
+        remoteIds: ['c7'],
+      }),
+    ]);
     expect(s.skipped).toBe(1);
   });
 
