@@ -351,7 +351,13 @@ export function describeBackendConformance(
       await untilAsync(
         async () => {
           const s = (await backend.poll([handle], AbortSignal.timeout(5_000))).get(handleKey(handle));
-          if (s) applyHandleStatus(handle, s, (op, h) => ledger.write(op, h), () => undefined);
+          if (s)
+            applyHandleStatus(
+              handle,
+              s,
+              (op, h) => ledger.write(op, h),
+              () => undefined,
+            );
           return handle.state === 'RUNNING' && log().includes('up');
         },
         20_000,
@@ -372,9 +378,9 @@ export function describeBackendConformance(
       const fields = Object.keys(read.engine).filter((k) => k !== 'kind');
       if (fields.length) {
         const bad = { kind: read.engine.kind, ...Object.fromEntries(fields.map((k) => [k, 42])) };
-        await expect(other.recover({ ...read, engine: bad }, opts1, AbortSignal.timeout(15_000))).rejects.toThrow(
-          new RegExp(`${read.task}#1`),
-        );
+        await expect(
+          other.recover({ ...read, engine: bad }, opts1, AbortSignal.timeout(15_000)),
+        ).rejects.toThrow(new RegExp(`${read.task}#1`));
       }
       expect(await backend.inspect(handle, never)).toMatchObject({ alive: true });
       const r = await other.recover(read, opts1, AbortSignal.timeout(30_000));

@@ -241,7 +241,10 @@ export class RemoteBackend implements Backend {
       attempt: req.attempt,
       state: 'SUBMITTED',
       nodes: req.task.nodes.map((n) => n.name),
-      ...named({ kind: 'fake-engine', submission: label({ runId: this.runId, task: req.task.name, attempt: req.attempt }) }),
+      ...named({
+        kind: 'fake-engine',
+        submission: label({ runId: this.runId, task: req.task.name, attempt: req.attempt }),
+      }),
       submittedAt: new Date().toISOString(),
       logPath: req.task.logPath,
     };

@@ -29,7 +29,9 @@ export interface Member {
 }
 
 /** the handle's engine state and labels for these members */
-export function membersState(members: Array<Pick<Member, 'name' | 'host'>>): Pick<TaskHandle, 'engine' | 'remoteIds'> {
+export function membersState(
+  members: Array<Pick<Member, 'name' | 'host'>>,
+): Pick<TaskHandle, 'engine' | 'remoteIds'> {
   const state: DockerHandleState = {
     kind: 'docker',
     members: members.map((m) => ({ container: m.name, ...(m.host ? { host: m.host } : {}) })),

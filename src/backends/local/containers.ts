@@ -73,7 +73,10 @@ export class ContainerReaper {
 }
 
 /** the container a recorded handle's engine state names, on the engine of this environment */
-export function recordedContainer(state: LocalHandleState, env: NodeJS.ProcessEnv): TaskContainer | undefined {
+export function recordedContainer(
+  state: LocalHandleState,
+  env: NodeJS.ProcessEnv,
+): TaskContainer | undefined {
   const name = state.container;
   return name ? { engine: new DockerEngine(env), host: undefined, name } : undefined;
 }

@@ -297,7 +297,10 @@ export class SlurmBackend implements Backend {
         const st = foreign.get(h);
         const steps = st ? slurmStepIds(st) : [];
         const alive = steps.some((id) => seen.has(id)) || this.clientAlive(h);
-        out.set(handleKey(h), alive ? { state: steps.length ? 'RUNNING' : 'SUBMITTED' } : { state: 'EXITED' });
+        out.set(
+          handleKey(h),
+          alive ? { state: steps.length ? 'RUNNING' : 'SUBMITTED' } : { state: 'EXITED' },
+        );
       }
     });
     return out;

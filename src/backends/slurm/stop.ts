@@ -57,7 +57,13 @@ export async function stopAttempts(
   const entries: Entry[] = handles.map((h) => {
     const a = liveOf(h);
     // another driver's handle: its steps through the kind's parse (a state it cannot read throws)
-    return { h, a, ...(a ? {} : { st: engineStateOf(slurmHandleState, h) }), signals: [], alreadyGone: false };
+    return {
+      h,
+      a,
+      ...(a ? {} : { st: engineStateOf(slurmHandleState, h) }),
+      signals: [],
+      alreadyGone: false,
+    };
   });
   const foreign = entries.filter((e) => !e.a);
   const foreignIds = (e: Entry): string[] => (e.st ? slurmStepIds(e.st) : []);

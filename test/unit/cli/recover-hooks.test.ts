@@ -38,7 +38,10 @@ function lostRun(): { runDir: string; handle: TaskHandle } {
   ].map((e, i) => JSON.stringify({ ...e, ts: new Date(i).toISOString(), seq: i }));
   mkdirSync(runDir, { recursive: true });
   writeFileSync(join(runDir, 'events.jsonl'), events.join('\n') + '\n');
-  writeFileSync(join(runDir, 'handles.jsonl'), JSON.stringify({ v: HANDLE_VERSION, t: 0, op: 'launched', handle }) + '\n');
+  writeFileSync(
+    join(runDir, 'handles.jsonl'),
+    JSON.stringify({ v: HANDLE_VERSION, t: 0, op: 'launched', handle }) + '\n',
+  );
   return { runDir, handle };
 }
 

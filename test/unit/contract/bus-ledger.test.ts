@@ -51,7 +51,12 @@ describe('handle ledger', () => {
     const a = handle('a');
     l.write('launched', a);
     l.write('launched', a); // repeated: not written twice
-    l.write('updated', { ...a, state: 'RUNNING', engine: { kind: 'local', container: 'c7' }, remoteIds: ['c7'] });
+    l.write('updated', {
+      ...a,
+      state: 'RUNNING',
+      engine: { kind: 'local', container: 'c7' },
+      remoteIds: ['c7'],
+    });
     l.write('launched', handle('b'));
     l.write('ended', handle('b'));
     l.close();
@@ -70,12 +75,19 @@ describe('handle ledger', () => {
   });
 
   it('skips records of another version and reads a missing ledger as empty', () => {
-    const path = join(dir, 'v2.jsonl');
+    // a later version (3), and lines whose line and handle versions disagree
+    const path = join(dir, 'v3.jsonl');
     writeFileSync(
       path,
-      JSON.stringify({ v: 2, t: 1, op: 'launched', handle: { ...handle('x'), v: 2 } }) + '\n',
+      [
+        { v: 3, t: 1, op: 'launched', handle: { ...handle('x'), v: 3 } },
+        { v: 2, t: 1, op: 'launched', handle: { ...handle('y'), v: 1 } },
+        { v: 1, t: 1, op: 'launched', handle: { ...handle('z'), v: 2 } },
+      ]
+        .map((l) => JSON.stringify(l))
+        .join('\n') + '\n',
     );
-    expect(readHandleLedger(path)).toMatchObject({ open: [], skipped: 1 });
+    expect(readHandleLedger(path)).toMatchObject({ open: [], skipped: 3 });
     expect(readHandleLedger(join(dir, 'none.jsonl'))).toEqual({ open: [], all: [], skipped: 0 });
   });
 });
