@@ -26,6 +26,7 @@ export function instantBackend(): Backend {
         attempt: req.attempt,
         state: 'RUNNING',
         nodes: [],
+        engine: { kind: 'local' },
         remoteIds: [],
         submittedAt: '',
         logPath: req.task.logPath,

@@ -11,7 +11,7 @@
  * arrive (a process writing straight into it, `srun` stdout, `docker logs -f`, the Kubernetes log
  * stream). Tailing, log_watch probes and result parsing read only that file.
  */
-import type { HandleState, TaskHandle } from '../events/handle.js';
+import type { EngineState, HandleState, TaskHandle } from '../events/handle.js';
 import type { NodeLaunchSpec } from '../operators/launch-spec.js';
 import type { ProbeTransport } from '../probes/types.js';
 import type { CliOptionBag } from '../util/cli-options.js';
@@ -23,7 +23,7 @@ import type {
   PlannedTask,
 } from '../plan/types.js';
 
-export type { BackendCapabilities, HandleState, NodeLaunchSpec, TaskHandle };
+export type { BackendCapabilities, EngineState, HandleState, NodeLaunchSpec, TaskHandle };
 export { HANDLE_VERSION, handleKey } from '../events/handle.js';
 
 export interface ExitStatus {
@@ -67,8 +67,12 @@ export interface HandleStatus {
   state: HandleState;
   /** set when state is EXITED */
   exit?: ExitStatus;
-  /** the engine ids, when they became known since the handle was recorded */
-  remoteIds?: string[];
+  /**
+   * The engine named the attempt (or more of it) since the handle was recorded (a Slurm step id):
+   * the handle's new engine state with its labels (`engineFields`); the runtime applies it to the
+   * handle and records it in the ledger.
+   */
+  named?: Pick<TaskHandle, 'engine' | 'remoteIds'>;
   /** the engine reports the attempt failed without an exit code (image pull, launch after submit) */
   error?: string;
   /**

@@ -8,6 +8,7 @@ import type { CollectorLauncher } from '../monitor/launcher.js';
 import type { ExecOutcome } from '../util/bounded-exec.js';
 import type { Recipe } from '../config/schema/index.js';
 import type { Backend, BackendContext } from './backend.js';
+import type { EngineState, HandleStateKind } from './handle-state.js';
 import type { CliOptionBag } from '../util/cli-options.js';
 export type { CliOptionBag, CliValue } from '../util/cli-options.js';
 import type {
@@ -27,6 +28,12 @@ export interface BackendKind<T extends BackendType = BackendType> extends Backen
   type: T;
   /** zod schema of the recipe's `backends[]` entry of this type */
   settings: z.ZodType;
+  /**
+   * The engine state its handles carry (`TaskHandle.engine`): its schema, labels and the legacy
+   * parse of version-1 ids (`<kind>/handle-state.ts`); its instances read a handle's engine names
+   * through `engineStateOf` with it, in `recover` first of all.
+   */
+  handleState: HandleStateKind<T, EngineState & { kind: T }>;
   /** creates an instance for a run; absent while the type plans but does not run yet */
   create?(this: void, planned: PlannedBackend<T>, ctx: BackendContext): Backend;
   /**

@@ -1,6 +1,6 @@
 /**
  * Bookkeeping of launched attempts for the orchestrator: the launch request handed to a backend,
- * status answers applied to a handle (late remote ids, state changes, the end) with every change
+ * status answers applied to a handle (engine names that arrived late, state changes, the end) with every change
  * recorded in the run's handle ledger, and how failing status calls are reported.
  */
 import type { Backend, HandleStatus, LaunchRequest, TaskHandle } from '../backends/backend.js';
@@ -37,8 +37,9 @@ export function applyHandleStatus(
   ledger: Ledger,
   emit: (e: RunEventInput) => void,
 ): void {
-  if (s.remoteIds && s.remoteIds.join() !== handle.remoteIds.join()) {
-    handle.remoteIds = [...s.remoteIds];
+  if (s.named && JSON.stringify(s.named.engine) !== JSON.stringify(handle.engine)) {
+    handle.engine = s.named.engine;
+    handle.remoteIds = [...s.named.remoteIds];
     ledger?.('updated', handle);
     emit({ type: 'task_handle', task: handle.task, attempt: handle.attempt, handle });
   }

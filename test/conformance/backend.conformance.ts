@@ -14,13 +14,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { handleKey, type Backend, type HandleStatus, type TaskHandle } from '../../src/backends/backend.js';
-import { readHandleLedger } from '../../src/events/handle-ledger.js';
+import {
+  HANDLE_VERSION,
+  handleKey,
+  type Backend,
+  type HandleStatus,
+  type TaskHandle,
+} from '../../src/backends/backend.js';
+import { HandleLedger, readHandleLedger } from '../../src/events/handle-ledger.js';
+import { applyHandleStatus } from '../../src/runtime/attempt-handles.js';
 import type { PlannedNode, PlannedTask } from '../../src/plan/types.js';
 import { tcpPortCheck } from '../../src/probes/tcp.js';
 import { groupState } from '../../src/util/process-liveness.js';
 import { plannedTask } from '../helpers/planned-task.js';
-import { processesWith, until } from './procs.js';
+import { processesWith, until, untilAsync } from './procs.js';
 
 export { processesWith } from './procs.js';
 
@@ -189,7 +196,7 @@ export function describeBackendConformance(
       const before = recorded.length;
       const { handle } = await launch('true');
       expect(JSON.parse(JSON.stringify(handle))).toEqual(handle);
-      expect(handle).toMatchObject({ v: 1, attempt: 1, backend: backend.name });
+      expect(handle).toMatchObject({ v: HANDLE_VERSION, attempt: 1, backend: backend.name });
       expect(recorded.length).toBeGreaterThan(before);
       expect(handleKey(recorded.at(-1)!)).toBe(handleKey(handle));
       await follow(backend, handle);
@@ -333,6 +340,51 @@ export function describeBackendConformance(
       } finally {
         cleanup?.();
       }
+    });
+
+    it("a handle's engine state round-trips through the ledger and recover reads it; a foreign or malformed one is refused", async () => {
+      const { handle, log } = await launch('echo up; exec sleep 30');
+      const file = join(dir, `roundtrip-${seq}.jsonl`);
+      const ledger = new HandleLedger(file);
+      ledger.write('launched', handle);
+      // the runtime's own path: status answers (late engine names) applied to the handle and recorded
+      await untilAsync(
+        async () => {
+          const s = (await backend.poll([handle], AbortSignal.timeout(5_000))).get(handleKey(handle));
+          if (s)
+            applyHandleStatus(
+              handle,
+              s,
+              (op, h) => ledger.write(op, h),
+              () => undefined,
+            );
+          return handle.state === 'RUNNING' && log().includes('up');
+        },
+        20_000,
+        'task running',
+      );
+      ledger.close();
+      const [read] = readHandleLedger(file).open;
+      expect(read.engine).toEqual(handle.engine);
+      expect(read.remoteIds).toEqual(handle.remoteIds);
+      expect(typeof read.engine.kind).toBe('string');
+      const other = opts.recoverer();
+      const opts1 = { graceMs: 1000 };
+      // another kind's state, and a state of this kind with every field of the wrong type: refused
+      // with an error that names the attempt, never taken for "nothing left"
+      await expect(
+        other.recover({ ...read, engine: { kind: 'no-such-kind' } }, opts1, AbortSignal.timeout(15_000)),
+      ).rejects.toThrow(new RegExp(`${read.task}#1`));
+      const fields = Object.keys(read.engine).filter((k) => k !== 'kind');
+      if (fields.length) {
+        const bad = { kind: read.engine.kind, ...Object.fromEntries(fields.map((k) => [k, 42])) };
+        await expect(
+          other.recover({ ...read, engine: bad }, opts1, AbortSignal.timeout(15_000)),
+        ).rejects.toThrow(new RegExp(`${read.task}#1`));
+      }
+      expect(await backend.inspect(handle, never)).toMatchObject({ alive: true });
+      const r = await other.recover(read, opts1, AbortSignal.timeout(30_000));
+      expect(r).toMatchObject({ found: true, stop: { gone: true } });
     });
 
     it('reattaches from the ledger of a SIGKILLed driver: recover stops what is left', async () => {

@@ -33,6 +33,7 @@ import {
   type TaskHandle,
 } from '../../src/backends/backend.js';
 import { slurmKind } from '../../src/backends/slurm/kind.js';
+import * as z from 'zod';
 import type { PlannedNode } from '../../src/plan/types.js';
 import { spawnGroup, type GroupHandle } from '../../src/util/process-group.js';
 
@@ -165,6 +166,26 @@ export class FakeEngine {
 const label = (h: Pick<TaskHandle, 'runId' | 'task' | 'attempt'>): string =>
   `${h.runId}/${h.task}#${h.attempt}`;
 
+/** the fake engine's state of a handle: its submission key, and the job id once the engine gave one */
+const FakeEngineState = z.object({
+  kind: z.literal('fake-engine'),
+  submission: z.string().min(1),
+  job: z.string().min(1).optional(),
+});
+type FakeEngineState = z.infer<typeof FakeEngineState>;
+
+/** this backend's parse boundary: a state it did not write is refused, as a real kind does */
+function fakeStateOf(h: TaskHandle): FakeEngineState {
+  const r = FakeEngineState.safeParse(h.engine);
+  if (!r.success) throw new Error(`handle of ${h.task}#${h.attempt}: not a fake-engine engine state`);
+  return r.data;
+}
+
+const named = (state: FakeEngineState): NonNullable<HandleStatus['named']> => ({
+  engine: state,
+  remoteIds: state.job ? [state.job] : [],
+});
+
 export const REMOTE_CAPABILITIES: BackendCapabilities = {
   ...slurmKind.capabilities,
   label: 'remote (test)',
@@ -220,7 +241,10 @@ export class RemoteBackend implements Backend {
       attempt: req.attempt,
       state: 'SUBMITTED',
       nodes: req.task.nodes.map((n) => n.name),
-      remoteIds: [],
+      ...named({
+        kind: 'fake-engine',
+        submission: label({ runId: this.runId, task: req.task.name, attempt: req.attempt }),
+      }),
       submittedAt: new Date().toISOString(),
       logPath: req.task.logPath,
     };
@@ -241,7 +265,7 @@ export class RemoteBackend implements Backend {
     const out = new Map<string, HandleStatus>();
     for (const h of handles) {
       const j = got.get(label(h));
-      if (j) out.set(handleKey(h), toStatus(j));
+      if (j) out.set(handleKey(h), toStatus(j, label(h)));
     }
     return out;
   }
@@ -259,7 +283,7 @@ export class RemoteBackend implements Backend {
   async inspect(h: TaskHandle, signal: AbortSignal): Promise<Inspection> {
     const j = (await this.engine.status([label(h)], signal)).get(label(h));
     if (!j) return { alive: false, state: 'UNKNOWN' };
-    const s = toStatus(j);
+    const s = toStatus(j, label(h));
     return {
       alive: j.state === 'QUEUED' || j.state === 'RUNNING',
       state: s.state,
@@ -268,10 +292,11 @@ export class RemoteBackend implements Backend {
   }
 
   async recover(record: TaskHandle, opts: StopOptions, signal: AbortSignal): Promise<RecoverOutcome> {
+    const { submission } = fakeStateOf(record);
     const seen = await this.inspect(record, signal);
-    if (!seen.alive) return { found: false, detail: `job ${label(record)} is not running (${seen.state})` };
+    if (!seen.alive) return { found: false, detail: `job ${submission} is not running (${seen.state})` };
     const stop = (await this.stop([record], opts, signal)).get(handleKey(record));
-    return { found: true, ...(stop ? { stop } : {}), detail: `job ${label(record)} cancelled` };
+    return { found: true, ...(stop ? { stop } : {}), detail: `job ${submission} cancelled` };
   }
 
   async release(signal: AbortSignal, nodes?: string[]): Promise<void> {
@@ -290,9 +315,9 @@ export class RemoteBackend implements Backend {
   }
 }
 
-function toStatus(j: Job): HandleStatus {
+function toStatus(j: Job, submission: string): HandleStatus {
   const ids = {
-    ...(j.id ? { remoteIds: [j.id] } : {}),
+    ...(j.id ? { named: named({ kind: 'fake-engine', submission, job: j.id }) } : {}),
     ...(j.startedAt !== undefined ? { startedAt: j.startedAt } : {}),
     ...(j.endedAt !== undefined ? { endedAt: j.endedAt } : {}),
   };

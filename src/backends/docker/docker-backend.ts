@@ -4,8 +4,8 @@
  * output lands byte for byte in the task log. Status is one `docker inspect` per engine endpoint
  * per tick for every live container; stop is one `docker stop -t <grace>` (or `kill`) per
  * endpoint; ended containers are removed in one `rm` per endpoint, and `release` removes whatever
- * this instance still has. Container names (`sflow-p<pid>-<task>-<node>`, with `@<endpoint>` on
- * a pool) are the handle's remote ids, so a later driver finds them in the ledger.
+ * this instance still has. Container names (`sflow-p<pid>-<task>-<node>`) with their pool hosts
+ * are the handle's engine state (handle-state.ts), so a later driver finds them in the ledger.
  */
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -48,9 +48,9 @@ import {
   byHost,
   inspectMembers,
   isRunning,
-  memberId,
   memberState,
   membersOf,
+  membersState,
   taskStatus,
   type Member,
 } from './members.js';
@@ -175,7 +175,7 @@ export class DockerBackend implements Backend {
       attempt: req.attempt,
       state: 'SUBMITTED',
       nodes: req.specs.map((s) => s.node?.name ?? task.nodes[0]?.name ?? 'localhost'),
-      remoteIds: members.map(memberId),
+      ...membersState(members),
       ...(got ? { gpus: { indices: got.indices, uuids: got.uuids } } : {}),
       submittedAt: new Date().toISOString(),
       logPath: task.logPath,
@@ -351,8 +351,10 @@ export class DockerBackend implements Backend {
     };
   }
 
-  recover(record: TaskHandle, opts: StopOptions, signal: AbortSignal): Promise<RecoverOutcome> {
-    return recoverMembers(this.engine, membersOf(record), opts, signal);
+  async recover(record: TaskHandle, opts: StopOptions, signal: AbortSignal): Promise<RecoverOutcome> {
+    // the kind's parse first: a state it cannot read is refused before any engine is asked
+    const members = membersOf(record);
+    return recoverMembers(this.engine, members, opts, signal);
   }
 
   async release(signal: AbortSignal, nodes?: string[]): Promise<void> {

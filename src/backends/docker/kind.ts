@@ -11,6 +11,7 @@ import { localEngineNodes } from './local-nodes.js';
 import { applyDockerExtraArgs } from './extra-args.js';
 import { DOCKER_CLI_FLAGS } from './cli-flags.js';
 import { dockerCollectorLauncher } from './monitor-collector.js';
+import { dockerHandleState } from './handle-state.js';
 
 const impl = lazyPart('docker', () => import('./kind-impl.js'));
 
@@ -105,6 +106,7 @@ export const dockerKind: BackendKind<'docker'> = {
   cliFlags: DOCKER_CLI_FLAGS,
   applyRunFlags: (recipe, options) => applyDockerExtraArgs(recipe, stringList(options.extraDockerArgs)),
   type: 'docker',
+  handleState: dockerHandleState,
   settings: DockerBackendSchema,
   capabilities: {
     label: 'Docker',

@@ -1,11 +1,13 @@
 /**
  * The containers of one task attempt ("members", one per assigned host) and how their states add
  * up to the attempt's: every member must end with 0; the first one that ends otherwise fails the
- * attempt with its code (backends.md §3.4). A member's id in the handle is its container name,
- * with `@<endpoint>` when it runs on a pool host, so a later driver finds it from the ledger.
+ * attempt with its code (backends.md §3.4). The handle's engine state names every member by its
+ * container and pool host (handle-state.ts), so a later driver finds them from the ledger.
  */
 import { constants } from 'node:os';
 import type { HandleStatus, TaskHandle } from '../backend.js';
+import { engineFields, engineStateOf } from '../handle-state.js';
+import { dockerHandleState, type DockerHandleState } from './handle-state.js';
 import type { GroupExit } from '../../util/process-group.js';
 import type { AttachedClient } from './labelled-client.js';
 import type { ContainerState, DockerEngine, Endpoint } from '../container-engine.js';
@@ -26,16 +28,24 @@ export interface Member {
   removed?: boolean;
 }
 
-export const memberId = (m: Pick<Member, 'name' | 'host'>): string =>
-  m.host ? `${m.name}@${m.host}` : m.name;
+/** the handle's engine state and labels for these members */
+export function membersState(
+  members: Array<Pick<Member, 'name' | 'host'>>,
+): Pick<TaskHandle, 'engine' | 'remoteIds'> {
+  const state: DockerHandleState = {
+    kind: 'docker',
+    members: members.map((m) => ({ container: m.name, ...(m.host ? { host: m.host } : {}) })),
+  };
+  return engineFields(dockerHandleState, state);
+}
 
-export function membersOf(h: Pick<TaskHandle, 'remoteIds'>): Member[] {
-  return h.remoteIds.map((id) => {
-    const at = id.indexOf('@');
-    return at < 0
-      ? { name: id, host: undefined, seen: false }
-      : { name: id.slice(0, at), host: id.slice(at + 1), seen: false };
-  });
+/** The members a handle names, read through the kind's parse (throws `run.handle_state` otherwise). */
+export function membersOf(h: Pick<TaskHandle, 'engine' | 'task' | 'attempt' | 'backend'>): Member[] {
+  return engineStateOf(dockerHandleState, h).members.map((m) => ({
+    name: m.container,
+    host: m.host,
+    seen: false,
+  }));
 }
 
 /** names grouped by endpoint (one engine call per endpoint) */

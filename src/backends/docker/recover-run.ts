@@ -11,10 +11,20 @@ import { driverPid } from '../container-engine.js';
 import { membersOf } from './members.js';
 import { isProcessAlive } from '../../util/process-liveness.js';
 
+/**
+ * Every container the run's Docker handles name. A handle whose state the kind cannot read is left
+ * out here: its own `recover` already reported it (an attempt not recovered, the recovery failed).
+ */
 function dockerMembers(runDir: string) {
   return readHandleLedger(ledgerPath(runDir))
     .all.filter((h) => h.type === 'docker')
-    .flatMap((h) => membersOf(h));
+    .flatMap((h) => {
+      try {
+        return membersOf(h);
+      } catch {
+        return [];
+      }
+    });
 }
 
 export function dockerLiveDriver(runDir: string): string | undefined {

@@ -85,7 +85,7 @@ export class PodAttempt {
   status(): HandleStatus {
     const startedAt = refineTime(this.leader.startedAt, this.leader.seenStart);
     const started = startedAt !== undefined ? { startedAt } : {};
-    if (this.state !== 'EXITED') return { state: this.state, remoteIds: this.handle.remoteIds, ...started };
+    if (this.state !== 'EXITED') return { state: this.state, ...started };
     const container = refineTime(this.leader.finishedAt, this.leader.seenEnd);
     const script = this.leader.scriptEnd;
     const endedAt =

@@ -5,12 +5,14 @@ import { refineKubernetesPlan } from './merge-groups.js';
 import { driverGone } from '../driver-identity.js';
 import { liveDriverOf } from './run-record.js';
 import { KUBERNETES_CLI_FLAGS } from './cli-flags.js';
+import { kubernetesHandleState } from './handle-state.js';
 
 const impl = lazyPart('kubernetes', () => import('./kind-impl.js'));
 
 export const kubernetesKind: BackendKind<'kubernetes'> = {
   cliFlags: KUBERNETES_CLI_FLAGS,
   type: 'kubernetes',
+  handleState: kubernetesHandleState,
   settings: KubernetesBackendSchema,
   capabilities: {
     label: 'Kubernetes',

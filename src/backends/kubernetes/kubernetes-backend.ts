@@ -51,6 +51,8 @@ import { stopAttempts } from './stop.js';
 import { mpiSettings } from './mpi-pods.js';
 import { abandonMpiJob, deleteMpiJob, launchMpiJob, mpiJobServed } from './mpijob-launch.js';
 import type { OperatorConfig } from '../../operators/index.js';
+import { engineStateOf } from '../handle-state.js';
+import { kubernetesHandleState } from './handle-state.js';
 
 export class KubernetesBackend implements Backend {
   readonly name: string;
@@ -172,12 +174,8 @@ export class KubernetesBackend implements Backend {
       if (t.colocated) return await launchMerged(core, this.merged, req, signal);
       if (t.operator.type === 'k8s_mpi' && (await this.mpiRoute(t.operator.config, signal)) === 'mpijob')
         return await this.launchMpiJob(core, req, signal);
-      const { handle, collect } = await launchTaskPods(core, req, signal);
-      return this.track(
-        handle,
-        handle.remoteIds.map((id) => id.split('/')[1]),
-        collect,
-      );
+      const { handle, pods, collect } = await launchTaskPods(core, req, signal);
+      return this.track(handle, pods, collect);
     } catch (e) {
       if (e instanceof SflowError) throw e;
       throw new SflowError('LAUNCH_FAILED', `Task '${t.name}': ${errorMessage(e)}`, {
@@ -347,6 +345,8 @@ export class KubernetesBackend implements Backend {
   }
 
   async recover(record: TaskHandle, opts: StopOptions, signal: AbortSignal): Promise<RecoverOutcome> {
+    // the kind's parse first: a state it cannot read is refused before the cluster is asked
+    const state = engineStateOf(kubernetesHandleState, record);
     if (!this.api) {
       // the run's record names its kubeconfig and context; flags given to `sflow recover` win
       const rec = readRunRecords(this.ctx.runDir).find((x) => x.backend === record.backend);
@@ -355,7 +355,7 @@ export class KubernetesBackend implements Backend {
       const target = loadKubeTarget(this.settings.namespace, options, this.ctx.env);
       this.api = new KubeApi({
         ...target,
-        namespace: record.remoteIds[0]?.split('/')[0] ?? target.namespace,
+        namespace: state.namespace,
       });
     }
     const { recoverAttempt } = await import('./recover.js');

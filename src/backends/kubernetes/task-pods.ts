@@ -14,6 +14,8 @@ import {
   type TaskHandle,
 } from '../backend.js';
 import type { KubeApi } from './client.js';
+import { engineFields } from '../handle-state.js';
+import { kubernetesHandleState } from './handle-state.js';
 import { claimTemplate, rdmaPatch, type RdmaFound } from './dra.js';
 import { attemptBase, L_NODE, podName, taskLabels, type Role } from './names.js';
 import { buildPod, SCRIPT_DIR, type ManifestContext, type PodPlan } from './pod-manifest.js';
@@ -70,7 +72,7 @@ export function newHandle(core: LaunchCore, req: LaunchRequest, pods: string[]):
     attempt: req.attempt,
     state: 'SUBMITTED',
     nodes: req.task.nodes.map((n) => n.name),
-    remoteIds: pods.map((p) => `${core.r.api.namespace}/${p}`),
+    ...engineFields(kubernetesHandleState, { kind: 'kubernetes', namespace: core.r.api.namespace, pods }),
     submittedAt: new Date().toISOString(),
     logPath: req.task.logPath,
   };
@@ -282,7 +284,7 @@ export async function launchTaskPods(
   core: LaunchCore,
   req: LaunchRequest,
   signal: AbortSignal,
-): Promise<{ handle: TaskHandle; collect: boolean }> {
+): Promise<{ handle: TaskHandle; pods: string[]; collect: boolean }> {
   const { r } = core;
   const artifacts = await core.artifacts(signal);
   const p = prepareTaskPods(core, req, artifacts);
@@ -319,5 +321,5 @@ export async function launchTaskPods(
       req.record(handle);
     }
   }
-  return { handle, collect: p.collect };
+  return { handle, pods: names, collect: p.collect };
 }

@@ -18,6 +18,7 @@ import {
 } from '../container-engine.js';
 import { driverId } from '../driver-identity.js';
 import { isProcessAlive } from '../../util/process-liveness.js';
+import type { LocalHandleState } from './handle-state.js';
 
 export interface TaskContainer {
   engine: DockerEngine;
@@ -71,9 +72,12 @@ export class ContainerReaper {
   }
 }
 
-/** the container a recorded handle names (its remote id), on the engine of this environment */
-export function recordedContainer(remoteIds: string[], env: NodeJS.ProcessEnv): TaskContainer | undefined {
-  const name = remoteIds[0];
+/** the container a recorded handle's engine state names, on the engine of this environment */
+export function recordedContainer(
+  state: LocalHandleState,
+  env: NodeJS.ProcessEnv,
+): TaskContainer | undefined {
+  const name = state.container;
   return name ? { engine: new DockerEngine(env), host: undefined, name } : undefined;
 }
 

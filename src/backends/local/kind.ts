@@ -4,9 +4,11 @@ import type { BackendKind } from '../kind.js';
 import { withMachineGpus } from './gpus.js';
 import { LocalBackend, localNodes } from './local-backend.js';
 import { localCollectorLauncher } from './monitor-collector.js';
+import { localHandleState } from './handle-state.js';
 
 export const localKind: BackendKind<'local'> = {
   type: 'local',
+  handleState: localHandleState,
   settings: LocalBackendSchema,
   capabilities: {
     label: 'local',

@@ -47,6 +47,8 @@ import {
   type TaskContainer,
 } from './containers.js';
 import { gpuClaimsFor, withMachineGpus } from './gpus.js';
+import { engineFields, engineStateOf } from '../handle-state.js';
+import { localHandleState } from './handle-state.js';
 import { reapLevel } from '../container-engine.js';
 
 /** A local process's times: spawned, and its exit as the launcher reported it (none when unknown). */
@@ -199,7 +201,10 @@ export class LocalBackend implements Backend {
         host: this.host,
         ...(startTime !== null ? { startTime } : {}),
       },
-      remoteIds: container ? [container.name] : [],
+      ...engineFields(localHandleState, {
+        kind: 'local',
+        ...(container ? { container: container.name } : {}),
+      }),
       ...(got ? { gpus: { indices: got.indices, uuids: got.uuids } } : {}),
       submittedAt: new Date(group.startedAt).toISOString(),
       logPath: task.logPath,
@@ -308,10 +313,12 @@ export class LocalBackend implements Backend {
   }
 
   async recover(record: TaskHandle, opts: StopOptions, signal: AbortSignal): Promise<RecoverOutcome> {
+    // the kind's parse first: a state it cannot read is refused, never taken for "nothing left"
+    const state = engineStateOf(localHandleState, record);
     if (!this.isHere(record))
       return { found: false, detail: `not on this machine (${record.process?.host ?? '?'})` };
     const group = await this.recoverGroup(record, opts, signal);
-    const container = recordedContainer(record.remoteIds, this.ctx.env);
+    const container = recordedContainer(state, this.ctx.env);
     if (!container) return group;
     // a docker_run task: its container outlives the client, whether the group still ran or not
     const c = await recoverContainer(container, opts, signal);

@@ -6,6 +6,7 @@ import { slurmCollectorLauncher } from './monitor-collector.js';
 import { applySlurmExtraArgs, applySlurmGpusPerNode } from './extra-args.js';
 import { slurmBatch } from './batch-env.js';
 import { SLURM_CLI_FLAGS } from './cli-flags.js';
+import { slurmHandleState } from './handle-state.js';
 
 const impl = lazyPart('slurm', () => import('./kind-impl.js'));
 
@@ -17,6 +18,7 @@ export const slurmKind: BackendKind<'slurm'> = {
   ],
   batch: slurmBatch,
   type: 'slurm',
+  handleState: slurmHandleState,
   settings: SlurmBackendSchema,
   capabilities: {
     label: 'Slurm',

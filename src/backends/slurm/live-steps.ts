@@ -13,6 +13,8 @@ import { sleep } from '../../util/sleep.js';
 import { callFailure, type SlurmExec } from './slurm-exec.js';
 import { noSteps, parseSteps, type StepInfo } from './steps.js';
 import { readStepTimes, type StepStamp } from './step-stamp.js';
+import { engineFields } from '../handle-state.js';
+import { slurmHandleState } from './handle-state.js';
 
 export interface LiveAttempt {
   handle: TaskHandle;
@@ -20,8 +22,10 @@ export interface LiveAttempt {
   group: GroupHandle;
   /** an `srun` client (a Slurm job step) rather than a command on the driver */
   step: boolean;
-  /** `<job>.<step>` once scontrol named it */
+  /** `<job>.<step>` once scontrol named it (as scancel takes it) */
   stepId?: string;
+  /** its job and step, for the handle's engine state */
+  named?: { job: string; step: string };
   /** the step was seen running (or the command is a local one) */
   running: boolean;
   /** sflow asked it to stop (an srun exit of 128+n is then read as that signal) */
@@ -79,6 +83,7 @@ export function matchSteps(
     const s = byPid.get(a.group.pid);
     if (!s) continue;
     a.stepId = s.id;
+    if (s.step) a.named = { job: s.job, step: s.step };
     a.running = true;
     named.push(a);
   }
@@ -87,7 +92,9 @@ export function matchSteps(
 
 /** An attempt's status as the backend reports it: state, step id, and its times when known. */
 export function attemptStatus(a: LiveAttempt): HandleStatus {
-  const ids = a.stepId ? { remoteIds: [a.stepId] } : {};
+  const ids = a.named
+    ? { named: engineFields(slurmHandleState, { kind: 'slurm', job: a.named.job, steps: [a.named.step] }) }
+    : {};
   const times = {
     ...(a.startedAt !== undefined ? { startedAt: a.startedAt } : {}),
     ...(a.endedAt !== undefined ? { endedAt: a.endedAt } : {}),

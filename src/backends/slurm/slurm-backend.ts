@@ -52,6 +52,8 @@ import { callFailure, slurmExec, type SlurmExec } from './slurm-exec.js';
 import { stopAttempts } from './stop.js';
 import { launchFailure, logTail, startTimeout, stepStartTimeoutMs } from './step-start.js';
 import { readStepTimes, stepStamp } from './step-stamp.js';
+import { engineFields, engineStateOf } from '../handle-state.js';
+import { slurmHandleState, slurmStepIds, type SlurmHandleState } from './handle-state.js';
 
 const REQUIRED_TOOLS = ['salloc', 'srun', 'scontrol', 'scancel'];
 const FIRST_SCAN_MS = 250;
@@ -236,7 +238,11 @@ export class SlurmBackend implements Backend {
         host: this.host,
         ...(startTime !== null ? { startTime } : {}),
       },
-      remoteIds: [],
+      ...engineFields(slurmHandleState, {
+        kind: 'slurm',
+        ...(this.allocation ? { job: this.allocation.id } : {}),
+        steps: [],
+      }),
       submittedAt: new Date(group.startedAt).toISOString(),
       logPath: task.logPath,
     };
@@ -280,16 +286,20 @@ export class SlurmBackend implements Backend {
     const out = new Map<string, HandleStatus>();
     const own = handles.map((h) => this.live.get(handleKey(h)));
     if (this.allocation && own.some((a) => a?.step && !a.stepId && !a.exit)) await this.scan(signal, false);
-    const foreign = handles.filter((_, i) => !own[i]);
-    const seen = foreign.length ? await this.foreignSteps(foreign, signal) : new Set<string>();
+    // another driver's handles: their steps through the kind's parse (a state it cannot read throws)
+    const foreign = new Map<TaskHandle, SlurmHandleState>();
+    handles.forEach((h, i) => own[i] || foreign.set(h, engineStateOf(slurmHandleState, h)));
+    const seen = foreign.size ? await this.foreignSteps([...foreign.values()], signal) : new Set<string>();
     handles.forEach((h, i) => {
       const a = own[i];
       if (a) out.set(handleKey(h), attemptStatus(a));
       else {
-        const alive = h.remoteIds.some((id) => seen.has(id)) || this.clientAlive(h);
+        const st = foreign.get(h);
+        const steps = st ? slurmStepIds(st) : [];
+        const alive = steps.some((id) => seen.has(id)) || this.clientAlive(h);
         out.set(
           handleKey(h),
-          alive ? { state: h.remoteIds.length ? 'RUNNING' : 'SUBMITTED' } : { state: 'EXITED' },
+          alive ? { state: steps.length ? 'RUNNING' : 'SUBMITTED' } : { state: 'EXITED' },
         );
       }
     });
@@ -341,10 +351,10 @@ export class SlurmBackend implements Backend {
   }
 
   async recover(record: TaskHandle, opts: StopOptions, signal: AbortSignal): Promise<RecoverOutcome> {
+    // the kind's parse first: a state it cannot read is refused, never taken for "not running"
+    const steps = slurmStepIds(engineStateOf(slurmHandleState, record));
     const seen = (await this.poll([record], signal)).get(handleKey(record));
-    const what = record.remoteIds.length
-      ? `step ${record.remoteIds.join(',')}`
-      : `srun client pid ${record.process?.pid ?? '?'}`;
+    const what = steps.length ? `step ${steps.join(',')}` : `srun client pid ${record.process?.pid ?? '?'}`;
     if (!seen || seen.state === 'EXITED')
       return { found: false, detail: `${what} of ${record.task} is not running` };
     const stop = (await this.stop([record], opts, signal)).get(handleKey(record));
@@ -382,9 +392,9 @@ export class SlurmBackend implements Backend {
     return list;
   }
 
-  /** the step ids of foreign handles that Slurm still lists (one call per job) */
-  private async foreignSteps(handles: TaskHandle[], signal: AbortSignal): Promise<Set<string>> {
-    const jobs = new Set(handles.flatMap((h) => h.remoteIds.map((id) => id.split('.')[0])));
+  /** the step ids Slurm still lists in the jobs of foreign handles' states (one call per job) */
+  private async foreignSteps(states: SlurmHandleState[], signal: AbortSignal): Promise<Set<string>> {
+    const jobs = new Set(states.flatMap((s) => (s.job !== undefined && s.steps.length ? [s.job] : [])));
     const seen = new Set<string>();
     for (const job of jobs) {
       const r = await stepsOf(this.exec, job, signal);

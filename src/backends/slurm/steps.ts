@@ -6,6 +6,9 @@
 export interface StepInfo {
   /** `<job>.<step>` */
   id: string;
+  /** the two parts of the id: the job (`123`, `123_4` in an array) and the step within it */
+  job: string;
+  step: string;
   name: string;
   state: string;
   /** host and pid of the srun client that created the step (matches our own srun processes) */
@@ -34,8 +37,12 @@ export function parseSteps(stdout: string): StepInfo[] {
     if (!line.startsWith('StepId=')) continue;
     const f = oneLineFields(line);
     const [host, pid] = (f['SrunHost:Pid'] ?? '').split(':');
+    const id = f.StepId ?? '';
+    const dot = id.lastIndexOf('.');
     steps.push({
-      id: f.StepId,
+      id,
+      job: dot > 0 ? id.slice(0, dot) : id,
+      step: dot > 0 ? id.slice(dot + 1) : '',
       name: f.Name ?? '',
       state: f.State ?? 'UNKNOWN',
       srunHost: host ?? '',

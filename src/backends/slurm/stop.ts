@@ -12,12 +12,16 @@ import { handleKey, type StopOptions, type StopOutcome, type TaskHandle } from '
 import type { LiveAttempt } from './live-steps.js';
 import { stepsOf } from './live-steps.js';
 import type { SlurmExec } from './slurm-exec.js';
+import { engineStateOf } from '../handle-state.js';
+import { slurmHandleState, slurmStepIds, type SlurmHandleState } from './handle-state.js';
 
 const AFTER_KILL_MS = 10_000;
 
 interface Entry {
   h: TaskHandle;
   a?: LiveAttempt;
+  /** another driver's attempt: its engine state, as the kind parsed it */
+  st?: SlurmHandleState;
   signals: string[];
   alreadyGone: boolean;
   error?: string;
@@ -50,10 +54,23 @@ export async function stopAttempts(
   signal: AbortSignal,
 ): Promise<Map<string, StopOutcome>> {
   const t0 = Date.now();
-  const entries: Entry[] = handles.map((h) => ({ h, a: liveOf(h), signals: [], alreadyGone: false }));
+  const entries: Entry[] = handles.map((h) => {
+    const a = liveOf(h);
+    // another driver's handle: its steps through the kind's parse (a state it cannot read throws)
+    return {
+      h,
+      a,
+      ...(a ? {} : { st: engineStateOf(slurmHandleState, h) }),
+      signals: [],
+      alreadyGone: false,
+    };
+  });
   const foreign = entries.filter((e) => !e.a);
+  const foreignIds = (e: Entry): string[] => (e.st ? slurmStepIds(e.st) : []);
   const liveForeignSteps = async (): Promise<Set<string>> => {
-    const jobs = new Set(foreign.flatMap((e) => e.h.remoteIds.map((id) => id.split('.')[0])));
+    const jobs = new Set(
+      foreign.flatMap((e) => (e.st?.job !== undefined && e.st.steps.length ? [e.st.job] : [])),
+    );
     const seen = new Set<string>();
     for (const job of jobs) {
       const r = await stepsOf(exec, job, AbortSignal.timeout(15_000));
@@ -66,12 +83,12 @@ export async function stopAttempts(
   const gone = (e: Entry): boolean =>
     e.a
       ? Boolean(e.a.exit)
-      : !e.h.remoteIds.some((id) => foreignSteps.has(id)) && clientPgid(e.h) === undefined;
+      : !foreignIds(e).some((id) => foreignSteps.has(id)) && clientPgid(e.h) === undefined;
   for (const e of entries) e.alreadyGone = gone(e);
   const active = entries.filter((e) => !e.alreadyGone);
   for (const e of active) if (e.a) e.a.stopped = true;
   const stepIds = (es: Entry[]) =>
-    es.flatMap((e) => (e.a ? (e.a.stepId ? [e.a.stepId] : []) : e.h.remoteIds));
+    es.flatMap((e) => (e.a ? (e.a.stepId ? [e.a.stepId] : []) : foreignIds(e)));
   const pgidOf = (e: Entry) => (e.a ? (e.a.exit ? undefined : e.a.group.pgid) : clientPgid(e.h));
 
   const send = async (sig: 'TERM' | 'KILL', es: Entry[]) => {

@@ -8,7 +8,6 @@ import { createServer } from 'node:net';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { dockerLiveDriver, dockerRecoverRun } from '../../../src/backends/docker/recover-run.js';
-import { readHandleLedger } from '../../../src/events/handle-ledger.js';
 import { REPO } from '../../helpers/cli.js';
 import { sflowAsync } from '../../helpers/cli-async.js';
 import { scratchDir } from '../../helpers/scratch.js';
@@ -16,6 +15,7 @@ import { processesWith, until, untilAsync } from '../../conformance/procs.js';
 import { describeWithEngines, engine } from '../helpers/engines.js';
 import { buildHostbinImage, removeHostbinImage } from './fixture.js';
 import { dockerFragment, dockerRuns } from './runs.js';
+import { ledgerContainers } from './fixture.js';
 
 const docker = engine('docker');
 const SAMPLES = join(REPO, 'assets', 'samples', 'self_contained', 'local');
@@ -45,7 +45,7 @@ describeWithEngines('sflow run on the Docker backend', [docker], () => {
   };
   /** containers a run's ledger names that still exist on the engine */
   const leftOf = async (runDir: string): Promise<string[]> => {
-    const names = readHandleLedger(join(runDir, 'handles.jsonl')).all.flatMap((h) => h.remoteIds);
+    const names = ledgerContainers(runDir);
     expect(names.length).toBeGreaterThan(0);
     return runs.existing(names);
   };
@@ -83,7 +83,7 @@ describeWithEngines('sflow run on the Docker backend', [docker], () => {
     for (const d of [dag, service, sweep])
       expect(health(d)).toMatch(/^Verdict: OK: \d+ call\(s\), none failed/m);
     // the containers really were Docker's: the ledger names sflow-p<driver pid>-<task>-<node>
-    const ids = readHandleLedger(join(service, 'handles.jsonl')).all.flatMap((h) => h.remoteIds);
+    const ids = ledgerContainers(service);
     expect(ids.some((n) => /^sflow-p\d+-server-localhost$/.test(n))).toBe(true);
   });
 

@@ -7,7 +7,11 @@
  */
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BackendContext } from '../../../src/backends/backend.js';
+import type { BackendContext, TaskHandle } from '../../../src/backends/backend.js';
+import { membersOf } from '../../../src/backends/docker/members.js';
+import { engineStateOf } from '../../../src/backends/handle-state.js';
+import { localHandleState } from '../../../src/backends/local/handle-state.js';
+import { readHandleLedger } from '../../../src/events/handle-ledger.js';
 import { dockerKind } from '../../../src/backends/docker/kind.js';
 import type { BackendConfig, PlannedBackend } from '../../../src/plan/types.js';
 import type { Engine } from '../helpers/engines.js';
@@ -95,4 +99,20 @@ export function gpuDroppingCli(dir: string, argvLog: string): string {
   );
   chmodSync(wrapper, 0o755);
   return wrapper;
+}
+
+/**
+ * The container names a run's handle ledger records, read from each handle's engine state through
+ * its kind's parse (Docker members; a local `docker_run` task's container), never from the labels.
+ */
+export function ledgerContainers(runDir: string): string[] {
+  return readHandleLedger(join(runDir, 'handles.jsonl')).all.flatMap(handleContainers);
+}
+
+export function handleContainers(h: TaskHandle): string[] {
+  if (h.type === 'local') {
+    const c = engineStateOf(localHandleState, h).container;
+    return c ? [c] : [];
+  }
+  return membersOf(h).map((m) => m.name);
 }

@@ -8,11 +8,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { readHandleLedger } from '../../../src/events/handle-ledger.js';
 import { scratchDir } from '../../helpers/scratch.js';
 import { describeWithEngines, engine } from '../helpers/engines.js';
 import { buildHostbinImage, HOST_MOUNTS, HOSTBIN_IMAGE, removeHostbinImage } from './fixture.js';
 import { dockerRuns } from './runs.js';
+import { ledgerContainers } from './fixture.js';
 
 const docker = engine('docker');
 
@@ -22,8 +22,7 @@ describeWithEngines('docker_run on the local backend', [docker], () => {
   const env = () => docker.childEnv({ SFLOW_TASK_OUTPUT: 'never' });
   const runs = dockerRuns(docker, () => dir, env);
   const runDir = runs.runDirOf;
-  const containersOf = (d: string) =>
-    readHandleLedger(join(d, 'handles.jsonl')).all.flatMap((h) => h.remoteIds);
+  const containersOf = ledgerContainers;
   const existing = runs.existing;
 
   function recipe(name: string, script: string): string {

@@ -10,11 +10,11 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { readHandleLedger } from '../../../src/events/handle-ledger.js';
 import { scratchDir } from '../../helpers/scratch.js';
 import { describeWithEngines, engine } from '../helpers/engines.js';
 import { buildHostbinImage, HOST_MOUNTS, HOSTBIN_IMAGE, removeHostbinImage } from './fixture.js';
 import { dockerFragment, dockerRuns } from './runs.js';
+import { ledgerContainers } from './fixture.js';
 
 const docker = engine('docker');
 const SCRIPT =
@@ -82,7 +82,7 @@ describeWithEngines('Docker log offload', [docker], () => {
       (d) => existsSync(log(d)) && readFileSync(log(d), 'utf8').includes('first-line'),
       'the task log never got its first line',
     );
-    const container = readHandleLedger(join(long.runDir, 'handles.jsonl')).all.flatMap((h) => h.remoteIds)[0];
+    const container = ledgerContainers(long.runDir)[0];
     expect(container).toMatch(/^sflow-p\d+-talk-/);
     const engineLog = await docker.exec('docker', ['-H', host(), 'logs', container.split('@')[0]]);
     writeFileSync(join(long.runDir, 'talk', 'go'), '');

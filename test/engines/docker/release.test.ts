@@ -15,6 +15,7 @@ import { plannedTask } from '../../helpers/planned-task.js';
 import { scratchDir } from '../../helpers/scratch.js';
 import { describeWithEngines, engine } from '../helpers/engines.js';
 import { buildHostbinImage, dockerCtx, dockerPlanned, removeHostbinImage } from './fixture.js';
+import { handleContainers } from './fixture.js';
 
 const docker = engine('docker');
 
@@ -65,7 +66,7 @@ describeWithEngines('Docker backend release', [docker], () => {
         { task, attempt: 1, specs: task.launch, baseEnv: {}, cwd: dir, runDir: dir, record: () => undefined },
         AbortSignal.timeout(60_000),
       );
-      const name = handle.remoteIds[0];
+      const [name] = handleContainers(handle);
       // poll until the ended container's rm is under way, then abort that poll (the watch closing)
       const end = Date.now() + 60_000;
       while (!existsSync(started)) {
@@ -85,7 +86,7 @@ describeWithEngines('Docker backend release', [docker], () => {
       expect(await exists(name)).toBe(false);
     } finally {
       rmSync(hold, { force: true });
-      if (handle) await docker.exec('docker', ['rm', '-f', ...handle.remoteIds]);
+      if (handle) await docker.exec('docker', ['rm', '-f', ...handleContainers(handle)]);
     }
   });
 });

@@ -13,7 +13,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { readHandleLedger } from '../../../src/events/handle-ledger.js';
 import { sflowAsync } from '../../helpers/cli-async.js';
 import { onlyRunDir, taskLog, taskTable } from '../../helpers/run-dir.js';
 import { scratchDir } from '../../helpers/scratch.js';
@@ -39,6 +38,7 @@ import {
   removeHostbinImage,
 } from './fixture.js';
 import { buildStandinImage, removeStandinImage, STANDIN_IMAGE } from './standin-image.js';
+import { ledgerContainers } from './fixture.js';
 
 const docker = engine('docker');
 const ssh = engine('ssh');
@@ -46,7 +46,7 @@ const engines = () => [docker.get('SFLOW_TEST_DOCKER_HOST_A'), docker.get('SFLOW
 
 /** containers a run's ledger names that still exist on any of the engines */
 async function containersLeft(runDir: string): Promise<string[]> {
-  const names = readHandleLedger(join(runDir, 'handles.jsonl')).all.flatMap((h) => h.remoteIds);
+  const names = ledgerContainers(runDir);
   expect(names.length).toBeGreaterThan(0);
   const left: string[] = [];
   for (const host of engines()) {

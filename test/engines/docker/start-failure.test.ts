@@ -9,12 +9,12 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { readHandleLedger } from '../../../src/events/handle-ledger.js';
 import { REPO } from '../../helpers/cli.js';
 import { sflowAsync } from '../../helpers/cli-async.js';
 import { scratchDir } from '../../helpers/scratch.js';
 import { describeWithEngines, engine, type Engine } from '../helpers/engines.js';
 import { buildHostbinImage, HOST_MOUNTS, HOSTBIN_IMAGE, removeHostbinImage } from './fixture.js';
+import { ledgerContainers } from './fixture.js';
 
 const docker = engine('docker');
 const ssh = engine('ssh');
@@ -58,7 +58,7 @@ const runDirOf = (dir: string, name: string): string => {
 
 /** containers named in a run's ledger that still exist on `hosts` */
 async function leftOf(eng: Engine, runDir: string, hosts: string[]): Promise<string[]> {
-  const ids = readHandleLedger(join(runDir, 'handles.jsonl')).all.flatMap((h) => h.remoteIds);
+  const ids = ledgerContainers(runDir);
   const names = ids.map((id) => id.split('@')[0]);
   const all: string[] = [];
   for (const h of hosts) {

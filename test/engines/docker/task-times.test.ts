@@ -14,6 +14,7 @@ import { expectTimingRun, timingWorkflow, type EngineRecord } from '../../helper
 import { describeWithEngines, engine } from '../helpers/engines.js';
 import { buildHostbinImage, HOST_MOUNTS, HOSTBIN_IMAGE, removeHostbinImage } from './fixture.js';
 import { dockerFragment, dockerRuns } from './runs.js';
+import { handleContainers } from './fixture.js';
 
 const docker = engine('docker');
 
@@ -25,7 +26,7 @@ describeWithEngines('task times and names on Docker', [docker], () => {
   const containersOf = (runDir: string): Map<string, string[]> => {
     const out = new Map<string, string[]>();
     for (const h of readHandleLedger(join(runDir, 'handles.jsonl')).all)
-      if (h.attempt === 1) out.set(h.task, h.remoteIds);
+      if (h.attempt === 1) out.set(h.task, handleContainers(h));
     return out;
   };
   const file = (name: string, text: string) => {

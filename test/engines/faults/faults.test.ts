@@ -34,6 +34,7 @@ import {
   writeTable,
   type FaultRow,
 } from './fault-kit.js';
+import { membersOf } from '../../../src/backends/docker/members.js';
 
 const docker = engine('docker');
 const slurm = engine('slurm');
@@ -85,7 +86,7 @@ const twoTasks = (name: string, secs: number, svcExtra: string[] = [], afterExtr
 /** containers named in a run's handle ledger still on `hosts` */
 async function containersLeft(runDir: string, hosts: string[]): Promise<string[]> {
   const names = readHandleLedger(join(runDir, 'handles.jsonl')).all.flatMap((h) =>
-    h.remoteIds.map((id) => id.split('@')[0]),
+    membersOf(h).map((m) => m.name),
   );
   const all: string[] = [];
   for (const h of hosts) {

@@ -20,6 +20,9 @@ import {
 import { required, sandboxMissing } from './harness.js';
 import { runRecipe } from './run-recipe.js';
 import { withEmulator } from './with-emulator.js';
+import { readHandleLedger } from '../../../src/events/handle-ledger.js';
+import { engineStateOf } from '../../../src/backends/handle-state.js';
+import { kubernetesHandleState } from '../../../src/backends/kubernetes/handle-state.js';
 
 const missing = sandboxMissing();
 
@@ -41,15 +44,8 @@ const BACKEND = [
 /** the pod names of each task's first attempt, from the run's handle ledger */
 function podsOf(runDir: string): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  for (const l of readFileSync(join(runDir, 'handles.jsonl'), 'utf8').split('\n')) {
-    if (!l.trim()) continue;
-    const h = JSON.parse(l).handle as { task: string; attempt: number; remoteIds: string[] };
-    if (h.attempt === 1 && h.remoteIds.length)
-      out.set(
-        h.task,
-        h.remoteIds.map((id) => id.split('/').pop()!),
-      );
-  }
+  for (const h of readHandleLedger(join(runDir, 'handles.jsonl')).all)
+    if (h.attempt === 1) out.set(h.task, engineStateOf(kubernetesHandleState, h).pods);
   return out;
 }
 

@@ -17,6 +17,8 @@ import { taskLog } from '../../helpers/run-dir.js';
 import { describeWithEngines } from '../helpers/engines.js';
 import { TAG, cancelNamed, clusterFragment, jobsNamed, slurm, stepsOfJobs, until } from './slurm-helpers.js';
 import { newCwd, runSflow, startSflow } from './sflow-cli.js';
+import { engineStateOf } from '../../../src/backends/handle-state.js';
+import { slurmHandleState } from '../../../src/backends/slurm/handle-state.js';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -152,7 +154,10 @@ describeWithEngines('Slurm: nothing left in the queue', [slurm], () => {
         // distinct tasks: one task's step can be recorded twice (ids arrive, then its state changes)
         const withStep = new Set(
           readHandleLedger(join(d, 'handles.jsonl'))
-            .all.filter((h) => h.remoteIds.some((r) => r.startsWith(`${id}.`)))
+            .all.filter((h) => {
+              const s = engineStateOf(slurmHandleState, h);
+              return s.job === id && s.steps.length > 0;
+            })
             .map((h) => h.task),
         );
         return withStep.has('server_a') && withStep.has('server_b') ? d : '';

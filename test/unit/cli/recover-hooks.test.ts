@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Backend } from '../../../src/backends/backend.js';
 import type { BackendKind, RunRecoveryOptions } from '../../../src/backends/kind.js';
-import type { TaskHandle } from '../../../src/events/handle.js';
+import { HANDLE_VERSION, type TaskHandle } from '../../../src/events/handle.js';
 import { describeRecovery, recoverRun } from '../../../src/cli/recover-runs.js';
 
 const root = mkdtempSync(join(tmpdir(), 'sflow-recover-hooks-'));
@@ -19,7 +19,7 @@ let seq = 0;
 function lostRun(): { runDir: string; handle: TaskHandle } {
   const runDir = join(root, `run${++seq}`);
   const handle: TaskHandle = {
-    v: 1,
+    v: HANDLE_VERSION,
     backend: 'farm',
     type: 'fake',
     runId: `r${seq}`,
@@ -27,6 +27,7 @@ function lostRun(): { runDir: string; handle: TaskHandle } {
     attempt: 1,
     state: 'RUNNING',
     nodes: ['n0'],
+    engine: { kind: 'fake', job: 'job-7' },
     remoteIds: ['job-7'],
     submittedAt: new Date(0).toISOString(),
     logPath: join(runDir, 'serve', 'serve.log'),
@@ -37,7 +38,10 @@ function lostRun(): { runDir: string; handle: TaskHandle } {
   ].map((e, i) => JSON.stringify({ ...e, ts: new Date(i).toISOString(), seq: i }));
   mkdirSync(runDir, { recursive: true });
   writeFileSync(join(runDir, 'events.jsonl'), events.join('\n') + '\n');
-  writeFileSync(join(runDir, 'handles.jsonl'), JSON.stringify({ v: 1, t: 0, op: 'launched', handle }) + '\n');
+  writeFileSync(
+    join(runDir, 'handles.jsonl'),
+    JSON.stringify({ v: HANDLE_VERSION, t: 0, op: 'launched', handle }) + '\n',
+  );
   return { runDir, handle };
 }
 
@@ -89,7 +93,7 @@ describe('sflow recover: backend kind hooks', () => {
     });
     expect(a.asked).toEqual([runDir]);
     expect(b.asked).toEqual([runDir]);
-    expect(a.recovered.map((h) => h.remoteIds)).toEqual([handle.remoteIds]);
+    expect(a.recovered.map((h) => h.engine)).toEqual([handle.engine]);
     expect(b.recovered).toEqual([]);
     for (const c of [a, b]) {
       expect(c.runLevel).toHaveLength(1);

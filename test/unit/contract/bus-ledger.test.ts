@@ -19,6 +19,7 @@ const handle = (task: string, attempt = 1): TaskHandle => ({
   attempt,
   state: 'SUBMITTED',
   nodes: [],
+  engine: { kind: 'local' },
   remoteIds: [],
   submittedAt: '',
   logPath: '/x',
@@ -50,24 +51,43 @@ describe('handle ledger', () => {
     const a = handle('a');
     l.write('launched', a);
     l.write('launched', a); // repeated: not written twice
-    l.write('updated', { ...a, state: 'RUNNING', remoteIds: ['job-7'] });
+    l.write('updated', {
+      ...a,
+      state: 'RUNNING',
+      engine: { kind: 'local', container: 'c7' },
+      remoteIds: ['c7'],
+    });
     l.write('launched', handle('b'));
     l.write('ended', handle('b'));
     l.close();
     appendFileSync(path, '{"v":1,"t":1,"op":"launched","handle":{"v":1,'); // driver killed mid-write
     const s = readHandleLedger(path);
     expect(s.all.map((h) => h.task)).toEqual(['a', 'b']);
-    expect(s.open).toEqual([expect.objectContaining({ task: 'a', state: 'RUNNING', remoteIds: ['job-7'] })]);
+    expect(s.open).toEqual([
+      expect.objectContaining({
+        task: 'a',
+        state: 'RUNNING',
+        engine: { kind: 'local', container: 'c7' },
+        remoteIds: ['c7'],
+      }),
+    ]);
     expect(s.skipped).toBe(1);
   });
 
   it('skips records of another version and reads a missing ledger as empty', () => {
-    const path = join(dir, 'v2.jsonl');
+    // a later version (3), and lines whose line and handle versions disagree
+    const path = join(dir, 'v3.jsonl');
     writeFileSync(
       path,
-      JSON.stringify({ v: 2, t: 1, op: 'launched', handle: { ...handle('x'), v: 2 } }) + '\n',
+      [
+        { v: 3, t: 1, op: 'launched', handle: { ...handle('x'), v: 3 } },
+        { v: 2, t: 1, op: 'launched', handle: { ...handle('y'), v: 1 } },
+        { v: 1, t: 1, op: 'launched', handle: { ...handle('z'), v: 2 } },
+      ]
+        .map((l) => JSON.stringify(l))
+        .join('\n') + '\n',
     );
-    expect(readHandleLedger(path)).toMatchObject({ open: [], skipped: 1 });
+    expect(readHandleLedger(path)).toMatchObject({ open: [], skipped: 3 });
     expect(readHandleLedger(join(dir, 'none.jsonl'))).toEqual({ open: [], all: [], skipped: 0 });
   });
 });

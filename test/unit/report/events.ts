@@ -1,10 +1,11 @@
 /** Small hand-written ledgers for the report's unit tests. */
 import type { PlanTaskInfo, RunEvent, TaskHandle } from '../../../src/events/events.js';
+import { HANDLE_VERSION } from '../../../src/events/handle.js';
 
 /** A local task handle as a task_started event carries it (backend contract v2). */
 function taskHandle(task: string, attempt: number, extra: Partial<TaskHandle> = {}): TaskHandle {
   return {
-    v: 1,
+    v: HANDLE_VERSION,
     backend: 'local',
     type: 'local',
     runId: 'r1',
@@ -13,6 +14,7 @@ function taskHandle(task: string, attempt: number, extra: Partial<TaskHandle> = 
     state: 'RUNNING',
     nodes: ['localhost'],
     process: { pid: 1, pgid: 1, host: 'localhost' },
+    engine: { kind: 'local' },
     remoteIds: [],
     submittedAt: new Date(0).toISOString(),
     logPath: `/nonexistent/run/${task}/${task}.log`,

@@ -102,6 +102,7 @@ export class FakeBackend implements Backend {
       attempt,
       state: 'RUNNING',
       nodes: [],
+      engine: { kind: 'local', container: `fake-${1000 + this.launches.length}` },
       remoteIds: [`fake-${1000 + this.launches.length}`],
       submittedAt: '',
       logPath: task.logPath,

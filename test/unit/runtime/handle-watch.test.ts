@@ -8,11 +8,17 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import type { Backend, HandleStatus, TaskHandle, WatchHooks } from '../../../src/backends/backend.js';
+import {
+  HANDLE_VERSION,
+  type Backend,
+  type HandleStatus,
+  type TaskHandle,
+  type WatchHooks,
+} from '../../../src/backends/backend.js';
 import { HandleWatch } from '../../../src/runtime/handle-watch.js';
 
 const handle = (task: string): TaskHandle => ({
-  v: 1,
+  v: HANDLE_VERSION,
   backend: 'b',
   type: 'local',
   runId: 'r',
@@ -20,6 +26,7 @@ const handle = (task: string): TaskHandle => ({
   attempt: 1,
   state: 'RUNNING',
   nodes: [],
+  engine: { kind: 'local' },
   remoteIds: [],
   submittedAt: new Date(0).toISOString(),
   logPath: '/dev/null',

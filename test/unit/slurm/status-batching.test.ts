@@ -111,11 +111,11 @@ async function queriesPerTick(n: number): Promise<number[]> {
     slurm.steps.push(...handles.map((h) => h.process!.pid));
     const appear = await tick(b, slurm, handles);
     expect(appear.states.map((s) => s.state)).toEqual(handles.map(() => 'RUNNING'));
-    expect(new Set(appear.states.map((s) => s.remoteIds?.[0])).size).toBe(n);
+    expect(new Set(appear.states.map((s) => s.named?.remoteIds[0])).size).toBe(n);
     const named = await tick(b, slurm, handles);
     expect(named.states.every((s) => s.state === 'RUNNING')).toBe(true);
     // another driver reading these handles from a ledger: Slurm's word only
-    const records = handles.map((h, i) => ({ ...h, remoteIds: appear.states[i].remoteIds! }));
+    const records = handles.map((h, i) => ({ ...h, ...appear.states[i].named! }));
     const other = new FakeSlurm();
     other.steps.push(...slurm.steps);
     const reader = new SlurmBackend(planned, ctx(runDir), other.exec);
