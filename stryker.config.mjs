@@ -12,7 +12,7 @@ export const groups = {
   outputs: ['src/outputs/results.ts', 'src/outputs/task-log.ts'],
   uploads: ['src/uploads/glob.ts'],
   launcher: ['src/util/launcher/client.ts', 'src/util/launcher/protocol.ts'],
-  gpu: ['src/gpu/registry.ts'],
+  gpu: ['src/gpu/registry.ts', 'src/gpu/registry-dir.ts'],
 };
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */

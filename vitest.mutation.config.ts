@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * The tests StrykerJS runs against each mutant (stryker.config.mjs, docs/testing.md "Mutation
- * testing"): the fast in-process unit tests of the mutated core modules, plus the two small
+ * testing"): the fast in-process unit tests of the mutated core modules, plus the small
  * integration files that cover the launcher and the task log. No CLI builds, no engines.
  */
 export default defineConfig({
@@ -20,6 +20,7 @@ export default defineConfig({
       'test/unit/gpu/**/*.test.ts',
       'test/unit/util/launcher-protocol.test.ts',
       'test/integration/launcher.test.ts',
+      'test/integration/launcher-lifecycle.test.ts',
       'test/integration/task-log.test.ts',
       'test/integration/launcher-choice.test.ts',
     ],
