@@ -10,8 +10,6 @@ import type { Verdict } from './verdict.js';
 import type { TaskStatus } from '../events/events.js';
 
 export class WorkflowDeadline {
-  private firedAt: number | undefined;
-
   constructor(private readonly seconds: number | null | undefined) {}
 
   /** how long the run may take (undefined: no deadline); the run's scope keeps the time */
@@ -28,23 +26,14 @@ export class WorkflowDeadline {
     return `cancelled: ${this.label} reached`;
   }
 
-  /** the deadline passed and stopped the run (it changes nothing when the run was already ending) */
-  fire(): void {
-    this.firedAt ??= Date.now();
-  }
-
-  get fired(): boolean {
-    return this.firedAt !== undefined;
-  }
-
   /** what the run log says when it fires */
   message(): string {
     return `${this.label} reached: stopping every task that is still running or waiting`;
   }
 
   /** The run's verdict, saying that the deadline stopped it. */
-  verdict(workflow: string, v: Verdict, statuses: Array<[string, TaskStatus]>): Verdict {
-    if (!this.fired) return v;
+  verdict(stopped: boolean, workflow: string, v: Verdict, statuses: Array<[string, TaskStatus]>): Verdict {
+    if (!stopped) return v;
     // a task that never got to finish (the deadline may pass while the backends allocate) was cancelled too
     const cancelled = statuses
       .filter(([, s]) => s === 'CANCELLED' || s === 'PENDING' || s === 'SUBMITTED' || s === 'RUNNING')

@@ -155,8 +155,6 @@ interface SessionState {
   /** the plan being run: the trial plan until the allocated topology replans it */
   plan: Plan;
   statuses: Array<[string, TaskStatus]>;
-  /** the first signal that cancelled the run before the orchestrator ran */
-  signalName?: string;
   ledger?: HandleLedger;
   /** the handle ledger's first write failure (it fails the run) */
   ledgerError?: string;
@@ -238,15 +236,11 @@ function watchInterrupts(s: SessionState): () => void {
     bus.emit({ type: 'signal', signal: sig, count: scope.requests + 1 });
     scope.cancel({ kind: 'signal', signal: sig });
   };
-  const unlisten = scope.onCancel((c) => {
-    if (c.kind === 'signal') s.signalName = c.signal;
-  });
   const disposeHandlers = o.handleSignals ? installSignalHandlers(onSignal) : () => undefined;
   const onAbort = () => onSignal('SIGINT');
   if (o.signal?.aborted) onAbort();
   else o.signal?.addEventListener('abort', onAbort, { once: true });
   return () => {
-    unlisten();
     disposeHandlers();
     o.signal?.removeEventListener('abort', onAbort);
   };
@@ -259,7 +253,6 @@ function armDeadline(s: SessionState): WorkflowDeadline {
     deadline.ms,
     () => ({ kind: 'deadline', reason: deadline.cancelReason }),
     () => {
-      deadline.fire();
       s.bus.emit({ type: 'log', level: 'error', message: deadline.message() });
     },
   );
@@ -346,6 +339,7 @@ async function orchestrate(s: SessionState, deadline: WorkflowDeadline): Promise
   const outcome = await orch.run();
   s.statuses = outcome.statuses;
   return deadline.verdict(
+    deadlineStopped(s),
     plan.workflow,
     computeVerdict(plan.workflow, s.statuses, outcome.signal),
     s.statuses,
@@ -354,14 +348,21 @@ async function orchestrate(s: SessionState, deadline: WorkflowDeadline): Promise
 
 /** The verdict of a session that threw before its outcome (an interrupt, the deadline, an error). */
 function failedVerdict(s: SessionState, deadline: WorkflowDeadline, e: unknown): Verdict {
-  const { plan, statuses, signalName } = s;
+  const { plan, statuses } = s;
+  const cause = s.scope.cause;
+  const signalName = cause?.kind === 'signal' ? cause.signal : undefined;
   const msg = e instanceof SflowError ? e.message : `internal error: ${errorStack(e)}`;
-  if (!(s.scope.signal.aborted && (signalName || deadline.fired)))
+  if (!(s.scope.signal.aborted && (signalName || deadlineStopped(s))))
     s.bus.emit({ type: 'log', level: 'error', message: msg });
   const verdict: Verdict = signalName
     ? { ...computeVerdict(plan.workflow, statuses, signalName), exitCode: signalExitCode(signalName) ?? 1 }
     : { status: 'FAILED', exitCode: 1, message: `Workflow '${plan.workflow}' failed: ${errorMessage(e)}` };
-  return deadline.verdict(plan.workflow, verdict, statuses);
+  return deadline.verdict(deadlineStopped(s), plan.workflow, verdict, statuses);
+}
+
+/** the workflow deadline is what stopped the run (the run's scope says why it stopped) */
+function deadlineStopped(s: SessionState): boolean {
+  return s.scope.cause?.kind === 'deadline';
 }
 
 /** The run is over: no more external-call traces or ledger rows; every task has its folder and log. */
