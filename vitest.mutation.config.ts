@@ -19,6 +19,7 @@ export default defineConfig({
       'test/unit/outputs/**/*.test.ts',
       'test/unit/gpu/**/*.test.ts',
       'test/unit/util/launcher-protocol.test.ts',
+      'test/unit/util/guarded-regex.test.ts',
       'test/integration/launcher.test.ts',
       'test/integration/launcher-lifecycle.test.ts',
       'test/integration/task-log.test.ts',

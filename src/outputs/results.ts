@@ -157,7 +157,8 @@ export function resultFilePath(outputDir: string, file: string): string | undefi
   if (isAbsolute(file)) return undefined;
   const p = resolve(outputDir, file);
   const rel = relative(outputDir, p);
-  return rel.startsWith('..') || rel.split(sep).includes('..') ? undefined : p;
+  // a `..` segment leaves the folder; a name that merely starts with dots (`..x.json`) does not
+  return rel.split(sep).includes('..') || isAbsolute(rel) ? undefined : p;
 }
 
 async function parseFileResult(
