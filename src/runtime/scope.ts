@@ -42,6 +42,8 @@ type CancelListener = (cause: CancelCause) => void;
 
 /** setTimeout's longest delay; longer deadlines are reached in steps */
 const MAX_DELAY_MS = 2_147_483_647;
+/** what forces a scope that no request cancelled first */
+const FORCE_FALLBACK: CancelCause = { kind: 'signal', signal: 'SIGKILL' };
 
 export class Scope {
   private readonly cancelCtl = new AbortController();
@@ -53,6 +55,8 @@ export class Scope {
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly detach: Array<() => void> = [];
   private lastRequest: CancelCause | undefined;
+  /** the cause of the first force */
+  private forcedWith: CancelCause | undefined;
 
   private constructor(readonly name: string) {}
 
@@ -96,8 +100,11 @@ export class Scope {
   }
 
   /** No more grace: what is stopping is killed at once. */
-  force(cause: CancelCause = this.lastRequest ?? { kind: 'signal', signal: 'SIGKILL' }): void {
-    if (!this.forceCtl.signal.aborted) this.forceCtl.abort(cause);
+  force(cause: CancelCause = this.lastRequest ?? FORCE_FALLBACK): void {
+    if (!this.forcedWith) {
+      this.forcedWith = cause;
+      this.forceCtl.abort(cause);
+    }
     for (const fn of [...this.onForceFns]) fn(cause);
   }
 
@@ -121,7 +128,8 @@ export class Scope {
 
   /** Called on every forcing request (at once when the scope is already forced). */
   onForce(fn: CancelListener): () => void {
-    if (this.forceCtl.signal.aborted) fn(this.lastRequest ?? { kind: 'signal', signal: 'SIGKILL' });
+    // a late listener hears the cause the scope was first forced with
+    if (this.forcedWith) fn(this.forcedWith);
     this.onForceFns.add(fn);
     return () => this.onForceFns.delete(fn);
   }

@@ -67,6 +67,16 @@ describe('Scope', () => {
     expect(late).toEqual(['fail_fast', 'forced:fail_fast']);
   });
 
+  it('a late force listener hears the cause of the first force, not a later request', () => {
+    const s = Scope.root('run');
+    s.force({ kind: 'bound', reason: 'release took too long' });
+    s.cancel({ kind: 'deadline', reason: 'late' });
+    const late: CancelCause[] = [];
+    s.onForce((c) => late.push(c));
+    expect(late).toEqual([{ kind: 'bound', reason: 'release took too long' }]);
+    expect(s.forced.reason).toEqual({ kind: 'bound', reason: 'release took too long' });
+  });
+
   it('a removed listener is not called', () => {
     const s = Scope.root('run');
     const seen: string[] = [];
