@@ -14,14 +14,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claim, lend, reapDead, release, releaseRun } from '../../../src/gpu/registry.js';
 import { processStartTime } from '../../../src/util/process-liveness.js';
-import {
-  MAX_ENTRIES,
-  recordFileName,
-  writeRecord,
-  type ReservationRecord,
-} from '../../../src/gpu/records.js';
-import { SflowError } from '../../../src/config/errors.js';
-import { deadPid, gpus, req, tempDir } from './helpers.js';
+import { MAX_ENTRIES, type ReservationRecord } from '../../../src/gpu/records.js';
+import { deadPid, failure, gpus, plant as plantIn, req, tempDir } from './helpers.js';
 
 let dir: string;
 let cleanup: () => void;
@@ -30,33 +24,7 @@ afterEach(() => cleanup());
 
 const records = () => readdirSync(dir).filter((f) => f.endsWith('.json'));
 
-function plant(over: Partial<ReservationRecord>): ReservationRecord {
-  const r: ReservationRecord = {
-    version: 1,
-    runId: 'old-run',
-    task: 'old-task',
-    host: os.hostname(),
-    pid: process.pid,
-    pidStartTime: processStartTime(process.pid),
-    uid: process.getuid?.() ?? null,
-    uuids: ['GPU-test-0', 'GPU-test-1'],
-    indices: [0, 1],
-    state: 'held',
-    createdAt: new Date().toISOString(),
-    ...over,
-  };
-  writeRecord(path.join(dir, recordFileName(r)), r);
-  return r;
-}
-
-async function failure(p: Promise<unknown>): Promise<SflowError> {
-  const e = await p.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  if (!(e instanceof SflowError)) throw new Error(`expected an SflowError, got ${String(e)}`);
-  return e;
-}
+const plant = (over: Partial<ReservationRecord>) => plantIn(dir, over);
 
 describe('claims', () => {
   it('hands out disjoint GPUs and records who holds them', async () => {
@@ -319,5 +287,55 @@ describe('registry directory', () => {
   it('refuses a path that is not a directory', async () => {
     writeFileSync(sub(), '');
     expect((await failure(claim(req(sub())))).message).toContain('is not a directory');
+  });
+});
+
+describe('inventory through nvidia-smi', () => {
+  const fakeBin = path.resolve(import.meta.dirname, '../../../assets/test-bin');
+  const env = { PATH: `${fakeBin}:${process.env.PATH ?? ''}`, FAKE_NVIDIA_SMI_APPS: '0:4242:2048' };
+
+  it("asks nvidia-smi (with the request's options) for the GPUs and their processes", async () => {
+    const r = req(dir, { want: { count: 4 }, nvidiaSmi: { env } });
+    delete r.gpus;
+    const e = await failure(claim(r));
+    // named by its process, which only the compute-apps query tells (memory.used alone would say "MiB in use")
+    expect(e.message).toMatch(
+      /GPU 0 \(GPU-[0-9a-f-]+\): busy with a foreign workload \(pid 4242 using 2048 MiB\)/,
+    );
+    const one = req(dir, { want: { count: 1 }, nvidiaSmi: { env } });
+    delete one.gpus;
+    expect((await claim(one)).indices).toEqual([1]);
+  });
+
+  it('fails with GPU_NO_NVIDIA_SMI when there is no nvidia-smi', async () => {
+    const r = req(dir, { task: 'train', nvidiaSmi: { bin: path.join(fakeBin, 'no-such-nvidia-smi') } });
+    delete r.gpus;
+    const e = await failure(claim(r));
+    expect(e.code).toBe('GPU_NO_NVIDIA_SMI');
+    expect(e.message).toBe("Task 'train' needs GPUs, but nvidia-smi is not available");
+    expect(e.phase).toBe('run');
+  });
+});
+
+describe('records', () => {
+  it("names the driver's keeper in the record", async () => {
+    const keeper = { pid: process.pid, startTime: processStartTime(process.pid) };
+    const c = await claim(req(dir, { keeper }));
+    expect((JSON.parse(readFileSync(c.file, 'utf8')) as ReservationRecord).keeper).toEqual(keeper);
+  });
+
+  it('fails fast with the shortage alone, and the full hint', async () => {
+    await claim(req(dir, { want: { count: 4 } }));
+    const e = await failure(claim(req(dir, { runId: 'run-b', task: 'late', want: { count: 1 } })));
+    expect(e.code).toBe('GPU_UNAVAILABLE');
+    expect(e.phase).toBe('run');
+    expect(e.message).toMatch(
+      new RegExp(`GPU 3 \\(GPU-test-3\\): reserved by run 'run-a' task 't' \\(pid ${process.pid}\\)$`),
+    );
+    expect(e.hint).toBe(
+      'wait with --wait-for-gpus <seconds> (0 = forever) or SFLOW_WAIT_FOR_GPUS; SFLOW_GPU_IGNORE_FOREIGN=1 ' +
+        'ignores foreign workloads; SFLOW_GPU_BUSY_MEM_MIB (default 512) raises the busy threshold; ' +
+        'SFLOW_GPU_RESERVATION=0 disables the reservation registry',
+    );
   });
 });
