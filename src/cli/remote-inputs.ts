@@ -7,7 +7,8 @@
  * Uploaded folders skip .git, .venv, .sflow, sflow_output and __pycache__.
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { isAbsolute, join, resolve, sep } from 'node:path';
+import { relativeInside } from '../util/path-inside.js';
 import { backendCatalog } from '../backends/registry.js';
 import { SflowError } from '../util/sflow-error.js';
 import { redactSecretVariables } from '../config/secret-variables.js';
@@ -82,8 +83,8 @@ export function stageInputs(
     for (const a of plan.artifacts) {
       if ((a.scheme !== 'fs' && a.scheme !== 'file') || a.content !== undefined) continue;
       if (isAbsolute(uriPathText(a.uri))) continue; // keeps its remote meaning
-      const rel = relative(workspaceDir, a.path);
-      if (rel === '' || rel.startsWith('..') || isAbsolute(rel))
+      const rel = relativeInside(workspaceDir, a.path);
+      if (!rel)
         throw new SflowError(
           'remote.artifact_escape',
           `Artifact '${a.name}' (${a.uri}) is outside the workspace ${workspaceDir}: it cannot be uploaded for --ssh`,

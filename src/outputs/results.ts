@@ -4,7 +4,8 @@
  * task wrote. Best effort: a problem sets `ok: false` / adds an error, never throws.
  */
 import { readFile } from 'node:fs/promises';
-import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
+import { basename, isAbsolute, resolve } from 'node:path';
+import { relativeInside } from '../util/path-inside.js';
 import type { PlannedResult, PlannedResultPattern, PlannedTask } from '../plan/types.js';
 import { castValue, truncate, type CastValue } from './cast.js';
 import { forEachLine } from './line-reader.js';
@@ -156,9 +157,7 @@ function metadataOf(patterns: PlannedResultPattern[]): TaskResultDoc['metadata']
 export function resultFilePath(outputDir: string, file: string): string | undefined {
   if (isAbsolute(file)) return undefined;
   const p = resolve(outputDir, file);
-  const rel = relative(outputDir, p);
-  // a `..` segment leaves the folder; a name that merely starts with dots (`..x.json`) does not
-  return rel.split(sep).includes('..') || isAbsolute(rel) ? undefined : p;
+  return relativeInside(outputDir, p) === undefined ? undefined : p;
 }
 
 async function parseFileResult(

@@ -5,7 +5,8 @@
  * at run start), docker:// its image reference (made present on the engines at run start).
  */
 import { createHash } from 'node:crypto';
-import { isAbsolute, join, normalize, relative, resolve } from 'node:path';
+import { isAbsolute, join, normalize, resolve } from 'node:path';
+import { relativeInside } from '../util/path-inside.js';
 import type { Scope } from '../config/expr/index.js';
 import type { PlannedArtifact } from './types.js';
 import { planError, renderField, type Where } from '../config/resolve.js';
@@ -58,8 +59,7 @@ export function planArtifact(
     const text = uriPathText(uri);
     if (scheme === 'file' && content !== undefined && !isAbsolute(text)) {
       path = resolve(dirs.runDir, normalize(text));
-      const rel = relative(dirs.runDir, path);
-      if (rel.startsWith('..') || isAbsolute(rel)) {
+      if (relativeInside(dirs.runDir, path) === undefined) {
         throw planError(
           { doc: where.doc, path: [...where.path, 'uri'] },
           'plan.artifact_escape',
