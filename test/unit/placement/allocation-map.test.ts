@@ -65,4 +65,26 @@ describe('allocation map', () => {
     expect(renderAllocationMap(map).filter((l) => l.includes('GPUs: n/a'))).toHaveLength(2);
     expect(renderAllocationMap([])).toEqual([]);
   });
+
+  it('skips nodes and GPUs the topology does not have, a backend with no nodes, and keeps an 18-character label', () => {
+    const topo = { b: board(1, 2), empty: [] };
+    const base: TaskPlacement = {
+      task: 'exactly_18_chars__',
+      backend: 'b',
+      nodes: [board(1, 2)[0]],
+      gpus: [1, 5],
+      gpusPerNode: 2,
+      releaseAfter: { nodes: 'placement_only', gpus: 'task_completion' },
+      warnings: [],
+    };
+    const elsewhere: TaskPlacement = { ...base, task: 'ghost', nodes: [board(2, 2, ['n0', 'gone'])[1]] };
+    const onEmpty: TaskPlacement = { ...base, task: 'e', backend: 'empty' };
+    const map = allocationMap([base, elsewhere, onEmpty], topo);
+    expect(map.map((m) => m.backend)).toEqual(['b']);
+    expect(map[0].nodes[0].tasks).toEqual(['exactly_18_chars__']);
+    expect(map[0].nodes[0].gpus?.map((g) => g.owners)).toEqual([[], ['exactly_18_chars__']]);
+    const text = renderAllocationMap(map);
+    expect(text).toContain('    │   GPU 0: .');
+    expect(text).toContain('    │   GPU 1: exactly_18_chars__');
+  });
 });
