@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { PlannedProbe } from '../../../src/plan/types.js';
 import { tcpHosts } from '../../../src/probes/kinds/tcp.js';
-import { createProbeCheck, createProbeDriver } from '../../../src/probes/probe-adapter.js';
+import { createProbeCheck, createProbeDriver, eachCheckMs } from '../../../src/probes/probe-adapter.js';
 import type { CheckResult as Outcome } from '../../../src/probes/types.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sflow-pa-'));
@@ -153,5 +153,48 @@ describe('ProbeAdapter', () => {
       ok: true,
       detail: '2/2 matches; last: shard loaded',
     });
+  });
+
+  it('checkOnce on another log starts a count of its own', async () => {
+    const first = join(dir, 'first.log');
+    const other = join(dir, 'other.log');
+    writeFileSync(first, 'ok\nok\n');
+    writeFileSync(other, 'ok\n');
+    const driver = createProbeDriver();
+    const p = probe({ kind: 'log_watch', pattern: 'ok', matchCount: 2, intervalS: 10 });
+    const e = events();
+    const loop = driver.start(p, ctx(first), e.ev);
+    await e.settled;
+    loop.stop();
+    expect(await driver.checkOnce(p, ctx(other))).toEqual({ ok: false, detail: '1/2 matches; last: ok' });
+  });
+
+  it('waits delay seconds before the first check and interval seconds between checks', async () => {
+    const log = join(dir, 'timing.log');
+    writeFileSync(log, 'boom\n');
+    const t0 = Date.now();
+    const e = events();
+    const p = probe({
+      role: 'failure',
+      kind: 'log_watch',
+      pattern: 'boom',
+      delayS: 0.2,
+      intervalS: 0.3,
+      failureThreshold: 2,
+    });
+    createProbeDriver().start(p, { ...ctx(log), startedAt: t0 }, e.ev);
+    await e.settled;
+    // the first check at 0.2 s, the second (the trigger) 0.3 s later: never sooner
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(500);
+    expect(e.checks).toHaveLength(1);
+    expect(e.triggers).toHaveLength(1);
+  });
+});
+
+describe('eachCheckMs', () => {
+  it('is each_check_timeout in ms, the 30 s default when 0 or less', () => {
+    expect(eachCheckMs(probe({ eachCheckTimeoutS: 2.5 }))).toBe(2500);
+    expect(eachCheckMs(probe({ eachCheckTimeoutS: 0 }))).toBe(30_000);
+    expect(eachCheckMs(probe({ eachCheckTimeoutS: -1 }))).toBe(30_000);
   });
 });
