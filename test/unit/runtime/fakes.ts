@@ -48,6 +48,7 @@ export class FakeBackend implements Backend {
   readonly procs = new Map<string, Proc>();
   readonly launches: Array<{ task: string; attempt: number; at: number; env: Record<string, string> }> = [];
   readonly stops: string[] = [];
+  private readonly handles = new Map<Proc, TaskHandle>();
   readonly kills: string[] = [];
   private readonly watchers = new Set<WatchHooks>();
   /** the backend's `taskReady`, when `opts.taskReady` gives one */
@@ -61,6 +62,10 @@ export class FakeBackend implements Backend {
       /** per task: how many launches fail with ETXTBSY (a transient start failure) before one starts */
       busyLaunches?: Record<string, number>;
       taskReady?: (handle: TaskHandle, signal: AbortSignal) => Promise<void>;
+      /** handles are born SUBMITTED (an engine that says later when they run), not RUNNING */
+      submittedOnly?: boolean;
+      /** submittedAt of every handle (ISO time); '' when unset */
+      submittedAt?: string;
     } = {},
   ) {
     if (opts.taskReady) this.taskReady = opts.taskReady;
@@ -100,11 +105,11 @@ export class FakeBackend implements Backend {
       runId: 'fake',
       task: task.name,
       attempt,
-      state: 'RUNNING',
+      state: this.opts.submittedOnly ? 'SUBMITTED' : 'RUNNING',
       nodes: [],
       engine: { kind: 'local', container: `fake-${1000 + this.launches.length}` },
       remoteIds: [`fake-${1000 + this.launches.length}`],
-      submittedAt: '',
+      submittedAt: this.opts.submittedAt ?? '',
       logPath: task.logPath,
     };
     let resolve!: (s: ExitStatus) => void;
@@ -117,6 +122,7 @@ export class FakeBackend implements Backend {
       p.timer = setTimeout(() => this.exit(p, { code: script.code ?? 0, signal: null }), script.ms);
     }
     this.procs.set(handleKey(h), p);
+    this.handles.set(p, h);
     this.launches.push({
       task: task.name,
       attempt,
@@ -146,6 +152,18 @@ export class FakeBackend implements Backend {
     p.alive = false;
     clearTimeout(p.timer);
     p.resolve(s);
+  }
+
+  /** what the engine says about the latest attempt of `task`, as its watch would */
+  emitStatus(task: string, status: HandleStatus, attempt?: number) {
+    for (const p of this.procs.values()) {
+      if (p.task !== task || (attempt !== undefined && p.attempt !== attempt)) continue;
+      if (status.state === 'EXITED') {
+        p.alive = false;
+        clearTimeout(p.timer);
+      }
+      for (const w of this.watchers) w.onStatus(this.handles.get(p)!, status);
+    }
   }
 
   /** make a running attempt exit now */

@@ -26,21 +26,26 @@ function setup(
     taskReady?: (h: TaskHandle, signal: AbortSignal) => Promise<void>;
     taskReadyTimeoutMs?: number;
     scope?: Scope;
+    submittedOnly?: boolean;
+    submittedAt?: string;
+    taskFolder?: (task: string) => void;
   } = {},
 ) {
   const backend = new FakeBackend(scripts, opts);
   const probes = new FakeProbes(probeScripts);
-  const events: Array<RunEventInput & { at: number }> = [];
+  /** `at`: when the event was emitted (fake clock); `given`: the `at` the event itself carried */
+  const events: Array<RunEventInput & { at: number; given?: number }> = [];
   const orch = new Orchestrator({
     plan: plan(tasks),
     backends: new Map([['local', backend]]),
     probes,
-    emit: (e) => events.push({ ...e, at: Date.now() }),
+    emit: (e) => events.push({ ...e, at: Date.now(), given: (e as { at?: number }).at }),
     cwd: '/',
     baseEnv: { INHERITED: 'yes', SHADOWED: 'outer' },
     graceMs: opts.graceMs ?? 200,
     ...(opts.taskReadyTimeoutMs !== undefined ? { taskReadyTimeoutMs: opts.taskReadyTimeoutMs } : {}),
     ...(opts.scope ? { scope: opts.scope } : {}),
+    ...(opts.taskFolder ? { taskFolder: opts.taskFolder } : {}),
   });
   const final = (name: string) => {
     const f = events.filter((e) => e.type === 'task_finished' && e.task === name);
@@ -615,5 +620,145 @@ describe("orchestrator: the backend's taskReady", () => {
     };
     await runAll(orch.run());
     expect(order).toEqual(['taskReady done', 'stop']);
+  });
+});
+
+describe('orchestrator: what the engine says', () => {
+  /** settles the fake clock until `task` has been launched `n` times */
+  async function launched(backend: FakeBackend, task: string, n = 1) {
+    for (let i = 0; i < 100 && backend.launches.filter((l) => l.task === task).length < n; i++)
+      await vi.advanceTimersByTimeAsync(1);
+    expect(backend.launches.filter((l) => l.task === task)).toHaveLength(n);
+  }
+
+  it("takes the engine's start and end of an attempt for its events, and only finite ones", async () => {
+    fakeClock();
+    const { orch, backend, events } = setup(
+      [task('a'), task('b')],
+      { a: {}, b: {} },
+      {},
+      { submittedOnly: true },
+    );
+    const run = orch.run();
+    await launched(backend, 'a');
+    await launched(backend, 'b');
+    expect(events.some((e) => e.type === 'task_started')).toBe(false);
+    backend.emitStatus('a', { state: 'RUNNING', startedAt: 5_000 });
+    backend.emitStatus('b', { state: 'RUNNING', startedAt: Number.NaN });
+    await vi.advanceTimersByTimeAsync(1);
+    backend.emitStatus('a', { state: 'EXITED', exit: { code: 0, signal: null }, endedAt: 7_000 });
+    backend.emitStatus('b', {
+      state: 'EXITED',
+      exit: { code: 0, signal: null },
+      endedAt: Number.POSITIVE_INFINITY,
+    });
+    const out = await runAll(run);
+    expect(statusMap(out.statuses)).toEqual({ a: 'COMPLETED', b: 'COMPLETED' });
+    const given = (type: string, t: string) =>
+      events.find((e) => e.type === type && 'task' in e && e.task === t)?.given;
+    expect(given('task_started', 'a')).toBe(5_000);
+    expect(given('task_finished', 'a')).toBe(7_000);
+    expect(given('task_started', 'b')).toBeUndefined();
+    expect(given('task_finished', 'b')).toBeUndefined();
+  });
+
+  it('starts an attempt born running at its submission time', async () => {
+    fakeClock();
+    const { orch, events } = setup(
+      [task('a')],
+      { a: { code: 0, ms: 5 } },
+      {},
+      { submittedAt: '2026-12-01T00:00:00.000Z' },
+    );
+    await runAll(orch.run());
+    expect(events.find((e) => e.type === 'task_started')?.given).toBe(Date.parse('2026-12-01T00:00:00.000Z'));
+  });
+
+  it('fails an attempt the engine lost without an exit before it started', async () => {
+    fakeClock();
+    const { orch, backend, final } = setup([task('early')], { early: {} }, {}, { submittedOnly: true });
+    const run = orch.run();
+    await launched(backend, 'early');
+    backend.emitStatus('early', { state: 'EXITED', error: 'the pod could not be scheduled' });
+    const out = await runAll(run);
+    expect(statusMap(out.statuses)).toEqual({ early: 'FAILED' });
+    expect(final('early')).toMatchObject({ status: 'FAILED', reason: 'the pod could not be scheduled' });
+  });
+
+  it('fails an attempt the engine lost once it ran, and cancels its dependents', async () => {
+    fakeClock();
+    const { orch, backend, final, events } = setup(
+      [task('late'), task('after', { dependsOn: ['late'] })],
+      { late: {} },
+      {},
+      { submittedOnly: true },
+    );
+    const run = orch.run();
+    await launched(backend, 'late');
+    backend.emitStatus('late', { state: 'RUNNING' });
+    await vi.advanceTimersByTimeAsync(1);
+    expect(events.some((e) => e.type === 'task_started')).toBe(true);
+    backend.emitStatus('late', { state: 'EXITED', error: 'the node went away' });
+    const out = await runAll(run);
+    expect(statusMap(out.statuses)).toEqual({ late: 'FAILED', after: 'CANCELLED' });
+    expect(final('late')).toMatchObject({ status: 'FAILED', reason: 'the node went away' });
+    expect(backend.launches.map((l) => l.task)).toEqual(['late']);
+  });
+
+  it('ignores what the engine says about an attempt that is not the current one', async () => {
+    fakeClock();
+    const { orch, backend } = setup([task('a', { retries: { count: 1, intervalS: 0, backoff: 1 } })], {
+      a: [{ code: 1, ms: 5 }, {}],
+    });
+    const run = orch.run();
+    await launched(backend, 'a', 2);
+    // the first attempt, long gone, "exits" again: the second goes on
+    backend.emitStatus('a', { state: 'EXITED', exit: { code: 0, signal: null } }, 1);
+    await vi.advanceTimersByTimeAsync(5);
+    expect(orch.status('a')).toBe('RUNNING');
+    backend.exitNow('a', 0, 2);
+    expect(statusMap((await runAll(run)).statuses)).toEqual({ a: 'COMPLETED' });
+  });
+
+  it("makes the folders of a task's dependents while it runs; a failure there is its dependent's", async () => {
+    fakeClock();
+    const made: string[] = [];
+    const { orch, final } = setup(
+      [task('a'), task('b', { dependsOn: ['a'] }), task('c', { dependsOn: ['b'] })],
+      { a: { code: 0, ms: 5 }, b: { code: 0, ms: 5 }, c: { code: 0, ms: 5 } },
+      {},
+      {
+        taskFolder: (t) => {
+          made.push(t);
+          if (t === 'c') throw new Error("cannot make c's folder");
+        },
+      },
+    );
+    const out = await runAll(orch.run());
+    // b's folder is made while a runs, before b launches; c's attempt at b's launch fails quietly
+    expect(made.slice(0, 3)).toEqual(['a', 'b', 'b']);
+    expect(made).toContain('c');
+    expect(statusMap(out.statuses)).toEqual({ a: 'COMPLETED', b: 'COMPLETED', c: 'FAILED' });
+    expect(final('c')?.reason).toContain("cannot make c's folder");
+  });
+
+  it('numbers the stop requests in its signal events', async () => {
+    fakeClock();
+    const { orch, events } = setup(
+      [task('stubborn')],
+      { stubborn: {} },
+      {},
+      { ignoreTerm: true, graceMs: 10_000 },
+    );
+    const run = orch.run();
+    await vi.advanceTimersByTimeAsync(10);
+    orch.requestStop('SIGTERM');
+    await vi.advanceTimersByTimeAsync(10);
+    orch.requestStop('SIGINT');
+    await runAll(run);
+    expect(events.filter((e) => e.type === 'signal').map((e) => [e.signal, e.count])).toEqual([
+      ['SIGTERM', 1],
+      ['SIGINT', 2],
+    ]);
   });
 });
