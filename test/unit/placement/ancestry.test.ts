@@ -6,9 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { buildAncestry } from '../../../src/plan/placement/ancestry.js';
-import type { PlacementError } from '../../../src/plan/placement/errors.js';
 import type { PlacementRequest } from '../../../src/plan/placement/types.js';
-import { task } from './helpers.js';
+import { fails, task } from './helpers.js';
 
 /** a small deterministic generator (mulberry32) */
 function rng(seed: number): () => number {
@@ -204,12 +203,3 @@ describe('buildAncestry', () => {
     expect(small.message).toBe("Tasks 'p', 'q' depend on each other in a cycle");
   });
 });
-
-function fails(f: () => unknown): PlacementError {
-  try {
-    f();
-  } catch (e) {
-    return e as PlacementError;
-  }
-  throw new Error('expected a placement error');
-}

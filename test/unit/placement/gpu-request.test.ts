@@ -4,7 +4,6 @@
  * near a count that does not split, and the share-fits check behind "Use count N".
  */
 import { describe, expect, it } from 'vitest';
-import type { PlacementError } from '../../../src/plan/placement/errors.js';
 import {
   checkShareFits,
   perNodeShare,
@@ -12,19 +11,10 @@ import {
   validateGpus,
 } from '../../../src/plan/placement/gpu-request.js';
 import type { GpuRequest } from '../../../src/plan/placement/types.js';
-import { K8S, task } from './helpers.js';
+import { K8S, fails, task } from './helpers.js';
 
 const req = (gpus: GpuRequest | undefined, k8s = false) =>
   task('A', { ...(gpus ? { gpus } : {}), ...(k8s ? { engine: K8S } : {}) })[0];
-
-function fails(f: () => unknown): PlacementError {
-  try {
-    f();
-  } catch (e) {
-    return e as PlacementError;
-  }
-  throw new Error('expected a placement error');
-}
 
 describe('validateGpus', () => {
   it('passes a request through, and no request as none', () => {

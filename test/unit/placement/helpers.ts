@@ -1,6 +1,7 @@
 import type { PlacementRequest, TaskPlacement, TopologyNode } from '../../../src/plan/placement/index.js';
 import { planPlacement } from '../../../src/plan/placement/index.js';
 import { SflowError } from '../../../src/config/errors.js';
+import type { PlacementError } from '../../../src/plan/placement/errors.js';
 import { kubernetesKind } from '../../../src/backends/kubernetes/kind.js';
 import { slurmKind } from '../../../src/backends/slurm/kind.js';
 
@@ -60,4 +61,14 @@ export function planError(nodes: TopologyNode[], ...tasks: PlacementRequest[][])
     throw e;
   }
   throw new Error('expected a plan error');
+}
+
+/** the placement error `f` throws (an error of the test when it throws none) */
+export function fails(f: () => unknown): PlacementError {
+  try {
+    f();
+  } catch (e) {
+    return e as PlacementError;
+  }
+  throw new Error('expected a placement error');
 }

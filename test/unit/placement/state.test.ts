@@ -10,7 +10,7 @@ import type { PlacementError } from '../../../src/plan/placement/errors.js';
 import { effectiveGpuPolicy, planPlacement } from '../../../src/plan/placement/plan.js';
 import { BackendState, Lifetimes, ranges } from '../../../src/plan/placement/state.js';
 import type { PlacementRequest, TopologyNode } from '../../../src/plan/placement/types.js';
-import { K8S, board, caps, plan, planError, task } from './helpers.js';
+import { K8S, board, caps, fails, plan, planError, task } from './helpers.js';
 
 function stateOf(nodes: TopologyNode[], reqs: PlacementRequest[]): BackendState {
   const anc = buildAncestry(reqs);
@@ -21,15 +21,6 @@ function stateOf(nodes: TopologyNode[], reqs: PlacementRequest[]): BackendState 
     reqs.map((r) => r.nodes?.releaseAfter ?? null),
   );
   return new BackendState('b', nodes, life);
-}
-
-function fails(f: () => unknown): PlacementError {
-  try {
-    f();
-  } catch (e) {
-    return e as PlacementError;
-  }
-  throw new Error('expected a placement error');
 }
 
 describe('ranges', () => {

@@ -10,7 +10,7 @@ import { placeEngineAssigned } from '../../../src/plan/placement/gpu-unchecked.j
 import { BackendState, type Lifetimes } from '../../../src/plan/placement/state.js';
 import type { PlacementError } from '../../../src/plan/placement/errors.js';
 import type { PlacementRequest } from '../../../src/plan/placement/types.js';
-import { K8S, board, caps, plan, planError, task, where } from './helpers.js';
+import { K8S, board, caps, fails, plan, planError, task, where } from './helpers.js';
 
 const warning = (t: string) =>
   `Backend 'b' does not declare gpus_per_node, so the GPUs of task '${t}' were assigned by replica offset ` +
@@ -109,14 +109,6 @@ describe('engine-assigned devices (Kubernetes), capacity unknown', () => {
 describe('placeEngineAssigned', () => {
   const req = (count: number): PlacementRequest => task('K', { engine: K8S, gpus: { count } })[0];
   const state = (list: (number | null)[]) => new BackendState('b', caps(list), null as unknown as Lifetimes);
-  const fails = (f: () => unknown): PlacementError => {
-    try {
-      f();
-    } catch (e) {
-      return e as PlacementError;
-    }
-    throw new Error('expected a placement error');
-  };
 
   it('spreads a count above the largest node over count / smallest-capacity nodes', () => {
     const st = state([8, 8, 4]);

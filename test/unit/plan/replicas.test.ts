@@ -173,6 +173,19 @@ describe('replicas.variables', () => {
     ]);
   });
 
+  it('makes a swept task a group in expressions', () => {
+    const p = plan(
+      `    - name: s
+      replicas: {variables: [MODE]}
+      script: [echo]
+    - name: after
+      depends_on: [s]
+      script: ['echo \${{ task.s[1].backend }}']
+`,
+    );
+    expect(p.tasks.find((t) => t.name === 'after')?.script).toBe('echo local');
+  });
+
   it('refuses two values that give the same name', () => {
     const file = join(dir, `clash${++n}.yaml`);
     writeFileSync(
@@ -206,10 +219,10 @@ describe('the instance cap', () => {
     expect(byCount.code).toBe('plan.too_many_tasks');
     expect(byCount.location.line).toBe(FIRST_TASK_LINE + 2);
     const bySweep = planFails(
-      `    - name: t\n      replicas:\n        variables: [MODE, KEY]\n      script: [echo]\n`,
+      `    - name: t\n      replicas:\n        policy: parallel\n        variables: [MODE, KEY]\n      script: [echo]\n`,
     );
     expect(bySweep.code).toBe('plan.too_many_tasks');
-    expect(bySweep.location.line).toBe(FIRST_TASK_LINE + 2);
+    expect(bySweep.location.line).toBe(FIRST_TASK_LINE + 3);
     expect(bySweep.message).toContain("task 't' expands to 4 instance(s)");
     // a plain task counts one: four of them pass a cap of 3
     const plain = planFails(
