@@ -55,8 +55,10 @@ function planFails(tasks: string): SflowError & { location: NonNullable<SflowErr
 // the recipe's line numbers: 1 version, 2-11 variables, 12 workflow, 13 name, 14 tasks, 15 first task
 const FIRST_TASK_LINE = 15;
 
+const givenCap = process.env.SFLOW_MAX_TASKS;
 afterEach(() => {
-  delete process.env.SFLOW_MAX_TASKS;
+  if (givenCap === undefined) delete process.env.SFLOW_MAX_TASKS;
+  else process.env.SFLOW_MAX_TASKS = givenCap;
 });
 
 describe('replicas.policy', () => {

@@ -16,14 +16,17 @@ const held: Socket[] = [];
 
 beforeAll(async () => {
   // listens with a backlog of 1, then blocks its event loop: it never accepts, so once its queue
-  // is full, the kernel leaves further ones unanswered
+  // is full, the kernel leaves further ones unanswered. It blocks until its parent (this test
+  // process) is gone, then exits: it cannot outlive a test run that dies before afterAll.
   blocked = spawn(
     process.execPath,
     [
       '-e',
       "const s = require('net').createServer().listen({ port: 0, host: '127.0.0.1', backlog: 1 }, () => {" +
         ' process.stdout.write(String(s.address().port) + "\\n");' +
-        ' Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 60000); });',
+        ' const parent = process.ppid, cell = new Int32Array(new SharedArrayBuffer(4));' +
+        ' while (process.ppid === parent) Atomics.wait(cell, 0, 0, 500);' +
+        ' process.exit(0); });',
     ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
@@ -31,11 +34,12 @@ beforeAll(async () => {
     blocked.stdout!.once('data', (d: Buffer) => resolve(Number(d))),
   );
   // fill the queue: connect until one attempt is left unanswered (the kernel's queue length is
-  // the backlog plus one or so, depending on the kernel)
+  // the backlog plus one or so, depending on the kernel); a queued connection is answered by the
+  // kernel at once, so 2 s without an answer means the queue is full, even on a loaded machine
   for (let i = 0; i < 8; i++) {
     const s = connect({ host: '127.0.0.1', port });
     const answered = await new Promise<boolean>((resolve) => {
-      const t = setTimeout(() => resolve(false), 300);
+      const t = setTimeout(() => resolve(false), 2000);
       s.once('connect', () => {
         clearTimeout(t);
         resolve(true);
