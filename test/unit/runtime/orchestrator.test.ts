@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Orchestrator, type RunEventInput } from '../../../src/runtime/orchestrator.js';
+import type { OrchestratorOptions } from '../../../src/runtime/orchestrator-types.js';
 import { computeVerdict } from '../../../src/runtime/verdict.js';
 import {
   FakeBackend,
@@ -29,6 +30,7 @@ function setup(
     submittedOnly?: boolean;
     submittedAt?: string;
     taskFolder?: (task: string) => void;
+    finalize?: OrchestratorOptions['finalize'];
   } = {},
 ) {
   const backend = new FakeBackend(scripts, opts);
@@ -46,6 +48,7 @@ function setup(
     ...(opts.taskReadyTimeoutMs !== undefined ? { taskReadyTimeoutMs: opts.taskReadyTimeoutMs } : {}),
     ...(opts.scope ? { scope: opts.scope } : {}),
     ...(opts.taskFolder ? { taskFolder: opts.taskFolder } : {}),
+    ...(opts.finalize ? { finalize: opts.finalize } : {}),
   });
   const final = (name: string) => {
     const f = events.filter((e) => e.type === 'task_finished' && e.task === name);
@@ -676,13 +679,21 @@ describe('orchestrator: what the engine says', () => {
 
   it('fails an attempt the engine lost without an exit before it started', async () => {
     fakeClock();
-    const { orch, backend, final } = setup([task('early')], { early: {} }, {}, { submittedOnly: true });
+    const { orch, backend, final, events } = setup(
+      [task('early')],
+      { early: {} },
+      {},
+      { submittedOnly: true },
+    );
     const run = orch.run();
     await launched(backend, 'early');
     backend.emitStatus('early', { state: 'EXITED', error: 'the pod could not be scheduled' });
     const out = await runAll(run);
     expect(statusMap(out.statuses)).toEqual({ early: 'FAILED' });
     expect(final('early')).toMatchObject({ status: 'FAILED', reason: 'the pod could not be scheduled' });
+    expect(events.find((e) => e.type === 'fail_fast')).toMatchObject({
+      message: 'Fail-fast: process could not start: early. Cancelling remaining tasks.',
+    });
   });
 
   it('fails an attempt the engine lost once it ran, and cancels its dependents', async () => {
@@ -702,6 +713,9 @@ describe('orchestrator: what the engine says', () => {
     const out = await runAll(run);
     expect(statusMap(out.statuses)).toEqual({ late: 'FAILED', after: 'CANCELLED' });
     expect(final('late')).toMatchObject({ status: 'FAILED', reason: 'the node went away' });
+    expect(events.find((e) => e.type === 'fail_fast')).toMatchObject({
+      message: 'Fail-fast: lost track of the task: late. Cancelling remaining tasks.',
+    });
     expect(backend.launches.map((l) => l.task)).toEqual(['late']);
   });
 
@@ -760,5 +774,152 @@ describe('orchestrator: what the engine says', () => {
       ['SIGTERM', 1],
       ['SIGINT', 2],
     ]);
+  });
+});
+
+describe('orchestrator: exits, retries and failures in detail', () => {
+  it('names the signal, or says it does not know, when a failed exit has no code', async () => {
+    fakeClock();
+    const exitWith = async (signal: string | null) => {
+      const { orch, backend, final } = setup([task('a')], { a: {} });
+      const run = orch.run();
+      await vi.advanceTimersByTimeAsync(1);
+      backend.emitStatus('a', { state: 'EXITED', exit: { code: null, signal } });
+      await runAll(run);
+      return final('a');
+    };
+    expect(await exitWith('SIGKILL')).toMatchObject({
+      status: 'FAILED',
+      reason: 'process exited with error (exit=signal SIGKILL)',
+      exitCode: null,
+      signal: 'SIGKILL',
+    });
+    expect((await exitWith(null))?.reason).toBe('process exited with error (exit=unknown)');
+  });
+
+  it('reports an exit 0 with its code, and an exit code with the failure', async () => {
+    fakeClock();
+    const { orch, final, events } = setup([task('ok'), task('bad', { dependsOn: ['ok'] })], {
+      ok: { code: 0, ms: 1 },
+      bad: { code: 3, ms: 1 },
+    });
+    await runAll(orch.run());
+    expect(final('ok')).toMatchObject({ status: 'COMPLETED', exitCode: 0, signal: null });
+    expect(final('bad')).toMatchObject({ status: 'FAILED', exitCode: 3 });
+    expect(events.find((e) => e.type === 'fail_fast')).toMatchObject({
+      message: 'Fail-fast: process exited with error: bad. Cancelling remaining tasks.',
+    });
+  });
+
+  it("carries the engine's end, the delay and the attempt numbers in a retry", async () => {
+    fakeClock();
+    const { orch, backend, events } = setup(
+      [task('a', { retries: { count: 2, intervalS: 3, backoff: 2 } })],
+      { a: [{}, {}, { code: 0, ms: 1 }] },
+    );
+    const run = orch.run();
+    await vi.advanceTimersByTimeAsync(1);
+    backend.emitStatus('a', { state: 'EXITED', exit: { code: 7, signal: null }, endedAt: 42_000 }, 1);
+    await vi.advanceTimersByTimeAsync(3_001);
+    backend.emitStatus('a', { state: 'EXITED', exit: { code: 8, signal: null } }, 2);
+    await runAll(run);
+    const retries = events.filter((e) => e.type === 'task_retry');
+    expect(retries.map((e) => [e.attempt, e.exitCode, e.delayS, e.nextAttempt, e.total, e.given])).toEqual([
+      [1, 7, 3, 2, 3, 42_000],
+      [2, 8, 6, 3, 3, undefined],
+    ]);
+  });
+
+  it('completes a task whose finalisation throws, with a warning naming it', async () => {
+    const { orch, final, events } = setup(
+      [task('a')],
+      { a: { code: 0, ms: 1 } },
+      {},
+      {
+        finalize: () => Promise.reject(new Error('disk full')),
+      },
+    );
+    await orch.run();
+    expect(final('a')?.status).toBe('COMPLETED');
+    expect(events.filter((e) => e.type === 'log').map((e) => e.message)).toContain(
+      "Task 'a': finalisation failed: disk full",
+    );
+  });
+
+  it('fails a task whose finalisation finds a failure, with its kind and reason', async () => {
+    const { orch, final, events } = setup(
+      [task('a'), task('b', { dependsOn: ['a'] })],
+      { a: { code: 0, ms: 1 } },
+      {},
+      { finalize: () => Promise.resolve({ kind: 'assertion', reason: 'throughput 3 < 5' }) },
+    );
+    const out = await orch.run();
+    expect(statusMap(out.statuses)).toEqual({ a: 'FAILED', b: 'CANCELLED' });
+    expect(final('a')).toMatchObject({ status: 'FAILED', reason: 'throughput 3 < 5', exitCode: 0 });
+    expect(events.find((e) => e.type === 'fail_fast')).toMatchObject({
+      message: 'Fail-fast: result assertion failed: a. Cancelling remaining tasks.',
+    });
+  });
+
+  it('gives a service failed by its probe no exit code: it was still running', async () => {
+    const { orch, final } = setup(
+      [task('svc', { probes: { readiness: [], failure: [probe('failure')] } })],
+      { svc: {} },
+      { svc: { failMs: 5 } },
+    );
+    await orch.run();
+    expect(final('svc')).toMatchObject({ status: 'FAILED', exitCode: null, signal: null });
+  });
+
+  it('fail-fast lets a task that exited 0 finish its finalisation, and waits for it', async () => {
+    fakeClock();
+    let finished = false;
+    const { orch, final } = setup(
+      [task('a'), task('b'), task('c', { dependsOn: ['a'] })],
+      { a: { code: 0, ms: 1 }, b: { code: 1, ms: 10 } },
+      {},
+      {
+        finalize: (t) =>
+          t.name === 'a'
+            ? new Promise((r) =>
+                setTimeout(() => {
+                  finished = true;
+                  r(undefined);
+                }, 50),
+              )
+            : Promise.resolve(undefined),
+      },
+    );
+    const out = await runAll(orch.run());
+    expect(finished).toBe(true);
+    expect(statusMap(out.statuses)).toEqual({ a: 'COMPLETED', b: 'FAILED', c: 'CANCELLED' });
+    expect(final('c')?.reason).toBe('cancelled by fail-fast (b failed)');
+  });
+
+  it('a signal cancels a task in its finalisation: its uploads are told why, its exit is not reported', async () => {
+    fakeClock();
+    let why: unknown;
+    const { orch, final } = setup(
+      [task('a'), task('b')],
+      { a: { code: 0, ms: 1 }, b: {} },
+      {},
+      {
+        finalize: (_t, cancelled) =>
+          new Promise((r) =>
+            cancelled.addEventListener('abort', () => {
+              why = cancelled.reason;
+              r(undefined);
+            }),
+          ),
+      },
+    );
+    const run = orch.run();
+    await vi.advanceTimersByTimeAsync(5);
+    orch.requestStop('SIGINT');
+    const out = await runAll(run);
+    expect(statusMap(out.statuses)).toEqual({ a: 'CANCELLED', b: 'CANCELLED' });
+    expect((why as Error).message).toBe('a was cancelled (cancelled by SIGINT)');
+    expect(final('a')).toMatchObject({ status: 'CANCELLED', reason: 'cancelled by SIGINT', exitCode: null });
+    expect(final('b')?.reason).toBe('cancelled by SIGINT');
   });
 });
