@@ -66,6 +66,10 @@ export class FakeBackend implements Backend {
       submittedOnly?: boolean;
       /** submittedAt of every handle (ISO time); '' when unset */
       submittedAt?: string;
+      /** every launch takes this long before its handle exists (an engine's slow submit) */
+      launchMs?: number;
+      /** per task: a launch that fails this way only once the run's signal aborts (a submit cut short) */
+      launchFailsOnAbort?: Record<string, Error>;
     } = {},
   ) {
     if (opts.taskReady) this.taskReady = opts.taskReady;
@@ -87,9 +91,15 @@ export class FakeBackend implements Backend {
     return { found: false, detail: 'fake' };
   }
 
-  async launch(req: LaunchRequest): Promise<TaskHandle> {
+  async launch(req: LaunchRequest, signal?: AbortSignal): Promise<TaskHandle> {
     const { task, attempt } = req;
     if (this.opts.failLaunch?.includes(task.name)) throw new Error('no such program');
+    const onAbort = this.opts.launchFailsOnAbort?.[task.name];
+    if (onAbort && signal) {
+      await new Promise((r) => signal.addEventListener('abort', r, { once: true }));
+      throw onAbort;
+    }
+    if (this.opts.launchMs !== undefined) await new Promise((r) => setTimeout(r, this.opts.launchMs));
     const busy = this.opts.busyLaunches;
     if (busy?.[task.name]) {
       busy[task.name]--;
@@ -212,10 +222,14 @@ export interface FakeProbeScript {
   failMs?: number;
   /** answer of checkOnce (final readiness check) */
   finalCheck?: boolean;
+  /** how long checkOnce takes (default: at once) */
+  finalCheckMs?: number;
 }
 
 export class FakeProbes implements ProbeDriver {
   readonly started: Array<{ task: string; role: string; at: number }> = [];
+  /** the context each probe loop was started with */
+  readonly contexts: ProbeContext[] = [];
   readonly stopped: string[] = [];
   active = 0;
   constructor(private readonly scripts: Record<string, FakeProbeScript>) {}
@@ -223,6 +237,7 @@ export class FakeProbes implements ProbeDriver {
   start(probe: PlannedProbe, ctx: ProbeContext, ev: ProbeLoopEvents): ProbeLoop {
     const s = this.scripts[ctx.task.name] ?? {};
     this.started.push({ task: ctx.task.name, role: probe.role, at: Date.now() });
+    this.contexts.push(ctx);
     this.active++;
     let timer: NodeJS.Timeout | undefined;
     let stopped = false;
@@ -258,6 +273,8 @@ export class FakeProbes implements ProbeDriver {
   }
 
   async checkOnce(_p: PlannedProbe, ctx: ProbeContext): Promise<CheckResult> {
+    const ms = this.scripts[ctx.task.name]?.finalCheckMs;
+    if (ms !== undefined) await new Promise((r) => setTimeout(r, ms));
     const ok = this.scripts[ctx.task.name]?.finalCheck ?? false;
     return { ok, detail: ok ? 'up' : 'refused' };
   }

@@ -1,80 +1,13 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Orchestrator, type RunEventInput } from '../../../src/runtime/orchestrator.js';
-import type { OrchestratorOptions } from '../../../src/runtime/orchestrator-types.js';
 import { computeVerdict } from '../../../src/runtime/verdict.js';
-import {
-  FakeBackend,
-  FakeProbes,
-  plan,
-  probe,
-  task,
-  type AttemptScript,
-  type FakeProbeScript,
-} from './fakes.js';
-import type { PlannedTask } from '../../../src/plan/types.js';
-import type { TaskHandle } from '../../../src/backends/backend.js';
+import { FakeBackend, FakeProbes, plan, probe, task } from './fakes.js';
 import { Scope } from '../../../src/runtime/scope.js';
+import { fakeClock, launched, runAll, setup, statusMap } from './orchestrator-setup.js';
 
-function setup(
-  tasks: PlannedTask[],
-  scripts: Record<string, AttemptScript[] | AttemptScript>,
-  probeScripts: Record<string, FakeProbeScript> = {},
-  opts: {
-    ignoreTerm?: boolean;
-    failLaunch?: string[];
-    busyLaunches?: Record<string, number>;
-    graceMs?: number;
-    taskReady?: (h: TaskHandle, signal: AbortSignal) => Promise<void>;
-    taskReadyTimeoutMs?: number;
-    scope?: Scope;
-    submittedOnly?: boolean;
-    submittedAt?: string;
-    taskFolder?: (task: string) => void;
-    finalize?: OrchestratorOptions['finalize'];
-  } = {},
-) {
-  const backend = new FakeBackend(scripts, opts);
-  const probes = new FakeProbes(probeScripts);
-  /** `at`: when the event was emitted (fake clock); `given`: the `at` the event itself carried */
-  const events: Array<RunEventInput & { at: number; given?: number }> = [];
-  const orch = new Orchestrator({
-    plan: plan(tasks),
-    backends: new Map([['local', backend]]),
-    probes,
-    emit: (e) => events.push({ ...e, at: Date.now(), given: (e as { at?: number }).at }),
-    cwd: '/',
-    baseEnv: { INHERITED: 'yes', SHADOWED: 'outer' },
-    graceMs: opts.graceMs ?? 200,
-    ...(opts.taskReadyTimeoutMs !== undefined ? { taskReadyTimeoutMs: opts.taskReadyTimeoutMs } : {}),
-    ...(opts.scope ? { scope: opts.scope } : {}),
-    ...(opts.taskFolder ? { taskFolder: opts.taskFolder } : {}),
-    ...(opts.finalize ? { finalize: opts.finalize } : {}),
-  });
-  const final = (name: string) => {
-    const f = events.filter((e) => e.type === 'task_finished' && e.task === name);
-    return f[f.length - 1] as Extract<RunEventInput, { type: 'task_finished' }> | undefined;
-  };
-  return { backend, probes, events, orch, final };
-}
-
-const statusMap = (s: Array<[string, string]>) => Object.fromEntries(s);
-
-/**
- * On a fake clock: timers fire in order and Date.now() is virtual, so "at once" and "right after"
- * are exact comparisons that a busy machine cannot break (set up before the orchestrator starts).
- */
-function fakeClock(): void {
-  vi.useFakeTimers({ now: 1_000_000 });
-}
 afterEach(() => {
   vi.useRealTimers();
 });
-
-/** Runs to the end on the fake clock. */
-async function runAll<T>(p: Promise<T>): Promise<T> {
-  await vi.runAllTimersAsync();
-  return p;
-}
 
 describe('orchestrator: dependencies', () => {
   it('runs a diamond in dependency order and completes', async () => {
@@ -627,13 +560,6 @@ describe("orchestrator: the backend's taskReady", () => {
 });
 
 describe('orchestrator: what the engine says', () => {
-  /** settles the fake clock until `task` has been launched `n` times */
-  async function launched(backend: FakeBackend, task: string, n = 1) {
-    for (let i = 0; i < 100 && backend.launches.filter((l) => l.task === task).length < n; i++)
-      await vi.advanceTimersByTimeAsync(1);
-    expect(backend.launches.filter((l) => l.task === task)).toHaveLength(n);
-  }
-
   it("takes the engine's start and end of an attempt for its events, and only finite ones", async () => {
     fakeClock();
     const { orch, backend, events } = setup(
