@@ -8,9 +8,15 @@
 // timeout + survived + no coverage) — is printed and checked against the floor (80 %): below it,
 // or past the time budget, the exit code is 1.
 //
+// A group's first run can outlast one budget (expr: 4,538 mutants, hours on 2 cores). Stopped by
+// the budget or a signal, Stryker saves what it tested so far; when the group had no complete
+// report, that partial report is kept as test/mutation/<group>.partial.json, and the next run of
+// the group starts from it (Stryker re-tests only what is missing or changed). --stored-only (CI)
+// checks complete reports only; the score table lists a partial one apart, not in the sum.
+//
 // Stryker 10 needs Node >= 22: on an older Node the pinned Node 24 (scripts/node-dist.mjs) runs it.
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { groups } from '../stryker.config.mjs';
@@ -59,6 +65,7 @@ function strykerNode() {
 }
 
 const reportOf = (g) => join(ROOT, 'test', 'mutation', `${g}.json`);
+const partialOf = (g) => join(ROOT, 'test', 'mutation', `${g}.partial.json`);
 
 /** mutant counts of one stored report, by status */
 function counts(file) {
@@ -71,6 +78,9 @@ function counts(file) {
     }
   return c;
 }
+
+/** mutants with a result in a report (a partial one lacks those not tested yet) */
+const tested = (file) => Object.values(counts(file)).reduce((a, b) => a + b, 0);
 
 const score = (c) => {
   const detected = c.Killed + c.Timeout;
@@ -89,14 +99,18 @@ function runGroup(node, g, deadline, force) {
     reportOf(g),
   ];
   if (force) args.push('--force');
+  let interrupted = false;
   return new Promise((done) => {
     // Stryker tests a copy in .stryker-tmp/: its `../shared` is not the repository's
     const shared = resolve(ROOT, '..', 'shared');
     const env = existsSync(shared) ? { ...process.env, SFLOW_SHARED_DIR: shared } : process.env;
     const child = spawn(node, args, { cwd: ROOT, stdio: 'inherit', detached: true, env });
     const left = deadline - Date.now();
+    // past the budget Stryker is stopped; it saves what it tested, and the run ends once it has
+    let timedOut = false;
     const timer = setTimeout(
       () => {
+        timedOut = true;
         console.error(`!! mutation: the time budget ran out during group '${g}'; stopping Stryker`);
         try {
           process.kill(-child.pid, 'SIGTERM');
@@ -109,22 +123,24 @@ function runGroup(node, g, deadline, force) {
           } catch {
             /* gone */
           }
-        }, 10_000).unref();
-        done('timeout');
+        }, 60_000).unref();
       },
       Math.max(left, 0),
     );
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
-      done(code === 0 ? 'ok' : `exit ${code ?? signal}`);
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      done(interrupted ? 'interrupted' : timedOut ? 'timeout' : code === 0 ? 'ok' : `exit ${code ?? signal}`);
     });
+    // a signal stops Stryker, which saves what it tested; the run ends once it has
     const stop = () => {
+      interrupted = true;
       try {
         process.kill(-child.pid, 'SIGTERM');
       } catch {
         /* gone */
       }
-      process.exit(130);
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
@@ -142,13 +158,32 @@ if (skipped.length)
   );
 const node = strykerNode();
 let failed = false;
+let interrupted = false;
 for (const g of todo) {
   const t0 = Date.now();
   console.log(`== mutation: group ${g} (${groups[g].join(' ')})`);
+  // a first run that was stopped before: go on from what it tested
+  const resumed = !existsSync(reportOf(g)) && existsSync(partialOf(g)) && !opts.force;
+  if (resumed) {
+    copyFileSync(partialOf(g), reportOf(g));
+    console.log(
+      `   going on from the partial report ${partialOf(g)} (${tested(partialOf(g))} mutants tested)`,
+    );
+  }
+  const first = resumed || !existsSync(reportOf(g));
   const r = await runGroup(node, g, deadline, opts.force);
   console.log(`== mutation: group ${g}: ${r}, ${Math.round((Date.now() - t0) / 1000)} s`);
+  if (r === 'ok') rmSync(partialOf(g), { force: true });
+  else if (first && existsSync(reportOf(g))) {
+    // not complete: kept apart, so that --stored-only does not take it for a stored report
+    renameSync(reportOf(g), partialOf(g));
+    console.log(
+      `   partial report kept: ${partialOf(g)} (${tested(partialOf(g))} mutants tested; run the group again to go on)`,
+    );
+  }
   if (r !== 'ok') {
     failed = true;
+    interrupted = r === 'interrupted';
     break;
   }
 }
@@ -157,7 +192,10 @@ const total = { Killed: 0, Timeout: 0, Survived: 0, NoCoverage: 0, other: 0 };
 console.log('== mutation score (Stryker: killed+timeout / killed+timeout+survived+no coverage)');
 for (const g of Object.keys(groups)) {
   if (!existsSync(reportOf(g))) {
-    console.log(`   ${g.padEnd(9)} not measured yet`);
+    const partial = existsSync(partialOf(g))
+      ? `partial: ${tested(partialOf(g))} mutants tested so far, ${score(counts(partialOf(g))).toFixed(2)} % of those (not in the sum)`
+      : 'not measured yet';
+    console.log(`   ${g.padEnd(9)} ${partial}`);
     continue;
   }
   const c = counts(reportOf(g));
@@ -179,4 +217,4 @@ if (all < opts.floor) {
   console.error(`!! mutation score ${all.toFixed(2)} % is below the floor of ${opts.floor} %`);
   failed = true;
 }
-process.exit(failed ? 1 : 0);
+process.exit(interrupted ? 130 : failed ? 1 : 0);
