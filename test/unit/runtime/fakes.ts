@@ -224,6 +224,8 @@ export interface FakeProbeScript {
   finalCheck?: boolean;
   /** how long checkOnce takes (default: at once) */
   finalCheckMs?: number;
+  /** a verdict already on its way arrives even after the loop was stopped (a check in flight) */
+  ignoreStop?: boolean;
 }
 
 export class FakeProbes implements ProbeDriver {
@@ -265,7 +267,7 @@ export class FakeProbes implements ProbeDriver {
     }
     return {
       stop: () => {
-        clearTimeout(timer);
+        if (!s.ignoreStop) clearTimeout(timer);
         if (!stopped) this.stopped.push(`${ctx.task.name}:${probe.role}`);
         end();
       },

@@ -422,3 +422,78 @@ describe('orchestrator: what the engine says, less often', () => {
     expect(probes.contexts.map((c) => c.transport)).toEqual([transport]);
   });
 });
+
+describe('orchestrator: a probe verdict that comes too late', () => {
+  it('is not reported for a task that already completed, while the run goes on', async () => {
+    fakeClock();
+    const { orch, events } = setup(
+      [task('a', { probes: { readiness: [], failure: [probe('failure')] } }), task('other')],
+      { a: { code: 0, ms: 10 }, other: { code: 0, ms: 60 } },
+      { a: { failMs: 30, ignoreStop: true } },
+    );
+    const out = await runAll(orch.run());
+    expect(statusMap(out.statuses)).toEqual({ a: 'COMPLETED', other: 'COMPLETED' });
+    const finished = events.findIndex((e) => e.type === 'task_finished' && e.task === 'a');
+    expect(finished).toBeGreaterThan(-1);
+    expect(events.slice(finished).filter((e) => e.type === 'probe_result')).toEqual([]);
+  });
+
+  it('of an earlier attempt does not make the next one READY', async () => {
+    fakeClock();
+    const t0 = Date.now();
+    const { orch, events } = setup(
+      [service('svc', { retries: { count: 1, intervalS: 0, backoff: 1 } })],
+      { svc: [{ code: 1, ms: 10 }, {}] },
+      { svc: { readyMs: 30, ignoreStop: true, finalCheck: false } },
+    );
+    const out = await runAll(orch.run());
+    expect(statusMap(out.statuses)).toEqual({ svc: 'READY' });
+    // attempt 1's verdict comes at 30, attempt 2's (started at 10) at 40
+    expect(ofType(events, 'task_ready')).toMatchObject([{ attempt: 2 }]);
+    expect(events.find((e) => e.type === 'task_ready')!.at - t0).toBe(40);
+  });
+
+  it('does not fail a READY service once the run has ended', async () => {
+    fakeClock();
+    const { orch, events } = setup(
+      [
+        task('svc', { probes: { readiness: [probe('readiness')], failure: [probe('failure')] } }),
+        task('job'),
+      ],
+      { svc: {}, job: { code: 0, ms: 20 } },
+      { svc: { readyMs: 5, failMs: 50, ignoreStop: true } },
+    );
+    const out = await runAll(orch.run());
+    expect(statusMap(out.statuses)).toEqual({ svc: 'READY', job: 'COMPLETED' });
+    expect(orch.status('svc')).toBe('READY');
+    expect(ofType(events, 'fail_fast')).toEqual([]);
+    expect(ofType(events, 'task_finished').map((e) => e.task)).toEqual(['job']);
+  });
+
+  it('an earlier attempt the engine says is running does not start the next one, still queued', async () => {
+    fakeClock();
+    const { orch, backend, events } = setup(
+      [task('a', { retries: { count: 1, intervalS: 0, backoff: 1 } })],
+      { a: {} },
+      {},
+      { submittedOnly: true },
+    );
+    const run = orch.run();
+    await launched(backend, 'a');
+    backend.emitStatus('a', { state: 'RUNNING' }, 1);
+    await vi.advanceTimersByTimeAsync(1);
+    backend.emitStatus('a', { state: 'EXITED', exit: { code: 1, signal: null } }, 1);
+    await launched(backend, 'a', 2);
+    expect(orch.status('a')).toBe('SUBMITTED');
+    // a late word about attempt 1: attempt 2 still waits in the queue
+    backend.emitStatus('a', { state: 'RUNNING' }, 1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(orch.status('a')).toBe('SUBMITTED');
+    expect(ofType(events, 'task_started').map((e) => e.attempt)).toEqual([1]);
+    backend.emitStatus('a', { state: 'RUNNING' }, 2);
+    await vi.advanceTimersByTimeAsync(1);
+    backend.exitNow('a', 0, 2);
+    expect(statusMap((await runAll(run)).statuses)).toEqual({ a: 'COMPLETED' });
+    expect(ofType(events, 'task_started').map((e) => e.attempt)).toEqual([1, 2]);
+  });
+});
