@@ -70,6 +70,8 @@ export class FakeBackend implements Backend {
       launchMs?: number;
       /** per task: a launch that fails this way only once the run's signal aborts (a submit cut short) */
       launchFailsOnAbort?: Record<string, Error>;
+      /** the backend leaves recording its handles to the caller */
+      noRecord?: boolean;
     } = {},
   ) {
     if (opts.taskReady) this.taskReady = opts.taskReady;
@@ -139,7 +141,7 @@ export class FakeBackend implements Backend {
       at: Date.now(),
       env: { ...req.baseEnv, ...req.specs[0].env },
     });
-    req.record(h);
+    if (!this.opts.noRecord) req.record(h);
     return h;
   }
 
@@ -226,6 +228,8 @@ export interface FakeProbeScript {
   finalCheckMs?: number;
   /** a verdict already on its way arrives even after the loop was stopped (a check in flight) */
   ignoreStop?: boolean;
+  /** the probe finds it cannot run (its pattern past the regex time limit) after this long */
+  limitMs?: number;
 }
 
 export class FakeProbes implements ProbeDriver {
@@ -247,7 +251,12 @@ export class FakeProbes implements ProbeDriver {
       if (!stopped) this.active--;
       stopped = true;
     };
-    if (probe.role === 'readiness') {
+    if (s.limitMs !== undefined) {
+      timer = setTimeout(() => {
+        end();
+        ev.onLimit?.('pattern past its time limit');
+      }, s.limitMs);
+    } else if (probe.role === 'readiness') {
       if (s.readyMs !== undefined) {
         timer = setTimeout(() => {
           end();

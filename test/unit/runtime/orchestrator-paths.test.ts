@@ -497,3 +497,36 @@ describe('orchestrator: a probe verdict that comes too late', () => {
     expect(ofType(events, 'task_started').map((e) => e.attempt)).toEqual([1, 2]);
   });
 });
+
+describe('orchestrator: a retried task failed while running', () => {
+  const retried = (probes: { readiness: ReturnType<typeof probe>[]; failure: ReturnType<typeof probe>[] }) =>
+    task('svc', { retries: { count: 1, intervalS: 0, backoff: 1 }, probes });
+
+  it.each([
+    ['its failure probe', { readiness: [], failure: [probe('failure')] }, { failMs: 20 }],
+    ['its readiness deadline', { readiness: [probe('readiness', { timeoutS: 0.02 })], failure: [] }, {}],
+    ['a probe that cannot run', { readiness: [probe('readiness')], failure: [] }, { limitMs: 20 }],
+  ])('by %s reports no exit code, not the first attempt’s', async (_what, probes, script) => {
+    fakeClock();
+    const { orch, backend, final } = setup(
+      [retried(probes)],
+      { svc: [{ code: 3, ms: 5 }, {}] },
+      {
+        svc: { ...script, finalCheck: false },
+      },
+    );
+    const out = await runAll(orch.run());
+    expect(statusMap(out.statuses)).toEqual({ svc: 'FAILED' });
+    expect(backend.launches).toHaveLength(2);
+    expect(final('svc')).toMatchObject({ attempt: 2, exitCode: null, signal: null });
+  });
+});
+
+describe("orchestrator: the run's handle ledger", () => {
+  it('records the handle of a backend that leaves recording to its caller, once', async () => {
+    const { orch, ledger } = setup([task('a')], { a: { code: 0, ms: 1 } }, {}, { noRecord: true });
+    await orch.run();
+    expect(ledger.filter((l) => l.startsWith('launched '))).toEqual(['launched a#1']);
+    expect(ledger).toContain('ended a#1');
+  });
+});

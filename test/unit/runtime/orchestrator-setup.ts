@@ -24,6 +24,8 @@ export interface SetupOptions {
   taskFolder?: (task: string) => void;
   finalize?: OrchestratorOptions['finalize'];
   resume?: ResumeTasks;
+  /** the backend leaves recording its handles to the orchestrator */
+  noRecord?: boolean;
 }
 
 export type SeenEvent = RunEventInput & { at: number; given?: number };
@@ -40,6 +42,8 @@ export function setup(
   const events: SeenEvent[] = [];
   /** the events as the orchestrator emitted them */
   const raw: RunEventInput[] = [];
+  /** the handle ledger's writes: operation, task#attempt */
+  const ledger: string[] = [];
   const orch = new Orchestrator({
     plan: plan(tasks),
     backends: new Map([['local', backend]]),
@@ -56,12 +60,13 @@ export function setup(
     ...(opts.taskFolder ? { taskFolder: opts.taskFolder } : {}),
     ...(opts.finalize ? { finalize: opts.finalize } : {}),
     ...(opts.resume ? { resume: opts.resume } : {}),
+    ledger: (op, h) => ledger.push(`${op} ${h.task}#${h.attempt}`),
   });
   const final = (name: string) => {
     const f = events.filter((e) => e.type === 'task_finished' && e.task === name);
     return f[f.length - 1] as Extract<RunEventInput, { type: 'task_finished' }> | undefined;
   };
-  return { backend, probes, events, raw, orch, final };
+  return { backend, probes, events, raw, ledger, orch, final };
 }
 
 export const statusMap = (s: Array<[string, string]>) => Object.fromEntries(s);
