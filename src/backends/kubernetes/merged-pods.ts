@@ -24,6 +24,7 @@ import { podState } from './pod-status.js';
 import { CTL_SCRIPT, Demux, envFile, MERGE_DIR, supervisorScript } from './merged-script.js';
 import { splitCommand } from './pod-script.js';
 import { stampMs } from '../../util/stamp-time.js';
+import { errorMessage } from '../../util/errors.js';
 import type { K8sRun } from './run-context.js';
 import { createObject, createPod, newHandle, type LaunchCore } from './task-pods.js';
 import { k8sOperatorConfig } from './operator-config.js';
@@ -236,18 +237,35 @@ export class MergedPods {
     if (st.phase === 'Running' && g.gatesWaiting.size) {
       const open = [...g.gatesWaiting];
       g.gatesWaiting.clear();
-      void r.api
-        .exec(g.pod, 'main', ['sh', '-c', `touch ${open.map((i) => `${MERGE_DIR}/gate/${i}`).join(' ')}`], {
-          trace: ['gate', open.join(',')],
-        })
-        .catch((e: unknown) => {
-          for (const i of open) {
-            const m = this.memberByIndex(g, i);
-            if (m?.handle) this.settle(g, m, undefined, `gate not opened: ${String(e)}`);
-          }
-        });
+      this.openGates(g, open);
     }
     if (!g.streaming && !g.ended && (st.terminated || st.problem)) this.endGroup(g, st.problem);
+  }
+
+  /**
+   * Opens gates with one exec. The pod runs as soon as its container started, maybe before the
+   * supervisor made the gate folder: the command makes it too (the supervisor's `mkdir -p` does
+   * not mind). A gate the command could not open (an exec that failed or exited non-zero) fails
+   * its member at once — a member whose gate is silently lost would wait forever.
+   */
+  private openGates(g: Group, open: number[]): void {
+    const gates = open.map((i) => `${MERGE_DIR}/gate/${i}`).join(' ');
+    void this.run()
+      .api.exec(g.pod, 'main', ['sh', '-c', `mkdir -p ${MERGE_DIR}/gate && touch ${gates}`], {
+        trace: ['gate', open.join(',')],
+      })
+      .then((res) => {
+        if (res.exitCode !== 0) {
+          const why = res.stderr.trim() || res.message || 'no reason given';
+          throw new Error(`the gate command exited ${res.exitCode ?? 'without a code'}: ${why}`);
+        }
+      })
+      .catch((e: unknown) => {
+        for (const i of open) {
+          const m = this.memberByIndex(g, i);
+          if (m?.handle) this.settle(g, m, undefined, `gate not opened: ${errorMessage(e)}`);
+        }
+      });
   }
 
   private memberByIndex(g: Group, i: number): Member | undefined {

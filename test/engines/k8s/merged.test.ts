@@ -16,6 +16,9 @@ import { withEmulator } from './with-emulator.js';
 import { runRecipe } from './run-recipe.js';
 
 const HERE = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'recipes');
+/** a `bash` that starts 2 s late, mounted at /usr/local in the pods of SLOW_IMAGE */
+const SLOW_START = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'slow-start');
+const SLOW_IMAGE = 'sflowtest/slow-start:1';
 const SMOKE = 'compat/examples/self_contained/kubernetes/merge_pod_smoke.yaml';
 const missing = sandboxMissing();
 const noShared = sharedMissing(SMOKE);
@@ -24,7 +27,11 @@ describe.skipIf(missing !== undefined && !required)(
   `merged pods on the emulator${missing ? ` (skipped: ${missing})` : ''}`,
   () => {
     const dirs: string[] = [];
-    const k = withEmulator(missing, { nodes: 1, gpus: 4 }, { dirs });
+    const k = withEmulator(
+      missing,
+      { nodes: 1, gpus: 4, images: { [SLOW_IMAGE]: { mounts: [{ src: SLOW_START, dst: '/usr/local' }] } } },
+      { dirs },
+    );
 
     it.skipIf(noShared !== undefined && process.env.SFLOW_REQUIRE_SHARED !== '1')(
       `the original merge_pod_smoke recipe completes: services hold the pod, the gated terminal member ends the run${noShared ? ` (skipped: ${noShared})` : ''}`,
@@ -67,6 +74,16 @@ describe.skipIf(missing !== undefined && !required)(
       expect(taskLog(r.runDir, 'after_bad')).toBe('');
       const summary = readFileSync(join(r.runDir, 'sflow_summary.log'), 'utf8');
       expect(summary).toMatch(/bad\s+SUBMITTED\s+attempt=1 gated_on=ok/);
+      expect(leftovers(k.emu)).toEqual([]);
+    });
+
+    it("a gate opened before the pod's slow shell has made its gate folder still opens", async () => {
+      // the pod runs (the kubelet says so) 2 s before its supervisor does anything: the second
+      // member's gate is opened in that window, and must not be lost (it once hung the run)
+      const r = await runRecipe(k, [join(HERE, 'merge-slow-start.yaml')], [], dirs);
+      expect(r.code, r.stderr + r.stdout).toBe(0);
+      expect(r.statuses).toEqual({ first: 'COMPLETED', second: 'COMPLETED' });
+      expect(taskLog(r.runDir, 'second')).toBe('second ran\n');
       expect(leftovers(k.emu)).toEqual([]);
     });
   },
