@@ -154,7 +154,7 @@ const todo = opts.storedOnly ? opts.groups.filter((g) => existsSync(reportOf(g))
 const skipped = opts.groups.filter((g) => !todo.includes(g));
 if (skipped.length)
   console.warn(
-    `!! mutation: no stored report yet for ${skipped.join(', ')}: not checked (run npm run test:mutation -- --group ${skipped.join(',')})`,
+    `!! mutation: no stored report yet for ${skipped.join(', ')}: not checked (run npm run test:mutation -- --group ${skipped.join(',')}; it goes on from a partial report where there is one)`,
   );
 const node = strykerNode();
 let failed = false;
@@ -193,7 +193,7 @@ console.log('== mutation score (Stryker: killed+timeout / killed+timeout+survive
 for (const g of Object.keys(groups)) {
   if (!existsSync(reportOf(g))) {
     const partial = existsSync(partialOf(g))
-      ? `partial: ${tested(partialOf(g))} mutants tested so far, ${score(counts(partialOf(g))).toFixed(2)} % of those (not in the sum)`
+      ? `partial: ${tested(partialOf(g))} mutants reached so far, ${score(counts(partialOf(g))).toFixed(2)} % of the valid ones (not in the sum)`
       : 'not measured yet';
     console.log(`   ${g.padEnd(9)} ${partial}`);
     continue;
