@@ -167,18 +167,29 @@ for (const g of todo) {
   if (resumed) {
     copyFileSync(partialOf(g), reportOf(g));
     console.log(
-      `   going on from the partial report ${partialOf(g)} (${tested(partialOf(g))} mutants tested)`,
+      `   going on from the partial report ${partialOf(g)} (${tested(partialOf(g))} mutants reached)`,
     );
   }
   const first = resumed || !existsSync(reportOf(g));
+  // a complete report is kept as it was when this run does not complete (Stryker would leave a
+  // partial one in its place, which a later --stored-only would read as complete)
+  const before = `${reportOf(g)}.before`;
+  if (!first) copyFileSync(reportOf(g), before);
   const r = await runGroup(node, g, deadline, opts.force);
   console.log(`== mutation: group ${g}: ${r}, ${Math.round((Date.now() - t0) / 1000)} s`);
+  if (!first) {
+    if (r === 'ok') rmSync(before, { force: true });
+    else {
+      renameSync(before, reportOf(g));
+      console.log(`   the stored report is kept as it was: this run did not complete`);
+    }
+  }
   if (r === 'ok') rmSync(partialOf(g), { force: true });
   else if (first && existsSync(reportOf(g))) {
     // not complete: kept apart, so that --stored-only does not take it for a stored report
     renameSync(reportOf(g), partialOf(g));
     console.log(
-      `   partial report kept: ${partialOf(g)} (${tested(partialOf(g))} mutants tested; run the group again to go on)`,
+      `   partial report kept: ${partialOf(g)} (${tested(partialOf(g))} mutants reached; run the group again to go on)`,
     );
   }
   if (r !== 'ok') {
@@ -187,7 +198,8 @@ for (const g of todo) {
     break;
   }
 }
-// the score of every group that has a stored report (those just run are fresh)
+// the score of every group that has a stored report (those just run are fresh; one that did not
+// complete keeps the report it had)
 const total = { Killed: 0, Timeout: 0, Survived: 0, NoCoverage: 0, other: 0 };
 console.log('== mutation score (Stryker: killed+timeout / killed+timeout+survived+no coverage)');
 for (const g of Object.keys(groups)) {
