@@ -92,14 +92,17 @@ export function pyInt(v: Value, dflt: Arg, base: number): Value {
   v = unwrap(v);
   const fallback = dflt === undefined ? 0 : dflt;
   if (typeof v === 'string') {
+    // Jinja2 falls back to int(float(v)) and answers the default for whatever that raises,
+    // OverflowError included: 'inf', 'nan' and '1e400' give the default
     const n = parsePyInt(v, base) ?? parsePyFloat(v);
-    if (n === null || Number.isNaN(n)) return fallback;
-    if (!Number.isFinite(n)) throw new OpError('cannot convert float infinity to integer');
+    if (n === null || !Number.isFinite(n)) return fallback;
     return Math.trunc(n) || 0;
   }
   if (isNumeric(v)) {
     const n = num(v);
-    if (Number.isNaN(n)) throw new OpError('cannot convert float NaN to integer');
+    // int(nan) raises ValueError, which Jinja2 turns into the default; int(inf) raises
+    // OverflowError, which it lets through
+    if (Number.isNaN(n)) return fallback;
     if (!Number.isFinite(n)) throw new OpError('cannot convert float infinity to integer');
     return Math.trunc(n) || 0;
   }

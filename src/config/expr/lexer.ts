@@ -4,6 +4,7 @@
  * first `}}` (or `-}}`, whitespace control) outside brackets.
  */
 import { ExprSyntaxError } from './errors.js';
+import { PY_WS } from './pyconv.js';
 
 export type TokType = 'name' | 'int' | 'float' | 'str' | 'op' | 'end';
 
@@ -21,7 +22,8 @@ export interface Region {
   stripAfter: boolean;
 }
 
-const WS = /\s+/y;
+// Python's whitespace, not JavaScript's (which has U+FEFF and lacks U+0085)
+const WS = new RegExp(`[${PY_WS}]+`, 'y');
 const NAME = /[\p{ID_Start}_][\p{ID_Continue}]*/uy;
 const FLOAT = /(?:\d+_)*\d+(?:(?:\.(?:\d+_)*\d+)?e[+-]?(?:\d+_)*\d+|\.(?:\d+_)*\d+)/iy;
 const INT = /0b(?:_?[01])+|0o(?:_?[0-7])+|0x(?:_?[\da-f])+|[1-9](?:_?\d)*|0(?:_?0)*/iy;
@@ -49,8 +51,9 @@ const OPS1 = new Set([
 ]);
 const CLOSERS: Record<string, string> = { '(': ')', '[': ']', '{': '}' };
 
+/** ASCII whitespace as Python's `\s` has it: space, \t \n \v \f \r, and \x1c-\x1f */
 function isSpace(c: number): boolean {
-  return c === 32 || (c >= 9 && c <= 13);
+  return c === 32 || (c >= 9 && c <= 13) || (c >= 28 && c <= 31);
 }
 
 function isNameChar(c: number, first: boolean): boolean {
@@ -92,8 +95,12 @@ const SIMPLE_ESCAPES: Record<string, string> = {
   v: '\v',
 };
 
-/** Python `unicode-escape` decoding of a string literal body; unknown escapes stay verbatim. */
-function decodeString(raw: string): string {
+/**
+ * Python `unicode-escape` decoding of a string literal body; unknown escapes stay verbatim. A
+ * truncated `\x`/`\u`/`\U` escape or a code point past U+10FFFF is an error, as in Jinja2;
+ * `fail` gets the escape's offset in `raw`.
+ */
+function decodeString(raw: string, fail: (msg: string, offset: number) => never): string {
   const body = raw.replace(/\r\n?/g, '\n');
   if (!body.includes('\\')) return body;
   let out = '';
@@ -114,19 +121,26 @@ function decodeString(raw: string): string {
     if (oct) {
       out += String.fromCodePoint(parseInt(oct[0], 8));
       i += oct[0].length;
-    } else if (
-      hexLen > 0 &&
-      /^[0-9a-fA-F]+$/.test(body.slice(i + 2, i + 2 + hexLen)) &&
-      body.length >= i + 2 + hexLen
-    ) {
-      const cp = parseInt(body.slice(i + 2, i + 2 + hexLen), 16);
-      out += cp <= 0x10ffff ? String.fromCodePoint(cp) : body.slice(i, i + 2 + hexLen);
+    } else if (hexLen > 0) {
+      const hex = body.slice(i + 2, i + 2 + hexLen);
+      if (hex.length < hexLen || !/^[0-9a-fA-F]+$/.test(hex))
+        fail(`truncated \\${e}${'X'.repeat(hexLen)} escape`, offsetIn(raw, i));
+      const cp = parseInt(hex, 16);
+      if (cp > 0x10ffff) fail('illegal Unicode character (past U+10FFFF)', offsetIn(raw, i));
+      out += String.fromCodePoint(cp);
       i += 1 + hexLen;
     } else {
       out += c;
     }
   }
   return out;
+}
+
+/** The offset in `raw` of offset `i` in `raw` with its CR LF / CR line ends made LF. */
+function offsetIn(raw: string, i: number): number {
+  let o = 0;
+  for (let k = 0; k < i; k++) o += raw.startsWith('\r\n', o) ? 2 : 1;
+  return o;
 }
 
 function parseNumber(text: string, isFloat: boolean): number {
@@ -178,7 +192,9 @@ export function lexRegion(src: string, start: number, open: number): Region {
       let i = pos + 1;
       while (i < src.length && src[i] !== c) i += src[i] === '\\' ? 2 : 1;
       if (i >= src.length) fail('unterminated string literal', pos);
-      tokens.push({ type: 'str', value: decodeString(src.slice(pos + 1, i)), start: pos, end: i + 1 });
+      const at = pos + 1;
+      const value = decodeString(src.slice(at, i), (msg, o) => fail(msg, at + o));
+      tokens.push({ type: 'str', value, start: pos, end: i + 1 });
       pos = i + 1;
       continue;
     }
