@@ -51,6 +51,16 @@ export interface FilterSpec {
   fn: (v: Value, args: Arg[], kwargs: Record<string, Value>) => Result;
 }
 
+/** Python `round(x)` (no ndigits, or None): the nearest integer, ties to even */
+function roundToInt(x: number): number {
+  if (!Number.isFinite(x))
+    throw new OpError(`cannot convert float ${Number.isNaN(x) ? 'NaN' : 'infinity'} to integer`);
+  const r = roundFloat(x, 0);
+  if (!Number.isSafeInteger(r))
+    throw new OpError('integer result beyond ±2^53 (9007199254740991) cannot be computed exactly');
+  return r || 0;
+}
+
 function extreme(sign: 1 | -1): FilterSpec {
   return {
     params: ['case_sensitive', 'attribute'],
@@ -190,12 +200,17 @@ export const FILTERS: Record<string, FilterSpec> = withoutPrototype({
     params: ['precision', 'method'],
     required: 0,
     fn: (v, [precision, method]) => {
-      const p = intArg(precision, 'precision', 0);
       const m = method === undefined ? 'common' : unwrap(method);
       if (m !== 'common' && m !== 'ceil' && m !== 'floor')
         throw new OpError('method must be common, ceil or floor');
       const u = unwrap(v);
       if (!isNumeric(u)) throw new OpError(`type ${typeName(u)} doesn't define __round__ method`);
+      // Python's round(x, None) is round(x): an integer
+      if (precision !== undefined && unwrap(precision) === null) {
+        if (m === 'common') return roundToInt(num(u));
+        throw new OpError(`'precision' must be an integer with method ${m}, got NoneType`);
+      }
+      const p = intArg(precision, 'precision', 0);
       if (m !== 'common') {
         const scale = 10 ** p;
         return mkFloat((m === 'ceil' ? Math.ceil : Math.floor)(num(u) * scale) / scale);
@@ -233,7 +248,11 @@ export const FILTERS: Record<string, FilterSpec> = withoutPrototype({
   trim: {
     params: ['chars'],
     required: 0,
-    fn: (v, [chars]) => pyStrip(toStr(v), chars === undefined || chars === null ? undefined : toStr(chars)),
+    fn: (v, [chars]) => {
+      const c = chars === undefined ? null : unwrap(chars);
+      if (c !== null && typeof c !== 'string') throw new OpError('strip arg must be None or str');
+      return pyStrip(toStr(v), c ?? undefined);
+    },
   },
   unique: {
     params: ['case_sensitive', 'attribute'],

@@ -102,12 +102,10 @@ export function mul(a: Value, b: Value): Value {
     return isFloatOperand(a, b) ? mkFloat(r) : mkInt(r);
   }
   const pair = isSeq(a) ? { seq: a, n: b } : isSeq(b) ? { seq: b, n: a } : undefined;
-  if (pair) {
-    if (isIntLike(pair.n)) return repeat(pair.seq, num(pair.n));
-    if (!(isSeq(a) && isSeq(b)))
-      throw new OpError(`can't multiply sequence by non-int of type '${typeName(pair.n)}'`);
-  }
-  throw unsupported('*', a, b);
+  if (!pair) throw unsupported('*', a, b);
+  if (!isIntLike(pair.n))
+    throw new OpError(`can't multiply sequence by non-int of type '${typeName(pair.n)}'`);
+  return repeat(pair.seq, num(pair.n));
 }
 
 export function truediv(a: Value, b: Value): Value {

@@ -1,0 +1,150 @@
+/**
+ * Filters and tests with every argument they take, and the errors of each: expected values are
+ * what Jinja2 3.1.6 renders for the same `{{ … }}`; errors carry Python's wording.
+ */
+import { describe, expect, it } from 'vitest';
+import { type Scope } from '../../../src/config/expr/index.js';
+import { e as render, thrown } from './helpers.js';
+
+const e = (src: string): string => render(src, { N: 4 });
+
+describe('filters and tests, argument by argument', () => {
+  it.each([
+    ['[3, 1, 2] | max', '3'],
+    ['[3, 1, 2] | min', '1'],
+    ['[1, 3, 3.0] | max', '3'],
+    ['[2, 1, 1.0] | min', '1'],
+    ["['b', 'B', 'a'] | max", 'b'],
+    ["['b', 'B', 'a'] | min", 'a'],
+    ["['b', 'B', 'a'] | max(true)", 'b'],
+    ["['b', 'B', 'a'] | min(true)", 'B'],
+    ["['a', 'B'] | max(case_sensitive=false)", 'B'],
+    ["[{'n': 2}, {'n': 5}, {'n': 1}] | max(attribute='n')", "{'n': 5}"],
+    ["[{'n': 2}, {'n': 5}, {'n': 1}] | min(attribute='n')", "{'n': 1}"],
+    ["[[1, 9], [2, 0]] | max(attribute='1')", '[1, 9]'],
+    ["[[1, 9], [2, 0]] | min(attribute='0')", '[1, 9]'],
+    ['-3 | abs', '3'],
+    ['-3.0 | abs', '3.0'],
+    ['true | abs', '1'],
+    ["2.345 | round(2, 'ceil')", '2.35'],
+    ["2.345 | round(2, 'floor')", '2.34'],
+    ["-2.345 | round(1, 'ceil')", '-2.3'],
+    ["-2.345 | round(1, 'floor')", '-2.4'],
+    ["25 | round(-1, 'ceil')", '30.0'],
+    ["2 | round(0, 'floor')", '2.0'],
+    ["2.5 | round(method='ceil')", '3.0'],
+    ['[3, 1, 2] | sort', '[1, 2, 3]'],
+    ['[3, 1, 2] | sort(true)', '[3, 2, 1]'],
+    ['[3, 1, 2] | sort(reverse=true)', '[3, 2, 1]'],
+    ["['b', 'A', 'a', 'B'] | sort", "['A', 'a', 'b', 'B']"],
+    ["['b', 'A', 'a', 'B'] | sort(case_sensitive=true)", "['A', 'B', 'a', 'b']"],
+    ["['b', 'A', 'a', 'B'] | sort(true, true)", "['b', 'a', 'B', 'A']"],
+    ["[{'n': 2}, {'n': 1}] | sort(attribute='n') | map(attribute='n') | list", '[1, 2]'],
+    ['[[2], [1, 5], [1]] | sort', '[[1], [1, 5], [2]]'],
+    ['[1, 2, 3] | sum', '6'],
+    ['[1, 2, 3] | sum(start=10)', '16'],
+    ["[{'n': 2}, {'n': 1.5}] | sum(attribute='n')", '3.5'],
+    ['[[1], [2]] | sum(start=[])', '[1, 2]'],
+    ['[] | sum', '0'],
+    ["['a', 'A', 'b'] | unique | list", "['a', 'b']"],
+    ["['a', 'A', 'b'] | unique(true) | list", "['a', 'A', 'b']"],
+    ['[1, 1.0, true, 2] | unique | list', '[1, 2]'],
+    ["[{'n': 'x'}, {'n': 'X'}] | unique(attribute='n') | list", "[{'n': 'x'}]"],
+    ["'abca' | unique | list", "['a', 'b', 'c']"],
+    ['[1] | tojson(none)', '[1]'],
+    ['[1] | tojson(0)', '[\n1\n]'],
+    ["{'a': {'b': [1, {}]}} | tojson(1)", '{\n "a": {\n  "b": [\n   1,\n   {}\n  ]\n }\n}'],
+    ["'  x  ' | trim(none)", 'x'],
+    ["'abc' | trim('')", 'abc'],
+    ["'abc' | replace(old='b', new='x')", 'axc'],
+    ["'abc' | replace('b', 'x', count=1)", 'axc'],
+    ["'a1a' | replace(1, 2)", 'a2a'],
+    ["'abc' | list", "['a', 'b', 'c']"],
+    ["{'b': 1, 'a': 2} | list", "['b', 'a']"],
+    ['(1, 2) | list', '[1, 2]'],
+    ["{'b': 1, 'a': 2} | first", 'b'],
+    ["{'b': 1, 'a': 2} | last", 'a'],
+    ["[1, 2] | join(', ')", '1, 2'],
+    ["[[1], [2]] | join('|')", '[1]|[2]'],
+    ['[1.5, none, true] | join', '1.5NoneTrue'],
+    ['true is boolean', 'True'],
+    ['1 is boolean', 'False'],
+    ['none is boolean', 'False'],
+    ['1 is true', 'False'],
+    ['true is true', 'True'],
+    ['false is false', 'True'],
+    ['0 is false', 'False'],
+    ['none is false', 'False'],
+    ['1.0 is float', 'True'],
+    ['1 is float', 'False'],
+    ['true is float', 'False'],
+    ['true is integer', 'False'],
+    ["'ab' is mapping", 'False'],
+    ['[1] is mapping', 'False'],
+    ['{} is sequence', 'True'],
+    ['1 is iterable', 'False'],
+    ['1 is lt 2', 'True'],
+    ['2 is lt 2', 'False'],
+    ['2 is gt 2', 'False'],
+    ['3 is gt 2', 'True'],
+    ['2 is le 2', 'True'],
+    ['2 is ge 2', 'True'],
+    ['2 is ne 2', 'False'],
+    ["'a' is lt 'b'", 'True'],
+    ['none is defined', 'True'],
+    ['NOPE is undefined', 'True'],
+    ['N is undefined', 'False'],
+    ['NOPE is none', 'False'],
+    ['NOPE is number', 'False'],
+    ['4.0 is divisibleby 2', 'True'],
+    ['7 is divisibleby 2.5', 'False'],
+    ['2.5 | round(none)', '2'],
+    ['3.5 | round(none)', '4'],
+    ['-2.5 | round(none)', '-2'],
+    ['7 | round(none)', '7'],
+    ['true | round(none)', '1'],
+    ['2.5 | round(precision=none)', '2'],
+    ["'xax' | trim(none)", 'xax'],
+    ["true * 'ab'", 'ab'],
+  ])('%s → %s', (src, out) => {
+    expect(e(src)).toBe(out);
+  });
+
+  it.each([
+    ['[] | max', 'No aggregated item, sequence was empty.'],
+    ['[] | min', 'No aggregated item, sequence was empty.'],
+    ['none | abs', "bad operand type for abs(): 'NoneType'"],
+    ["2.5 | round(1, 'up')", 'method must be common, ceil or floor'],
+    ["'a' | round", "type str doesn't define __round__ method"],
+    ["2.5 | round('a')", "'precision' must be an integer, got str"],
+    ['2.5 | round(1.5)', "'precision' must be an integer, got float"],
+    ["[1, 'a'] | sort", "'<' not supported between instances of 'str' and 'int'"],
+    ["['a'] | sum", "unsupported operand type(s) for +: 'int' and 'str'"],
+    ['[[1], [1]] | unique | list', "unhashable type: 'list'"],
+    ["[{'a': 1}] | unique | list", "unhashable type: 'dict'"],
+    ["'abc' | replace('b', 'x', 'y')", "'count' must be an integer, got str"],
+    ['3 | list', "'int' object is not iterable"],
+    ['none | list', "'NoneType' object is not iterable"],
+    ["'a' is gt 1", "'>' not supported between instances of 'str' and 'int'"],
+    ['NOPE is even', "'NOPE' is undefined"],
+    ['NOPE is eq 1', "'NOPE' is undefined"],
+    ["'4' is divisibleby 2", 'not all arguments converted during string formatting'],
+    ['5 is divisibleby 0', 'integer division or modulo by zero'],
+    ['1e300 | round(none)', 'integer result beyond ±2^53'],
+    ["2.567 | round(none, 'ceil')", "'precision' must be an integer with method ceil, got NoneType"],
+    ["' a ' | trim(1)", 'strip arg must be None or str'],
+    ["none * 'a'", "can't multiply sequence by non-int of type 'NoneType'"],
+  ])('%s fails: %s', (src, msg) => {
+    expect(thrown(() => e(src)).message).toContain(msg);
+  });
+
+  it('round(None) of infinity or NaN fails as Python does', () => {
+    const s = { INF: Number.POSITIVE_INFINITY, NAN: Number.NaN } as Scope;
+    expect(thrown(() => render('INF | round(none)', s)).message).toContain(
+      'cannot convert float infinity to integer',
+    );
+    expect(thrown(() => render('NAN | round(none)', s)).message).toContain(
+      'cannot convert float NaN to integer',
+    );
+  });
+});
