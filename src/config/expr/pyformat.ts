@@ -55,8 +55,11 @@ function formatFloat(x: number, conv: string, prec: number, alt: boolean): strin
   } else {
     const p = prec === 0 ? 1 : prec;
     const { exp } = sci(ax, p - 1);
-    if (exp >= -4 && exp < p) body = fixedAbs(ax, p - 1 - exp);
-    else {
+    if (exp >= -4 && exp < p) {
+      body = fixedAbs(ax, p - 1 - exp);
+      // '%#g' % 100000 is '100000.': the alternate form always has a point
+      if (alt && !body.includes('.')) body += '.';
+    } else {
       const { m } = sci(ax, p - 1);
       body = m[0] + (m.length > 1 || alt ? '.' : '') + m.slice(1) + 'e' + expStr(exp);
     }
@@ -93,6 +96,15 @@ type SpecMatch = [
   offset: number,
 ];
 
+function unsupportedChar(fmt: string, at: number): OpError {
+  const c = fmt.codePointAt(at)!;
+  // Python counts code points, JavaScript UTF-16 units
+  const index = [...fmt.slice(0, at)].length;
+  return new OpError(
+    `unsupported format character '${String.fromCodePoint(c)}' (0x${c.toString(16)}) at index ${index}`,
+  );
+}
+
 /** Python `fmt % args`. */
 export function percentFormat(fmt: string, rhs: Value): string {
   rhs = unwrap(rhs);
@@ -111,9 +123,13 @@ export function percentFormat(fmt: string, rhs: Value): string {
     if (!conv) {
       const at = offset + whole.length;
       if (at >= fmt.length) throw new OpError('incomplete format');
-      throw new OpError(`unsupported format character '${fmt[at]}' at index ${at}`);
+      throw unsupportedChar(fmt, at);
     }
-    if (conv === '%' && whole === '%%') return '%';
+    if (conv === '%') {
+      // only a bare '%%' is a percent sign (Python 3.11 refuses '%5%' and '%(k)%')
+      if (whole === '%%') return '%';
+      throw unsupportedChar(fmt, offset + whole.length - 1);
+    }
     let arg: Value;
     const w = width === '*' ? num(nextArg()) : width ? Number(width) : 0;
     const p = precision === '*' ? num(nextArg()) : precision !== undefined ? Number(precision) : undefined;
@@ -125,26 +141,28 @@ export function percentFormat(fmt: string, rhs: Value): string {
       usedMapping = true;
       if (!Object.hasOwn(mapping, key)) throw new OpError(`KeyError: '${key}'`);
       arg = mapping[key];
-    } else arg = conv === '%' ? '%' : nextArg();
+    } else arg = nextArg();
     arg = unwrap(arg);
     let body: string;
     let sign = '';
     let prefix = '';
     const numeric = 'diufFeEgGxXo'.includes(conv);
-    if (conv === 's' || conv === '%') body = renderValue(arg);
+    if (conv === 's') body = renderValue(arg);
     else if (conv === 'r') body = reprValue(arg);
     else if (conv === 'a') body = asciiRepr(reprValue(arg));
     else if (conv === 'c') {
       if (typeof arg === 'string' && [...arg].length === 1) body = arg;
-      else if (isIntLike(arg) && num(arg) >= 0 && num(arg) <= 0x10ffff) body = String.fromCodePoint(num(arg));
-      else throw new OpError('%c requires an int or a unicode character');
+      else if (!isIntLike(arg)) throw new OpError('%c requires int or char');
+      else if (num(arg) < 0 || num(arg) > 0x10ffff) throw new OpError('%c arg not in range(0x110000)');
+      else body = String.fromCodePoint(num(arg));
     } else {
-      if (!isNumeric(arg))
-        throw new OpError(`%${conv} format: a real number is required, not ${typeName(arg)}`);
-      const x = num(arg);
-      if ('xXo'.includes(conv) && !isIntLike(arg)) {
+      // Python 3.11's wording for each kind of conversion
+      if ('xXo'.includes(conv) && !isIntLike(arg))
         throw new OpError(`%${conv} format: an integer is required, not ${typeName(arg)}`);
-      }
+      if ('diu'.includes(conv) && !isNumeric(arg))
+        throw new OpError(`%${conv} format: a real number is required, not ${typeName(arg)}`);
+      if (!isNumeric(arg)) throw new OpError(`must be real number, not ${typeName(arg)}`);
+      const x = num(arg);
       if ('diu'.includes(conv)) {
         if (!Number.isFinite(x))
           throw new OpError(`cannot convert float ${Number.isNaN(x) ? 'NaN' : 'infinity'} to integer`);
