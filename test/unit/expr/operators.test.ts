@@ -221,7 +221,7 @@ describe('printf-style % formatting', () => {
     ["'x' % 1", 'not all arguments converted during string formatting'],
     ["'%s %s' % (1,)", 'not enough arguments for format string'],
     ["'%d' % 'a'", '%d format: a real number is required, not str'],
-    ["'%z' % 1", "unsupported format character 'z' at index 1"],
+    ["'%z' % 1", "unsupported format character 'z' (0x7a) at index 1"],
   ])('%s fails like Python', (src, msg) => {
     expect(thrown(() => e(src)).message).toBe(msg);
   });
