@@ -136,7 +136,7 @@ function decodeString(raw: string, fail: (msg: string, offset: number) => never)
   return out;
 }
 
-/** The offset in `raw` of offset `i` in `raw` with its CR LF / CR line ends made LF. */
+/** Where offset `i` of the decoded body (its CR LF and CR made LF) lies in `raw`. */
 function offsetIn(raw: string, i: number): number {
   let o = 0;
   for (let k = 0; k < i; k++) o += raw.startsWith('\r\n', o) ? 2 : 1;

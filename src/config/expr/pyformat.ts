@@ -156,12 +156,12 @@ export function percentFormat(fmt: string, rhs: Value): string {
       else if (num(arg) < 0 || num(arg) > 0x10ffff) throw new OpError('%c arg not in range(0x110000)');
       else body = String.fromCodePoint(num(arg));
     } else {
-      // Python 3.11's wording for each kind of conversion
+      // Python 3.11's wording for each kind of conversion (the float ones name it too)
       if ('xXo'.includes(conv) && !isIntLike(arg))
         throw new OpError(`%${conv} format: an integer is required, not ${typeName(arg)}`);
       if ('diu'.includes(conv) && !isNumeric(arg))
         throw new OpError(`%${conv} format: a real number is required, not ${typeName(arg)}`);
-      if (!isNumeric(arg)) throw new OpError(`must be real number, not ${typeName(arg)}`);
+      if (!isNumeric(arg)) throw new OpError(`%${conv} format: must be real number, not ${typeName(arg)}`);
       const x = num(arg);
       if ('diu'.includes(conv)) {
         if (!Number.isFinite(x))
