@@ -1,5 +1,6 @@
 import {
   DomainValue,
+  ExprSyntaxError,
   compileTemplate,
   evaluateTemplate,
   renderTemplate,
@@ -74,4 +75,11 @@ export function thrown(fn: () => unknown): Error {
     return err as Error;
   }
   throw new Error('expected an exception');
+}
+
+/** What compiling `template` is refused with: the first line of the message, the offset, the part. */
+export function syntaxError(template: string): { message: string; offset: number; expression: string } {
+  const err = thrown(() => compileTemplate(template));
+  if (!(err instanceof ExprSyntaxError)) throw new Error(`expected an ExprSyntaxError, got ${String(err)}`);
+  return { message: err.message.split('\n')[0], offset: err.offset, expression: err.expression };
 }
