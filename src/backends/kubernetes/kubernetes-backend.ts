@@ -59,6 +59,8 @@ export class KubernetesBackend implements Backend {
   readonly type = 'kubernetes' as const;
   readonly settings: K8sSettings;
   private api: KubeApi | undefined;
+  /** the APIs `recover` made, by namespace */
+  private readonly recoverApis = new Map<string, KubeApi>();
   private watchPods: PodWatch | undefined;
   private reservation: Reservation | undefined;
   private readonly attempts = new Map<string, PodAttempt>();
@@ -347,19 +349,21 @@ export class KubernetesBackend implements Backend {
   async recover(record: TaskHandle, opts: StopOptions, signal: AbortSignal): Promise<RecoverOutcome> {
     // the kind's parse first: a state it cannot read is refused before the cluster is asked
     const state = engineStateOf(kubernetesHandleState, record);
-    if (!this.api) {
+    // each attempt in its own namespace: a run resumed with another --kube-namespace has
+    // attempts of one backend in two
+    let api = this.api?.namespace === state.namespace ? this.api : this.recoverApis.get(state.namespace);
+    if (!api) {
       // the run's record names its kubeconfig and context; flags given to `sflow recover` win
       const rec = readRunRecords(this.ctx.runDir).find((x) => x.backend === record.backend);
       const given = Object.fromEntries(Object.entries(this.ctx.options).filter(([, v]) => v !== undefined));
       const options = rec ? { kubeconfig: rec.kubeconfig, kubeContext: rec.context, ...given } : given;
       const target = loadKubeTarget(this.settings.namespace, options, this.ctx.env);
-      this.api = new KubeApi({
-        ...target,
-        namespace: state.namespace,
-      });
+      api = new KubeApi({ ...target, namespace: state.namespace });
+      this.recoverApis.set(state.namespace, api);
+      this.api ??= api;
     }
     const { recoverAttempt } = await import('./recover.js');
-    return recoverAttempt(this.api, record, opts, signal);
+    return recoverAttempt(api, record, opts, signal);
   }
 
   async release(signal: AbortSignal, nodes?: string[]): Promise<void> {
