@@ -148,3 +148,21 @@ describe('references through every kind of node', () => {
     expect(compileTemplate('${{ ' + src + ' }}').references()).toEqual(refs);
   });
 });
+
+describe('an inline if without else', () => {
+  it.each([
+    ['(1 if false) is defined', 'False'],
+    ['(1 if false) is undefined', 'True'],
+    ['(1 if false) | default(5)', '5'],
+    ['1 if false', ''],
+  ])('%s → %s', (src, out) => {
+    expect(e(src)).toBe(out);
+  });
+
+  // sflow: an undefined value is not carried inside a list or dict (Jinja2 keeps an Undefined there)
+  it.each(['(1 if false) + 1', '[1 if false] | length', "{'k': (1 if false)}"])('%s is undefined', (src) => {
+    expect(thrown(() => e(src)).message).toContain(
+      'the inline if-expression evaluated to false and no else section was defined',
+    );
+  });
+});
