@@ -406,7 +406,7 @@ describe('tojson, replace, trim, default, format, map', () => {
     ["[{'a':1},{}] | map(attribute='a') | list", ExprEvalError, "dict object has no attribute 'a'"],
     ["[1,2] | join(',', 'x')", ExprEvalError, "int object has no attribute 'x'"],
     ["'a' | abs", ExprEvalError, "bad operand type for abs(): 'str'"],
-  ])('%s fails: %s', (src, type, msg) => {
+  ])('%s fails', (src, type, msg) => {
     const err = thrown(() => e(src));
     expect(err).toBeInstanceOf(type);
     expect(err.message).toContain(msg);
@@ -520,5 +520,52 @@ describe('operators on every operand type', () => {
     ["'ab'['x']", "''ab'['x']' is undefined"],
   ])('%s fails: %s', (src, msg) => {
     expect(thrown(() => e(src)).message).toContain(msg);
+  });
+});
+
+describe('strings by code point, as Python counts and orders them', () => {
+  it.each([
+    ["['😀', '\\uffff', 'a'] | sort", "['a', '\\uffff', '😀']"],
+    ["'a😀' < 'a\\uffff'", 'False'],
+    ["'😀' > '\\uffff'", 'True'],
+    ["'a😀b' < 'a😀c'", 'True'],
+    ["['😀b', '😀a', '😀'] | sort", "['😀', '😀a', '😀b']"],
+    ["['😀', '\\uffff'] | max", '😀'],
+    ["'é😀' | list", "['é', '😀']"],
+    ["'😀x'[1]", 'x'],
+    ["'😀😀' | replace('😀', 'x', 1)", 'x😀'],
+    ["'x😀x' | trim('x')", '😀'],
+    ["'😀' in 'a😀b'", 'True'],
+  ])('%s → %s', (src, out) => {
+    expect(e(src)).toBe(out);
+  });
+});
+
+describe('what a scope may hold that is not data', () => {
+  it('functions, symbols and JS undefined are missing; a bigint is a number', () => {
+    const s = {
+      F: () => 1,
+      Y: Symbol('y'),
+      U: undefined,
+      B: 7n,
+      D: { f: () => 1, n: 2 },
+    } as unknown as Scope;
+    for (const name of ['F', 'Y', 'U', 'D.f'])
+      expect(thrown(() => render(name, s))).toBeInstanceOf(ExprUndefinedError);
+    expect(render('B + 1', s)).toBe('8');
+    expect(render('D | length', s)).toBe('1');
+    expect(render('D', s)).toBe("{'n': 2}");
+  });
+
+  it.each(['D.constructor', 'D.__proto__', 'D.__class__', "D['constructor']", 'N.prototype'])(
+    '%s never resolves (sflow: JS and Python internals are not data)',
+    (src) => {
+      expect(thrown(() => e(src))).toBeInstanceOf(ExprUndefinedError);
+    },
+  );
+
+  it('a key that only looks internal is data', () => {
+    expect(render('D.__x', { D: { __x: 1 } })).toBe('1');
+    expect(render('D.____', { D: { ____: 2 } })).toBe('2');
   });
 });
