@@ -74,6 +74,8 @@ export class LauncherProcess {
   private queue: Array<Queued | undefined> = [];
   private queueHead = 0;
   private rest = '';
+  /** frames of this event-loop turn, written together at its end (one wake-up of the launcher) */
+  private outgoing: Buffer[] = [];
   private dead: string | undefined;
   private stderr = '';
 
@@ -151,7 +153,10 @@ export class LauncherProcess {
     return this.waiting.size;
   }
 
-  /** Writes queued requests while fewer than LAUNCH_WINDOW are unanswered. */
+  /**
+   * Frames queued requests while fewer than LAUNCH_WINDOW are unanswered; they leave together at
+   * the end of this event-loop turn (`send`), so the launches of one turn cost one write.
+   */
   private pump(): void {
     while (!this.dead && this.waiting.size < LAUNCH_WINDOW && this.queueHead < this.queue.length) {
       const q = this.queue[this.queueHead];
@@ -170,9 +175,18 @@ export class LauncherProcess {
         continue;
       }
       this.waiting.set(id, { ok: q.ok, fail: q.fail });
-      this.proc.stdin.write(frame);
+      if (!this.outgoing.length) setImmediate(() => this.send());
+      this.outgoing.push(frame);
     }
     this.idle();
+  }
+
+  /** Writes the frames of this turn in one write (a dead launcher's were failed by `lost`). */
+  private send(): void {
+    const frames = this.outgoing;
+    this.outgoing = [];
+    if (this.dead || !frames.length) return;
+    this.proc.stdin.write(frames.length === 1 ? frames[0] : Buffer.concat(frames));
   }
 
   private onData(chunk: string, ready: () => void): void {

@@ -3,6 +3,7 @@
  * `node -e <this>` (the driver's own Node binary). It costs a Node start once per driver (~50 ms,
  * ~40 MiB) and Node's synchronous spawn per task, in its own process, so the driver still never
  * blocks in a fork; it is the lifeline in the same way (stdin end of file: stop every group).
+ * Replies are batched per event-loop turn, as the Perl launcher batches them per pass.
  */
 export const NODE_LAUNCHER = String.raw`
 'use strict';
@@ -12,7 +13,14 @@ const os = require('os');
 const VERSION = 1;
 for (const s of ['SIGHUP', 'SIGINT', 'SIGQUIT', 'SIGPIPE']) process.on(s, () => {});
 const groups = new Map();
-const say = (l) => { try { fs.writeSync(1, l + '\n'); } catch {} };
+let out = '';
+const flush = () => {
+  const b = Buffer.from(out, 'latin1');
+  out = '';
+  try { for (let k = 0; k < b.length; ) k += fs.writeSync(1, b, k); } catch {}
+};
+// the replies of one event-loop turn leave in one write (see perl-launcher.ts)
+const say = (l) => { if (!out) setImmediate(flush); out += l + '\n'; };
 const alive = (g) => { try { process.kill(-g, 0); return true; } catch (e) { return e.code === 'EPERM'; } };
 function starttime(pid) {
   try {

@@ -11,6 +11,11 @@
  * `S <id> <pid> <start time|->` started (after exec), `E <id> <errno>` not started, `X <pid> <code> <signal>`
  * the leader exited (code -1 when killed by a signal).
  *
+ * Batched both ways (issue 28): one read takes every request the driver wrote (it writes those of
+ * one event-loop turn at once), and the replies of one pass of the loop — every start, failure and
+ * exit it learned — leave in one write, just before it waits again: one wake-up of the driver for
+ * all of them instead of one a line.
+ *
  * Run as `perl -e <this>`; it writes nothing else to stdout and reads nothing but stdin.
  */
 export const PERL_LAUNCHER = String.raw`
@@ -24,8 +29,15 @@ $SIG{CHLD} = sub { syswrite($sw, 'c') };
 $SIG{TERM} = sub { $quit = 1; syswrite($sw, 't') };
 binmode STDIN; binmode STDOUT;
 my (%pending, %failed, %grace, %lingering);
-my $buf = '';
-sub say_ { syswrite(STDOUT, $_[0] . "\n") }
+my $buf = ''; my $out = '';
+sub say_ { $out .= $_[0] . "\n" }
+sub flush_ {
+  while (length $out) {
+    my $k = syswrite(STDOUT, $out);
+    if (!defined $k) { next if $!{EINTR}; $out = ''; return }
+    substr($out, 0, $k, '');
+  }
+}
 sub alive { my $g = shift; return kill(0, -$g) || $!{EPERM} }
 sub starttime {
   open(my $fh, '<', "/proc/$_[0]/stat") or return '-';
@@ -93,6 +105,7 @@ sub lifeline {
 say_("R $VERSION");
 my $reaps = 0;
 while (1) {
+  flush_();
   my $rin = ''; vec($rin, 0, 1) = 1; vec($rin, fileno($sr), 1) = 1;
   vec($rin, $_, 1) = 1 for keys %pending;
   my $rout;
