@@ -22,6 +22,7 @@ export default defineConfig({
       'test/unit/util/guarded-regex.test.ts',
       'test/integration/launcher.test.ts',
       'test/integration/launcher-lifecycle.test.ts',
+      'test/integration/launcher-batching.test.ts',
       'test/integration/task-log.test.ts',
       'test/integration/launcher-choice.test.ts',
     ],
