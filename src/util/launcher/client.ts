@@ -185,8 +185,7 @@ export class LauncherProcess {
   private send(): void {
     const frames = this.outgoing;
     this.outgoing = [];
-    if (this.dead || !frames.length) return;
-    this.proc.stdin.write(frames.length === 1 ? frames[0] : Buffer.concat(frames));
+    if (!this.dead) this.proc.stdin.write(Buffer.concat(frames));
   }
 
   private onData(chunk: string, ready: () => void): void {
