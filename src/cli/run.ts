@@ -19,6 +19,7 @@ import {
   unrunnableBackends,
 } from '../backends/registry.js';
 import { cliOptionBag } from '../util/cli-options.js';
+import { warmLauncher } from '../util/launcher/client.js';
 
 export async function runCommand(positional: string[], opts: Record<string, unknown>): Promise<number> {
   if (opts.resume !== undefined) {
@@ -34,6 +35,9 @@ export async function runCommand(positional: string[], opts: Record<string, unkn
     // a malformed --wait-for-gpus is a usage error, also with --dry-run (the backend applies it)
     if (typeof opts.waitForGpus === 'string') parseWaitForGpus(opts.waitForGpus, '--wait-for-gpus', 'usage');
     const files = inputFiles(positional, opts, 'sflow.yaml');
+    // a real run needs the task launcher (tasks, the run's reaper): it starts on the other core
+    // while this one loads and plans the recipe
+    if (!opts.dryRun) warmLauncher();
     const load = () => loadRecipe(runLoadOptions(files, opts));
     // a dry-run asks for nothing: a secret without a value is shown masked like the others
     const loaded = opts.dryRun ? load() : await loadWithSecrets(load, opts, 'cannot run');
