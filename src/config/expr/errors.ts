@@ -56,6 +56,11 @@ export class OpError extends Error {
   }
 }
 
+/** Python's error for `int()` of an infinity (OverflowError) or NaN (ValueError), same words */
+export function floatToIntError(x: number): OpError {
+  return new OpError(`cannot convert float ${Number.isNaN(x) ? 'NaN' : 'infinity'} to integer`);
+}
+
 export function isExprError(e: unknown): e is ExprSyntaxError | ExprUndefinedError | ExprEvalError {
   return e instanceof ExprSyntaxError || e instanceof ExprUndefinedError || e instanceof ExprEvalError;
 }

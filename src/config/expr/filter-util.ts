@@ -1,5 +1,5 @@
 /** Helpers shared by the filters: Python iteration, attribute getters, conversions. */
-import { OpError } from './errors.js';
+import { OpError, floatToIntError } from './errors.js';
 import { tick } from './meter.js';
 import { NOT_FOUND, getItem } from './lookup.js';
 import { truthy } from './ops.js';
@@ -103,7 +103,7 @@ export function pyInt(v: Value, dflt: Arg, base: number): Value {
     // int(nan) raises ValueError, which Jinja2 turns into the default; int(inf) raises
     // OverflowError, which it lets through
     if (Number.isNaN(n)) return fallback;
-    if (!Number.isFinite(n)) throw new OpError('cannot convert float infinity to integer');
+    if (!Number.isFinite(n)) throw floatToIntError(n);
     return Math.trunc(n) || 0;
   }
   return fallback;

@@ -3,7 +3,7 @@
  * join, map, length/count, list. Also: default/d, int, float, string, lower, upper, first, last,
  * sum, abs, round, replace, trim, sort, unique, tojson. Anything else is an unknown filter.
  */
-import { OpError } from './errors.js';
+import { OpError, floatToIntError } from './errors.js';
 import { capped, sized } from './meter.js';
 import {
   type Arg,
@@ -18,7 +18,7 @@ import {
   pyInt,
   toStr,
 } from './filter-util.js';
-import { add, compare, eq, truthy } from './ops.js';
+import { add, compare, eq, mkInt, truthy } from './ops.js';
 import { percentFormat } from './pyformat.js';
 import { parsePyFloat, pyReplace, pyStrip, roundFloat, roundInt, toJson } from './pyconv.js';
 import { renderValue } from './render.js';
@@ -53,12 +53,8 @@ export interface FilterSpec {
 
 /** Python `round(x)` (no ndigits, or None): the nearest integer, ties to even */
 function roundToInt(x: number): number {
-  if (!Number.isFinite(x))
-    throw new OpError(`cannot convert float ${Number.isNaN(x) ? 'NaN' : 'infinity'} to integer`);
-  const r = roundFloat(x, 0);
-  if (!Number.isSafeInteger(r))
-    throw new OpError('integer result beyond ±2^53 (9007199254740991) cannot be computed exactly');
-  return r || 0;
+  if (!Number.isFinite(x)) throw floatToIntError(x);
+  return mkInt(roundFloat(x, 0));
 }
 
 function extreme(sign: 1 | -1): FilterSpec {

@@ -4,7 +4,7 @@
  * first `}}` (or `-}}`, whitespace control) outside brackets.
  */
 import { ExprSyntaxError } from './errors.js';
-import { PY_WS } from './pyconv.js';
+import { PY_WS } from './values.js';
 
 export type TokType = 'name' | 'int' | 'float' | 'str' | 'op' | 'end';
 

@@ -27,7 +27,7 @@ import {
  * An integer result. Integers are JS numbers, exact up to 2^53; beyond, Python would still be
  * exact and a double is not, so it is an error rather than a silently rounded value.
  */
-function mkInt(x: number): number {
+export function mkInt(x: number): number {
   if (!Number.isSafeInteger(x)) {
     throw new OpError(
       Number.isFinite(x)

@@ -5,11 +5,17 @@
 import { OpError } from './errors.js';
 import { capped, sized, tick } from './meter.js';
 import { floatRepr, intStr } from './render.js';
-import { DomainValue, PyFloat, type Value, cleanRead, compareStr, isDict, strChars } from './values.js';
+import {
+  DomainValue,
+  PY_WS,
+  PyFloat,
+  type Value,
+  cleanRead,
+  compareStr,
+  isDict,
+  strChars,
+} from './values.js';
 
-/** The characters Python's `str.isspace()` and `re`'s `\s` take for whitespace, as a regex class body */
-export const PY_WS =
-  '\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
 const WS_START = new RegExp(`^[${PY_WS}]+`);
 const WS_END = new RegExp(`[${PY_WS}]+$`);
 

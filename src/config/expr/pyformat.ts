@@ -3,7 +3,7 @@
  * Conversions s r a d i u f F e E g G x X o c %, flags `-+ 0#`, width/precision (incl. `*`),
  * `%(key)s` with a dict. Numbers are rounded like Python (half-even on the exact binary value).
  */
-import { OpError } from './errors.js';
+import { OpError, floatToIntError } from './errors.js';
 import { capped, sized } from './meter.js';
 import { exactDigits, roundDigits } from './pyconv.js';
 import { intStr, renderValue, reprValue } from './render.js';
@@ -164,8 +164,7 @@ export function percentFormat(fmt: string, rhs: Value): string {
       if (!isNumeric(arg)) throw new OpError(`%${conv} format: must be real number, not ${typeName(arg)}`);
       const x = num(arg);
       if ('diu'.includes(conv)) {
-        if (!Number.isFinite(x))
-          throw new OpError(`cannot convert float ${Number.isNaN(x) ? 'NaN' : 'infinity'} to integer`);
+        if (!Number.isFinite(x)) throw floatToIntError(x);
         const t = Math.trunc(x);
         body = intStr(Math.abs(t));
         if (t < 0) sign = '-';

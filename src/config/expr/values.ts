@@ -13,6 +13,10 @@ export type Value =
 
 export type Scope = { [name: string]: Value };
 
+/** The characters Python's `str.isspace()` and `re`'s `\s` take for whitespace, as a regex class body */
+export const PY_WS =
+  '\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
+
 /** A Python float whose value is integral (or that must render as a float, e.g. `2.0`). */
 export class PyFloat {
   constructor(readonly value: number) {}
