@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LauncherProcess, type Started } from '../../src/util/launcher/client.js';
+import { readProcStat } from '../../src/util/process-liveness.js';
 import { until } from '../conformance/procs.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sflow-launcher-batch-'));
@@ -35,14 +36,7 @@ const writes = (pid: number): number => {
   if (!m) throw new Error(`no syscw in /proc/${pid}/io`);
   return Number(m[1]);
 };
-const state = (pid: number): string => {
-  try {
-    const s = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return s.slice(s.lastIndexOf(')') + 2, s.lastIndexOf(')') + 3);
-  } catch {
-    return '';
-  }
-};
+const state = (pid: number): string | undefined => readProcStat(pid)?.state;
 const ioReadable = (() => {
   try {
     writes(process.pid);
